@@ -1,0 +1,49 @@
+/**
+ * What the bridge needs from an upstream connection (a 2026-07-28 server over stdio or HTTP).
+ * Edges implement it (src/edges/childUpstream.ts, src/edges/httpUpstream.ts); tests inject
+ * cold observables.
+ */
+import type { Observable } from 'rxjs';
+import type { JsonObject, NotificationFrame, ResponseFrame } from '../protocol/jsonrpc.js';
+
+/** One frame that belongs to an upstream exchange. */
+export type ExchangeEvent =
+  /** A notification correlated to the exchange: progress (by token), listen events (by subscriptionId), or an upstream `notifications/cancelled` naming the exchange. */
+  | { readonly type: 'notification'; readonly frame: NotificationFrame }
+  /** The final response; the observable completes right after it. */
+  | { readonly type: 'response'; readonly frame: ResponseFrame };
+
+/** Options of one upstream exchange. */
+export interface ExchangeOptions {
+  /**
+   * Read when the subscriber unsubscribes before the response: the reason sent upstream with
+   * `notifications/cancelled` (stdio) — HTTP closes the stream instead.
+   */
+  readonly cancelReason?: () => string;
+  /** For debug lines: `round <n> of client request <id>`. */
+  readonly trace?: { readonly round: number; readonly clientId?: string | number };
+}
+
+export interface UpstreamConnection {
+  /**
+   * Sends one request and emits its correlated frames, then the response, then completes.
+   * The connection assigns the id (an integer counter from 1) and sets `_meta.progressToken`
+   * to that id. Unsubscribing before the response cancels the exchange. Transport failures
+   * are stream errors of type BridgeError with code `closed`, `upstream_exited`,
+   * `transport_failed`, `invalid_response` or `connect_failed` (details never hold frame
+   * contents, header values or the upstream URL; HTTP failures set `httpStatus`).
+   */
+  request(method: string, params: JsonObject, options?: ExchangeOptions): Observable<ExchangeEvent>;
+  /** Upstream notifications that belong to no exchange (on stdio: `notifications/message`). Hot. */
+  readonly notifications$: Observable<NotificationFrame>;
+  /**
+   * Emits once when the upstream is gone for good (stdio child exited: exit code or signal).
+   * Never emits for HTTP. Hot.
+   */
+  readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
+  /** True for an HTTP upstream (icon rule, reference-behaviors.md §3.7). */
+  readonly remote: boolean;
+  /** Stops the upstream: closes stdin, then terminates the child (process group) if needed. */
+  close(): void;
+}
+

@@ -1,0 +1,29 @@
+/**
+ * The one local error type of the bridge. `code` is a stable string: a cause of the wire error
+ * table (src/protocol/errors.ts) where the failure maps to a JSON-RPC error, so that the frame
+ * for the client is `bridgeErrorFrame(id, error.code, error.detail)`.
+ */
+import type { Cause } from './protocol/errors.js';
+
+export interface BridgeErrorInit {
+  readonly detail?: string;
+  /** HTTP status of a failed HTTP exchange (appended to details as `HTTP status N`). */
+  readonly httpStatus?: number;
+  readonly cause?: unknown;
+}
+
+export class BridgeError extends Error {
+  readonly code: Cause;
+  readonly detail: string | undefined;
+  readonly httpStatus: number | undefined;
+
+  constructor(code: Cause, init: BridgeErrorInit = {}) {
+    super(init.detail === undefined ? code : `${code}: ${init.detail}`, { cause: init.cause });
+    this.name = 'BridgeError';
+    this.code = code;
+    this.detail = init.detail;
+    this.httpStatus = init.httpStatus;
+  }
+}
+
+export const isBridgeError = (value: unknown): value is BridgeError => value instanceof BridgeError;

@@ -1,0 +1,86 @@
+/**
+ * The error table of the bridge (reference-behaviors.md §3.10). Every error the bridge makes has
+ * `error.data = { cause, detail? }`; codes and causes are a contract, the wording is ours.
+ */
+import type { ErrorObject, ErrorFrame, RequestId } from './jsonrpc.js';
+import { errorResponse } from './jsonrpc.js';
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** 2025-11-25 URL elicitation required; retired in 2026-07-28 (protocol-mapping.md §1.24). */
+export const URL_ELICITATION_REQUIRED = -32042;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+const UPSTREAM_LOG = 'See the Output channel of the server.';
+
+/** Cause → [code, message]. */
+export const ERROR_TABLE = {
+  parse_error: [PARSE_ERROR, 'The request is not valid JSON.'],
+  invalid_request_shape: [INVALID_REQUEST, 'The message is not a valid JSON-RPC 2.0 request.'],
+  line_too_long: [INVALID_REQUEST, 'The request is longer than the line limit of the bridge.'],
+  too_deep: [INVALID_REQUEST, 'The request has more levels of nesting than the limit of the bridge.'],
+  not_initialized: [INVALID_REQUEST, 'The client has not initialized the connection. Send initialize first.'],
+  already_initialized: [INVALID_REQUEST, 'The client has already sent initialize on this connection.'],
+  method_not_found: [METHOD_NOT_FOUND, 'The server has no such method.'],
+  invalid_params: [INVALID_PARAMS, 'The parameters of the request are not valid.'],
+  invalid_meta: [INVALID_PARAMS, 'The request has a _meta key that the bridge cannot send upstream.'],
+  // No trailing period: reference-behaviors.md §2.9 and §11 item 21.
+  too_many_requests: [INTERNAL_ERROR, 'The connection has too many requests in flight'],
+  timeout: [INTERNAL_ERROR, `The upstream server did not answer in time. ${UPSTREAM_LOG}`],
+  closed: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
+  upstream_exited: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
+  transport_failed: [INTERNAL_ERROR, `The connection to the upstream server failed. ${UPSTREAM_LOG}`],
+  invalid_response: [INTERNAL_ERROR, `The upstream server sent a response that is not valid. ${UPSTREAM_LOG}`],
+  too_many_rounds: [INTERNAL_ERROR, `The upstream server asked for input too many times. ${UPSTREAM_LOG}`],
+  spawn_failed: [
+    INTERNAL_ERROR,
+    `The bridge cannot start the upstream server. Check the command in the server configuration. ${UPSTREAM_LOG}`,
+  ],
+  connect_failed: [
+    INTERNAL_ERROR,
+    `The bridge cannot make a client for the URL of the upstream server. Check the proxy and CA settings. ${UPSTREAM_LOG}`,
+  ],
+  discover_failed: [
+    INTERNAL_ERROR,
+    'The upstream server did not answer server/discover: it is not an MCP server of revision 2026-07-28, ' +
+      `or it does not respond. ${UPSTREAM_LOG}`,
+  ],
+  undeclared_input_request: [INTERNAL_ERROR, 'The upstream server asked for input that the client did not declare.'],
+  invalid_input_request: [
+    INTERNAL_ERROR,
+    `The upstream server sent an input request that is not valid for the client. ${UPSTREAM_LOG}`,
+  ],
+  too_many_input_requests: [
+    INTERNAL_ERROR,
+    'The upstream server asked for more inputs at once than the limit of the bridge.',
+  ],
+  input_timeout: [INTERNAL_ERROR, 'The client did not answer the input request of the upstream server in time.'],
+  invalid_client_answer: [
+    INTERNAL_ERROR,
+    'The client sent an answer that is not valid for the input request of the upstream server.',
+  ],
+  internal: [INTERNAL_ERROR, 'The bridge failed inside. See the Output channel of the server.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type Cause = keyof typeof ERROR_TABLE;
+
+/** The error object of a bridge-made error. */
+export function bridgeError(cause: Cause, detail?: string, code?: number): ErrorObject {
+  const [tableCode, message] = ERROR_TABLE[cause];
+  return {
+    code: code ?? tableCode,
+    message,
+    data: detail === undefined ? { cause } : { cause, detail },
+  };
+}
+
+/** A JSON-RPC error frame for a bridge-made error. */
+export const bridgeErrorFrame = (id: RequestId | null, cause: Cause, detail?: string, code?: number): ErrorFrame =>
+  errorResponse(id, bridgeError(cause, detail, code));
+
+/** Formats a limit as the detail texts do: whole seconds, or milliseconds below one second. */
+export const formatDuration = (ms: number): string =>
+  ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`;

@@ -1,0 +1,97 @@
+/**
+ * JSON-RPC 2.0 frame model shared by both MCP revisions. Pure: no rxjs, no node:*.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A JSON-RPC id. `1` and `"1"` are different ids (protocol-mapping.md §10.1 trap 2). */
+export type RequestId = string | number;
+
+export interface RequestFrame {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params?: JsonObject;
+}
+
+export interface NotificationFrame {
+  readonly jsonrpc: '2.0';
+  readonly method: string;
+  readonly params?: JsonObject;
+}
+
+export interface ErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: JsonValue;
+}
+
+export interface ResultFrame {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId;
+  readonly result: JsonObject;
+}
+
+export interface ErrorFrame {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId | null;
+  readonly error: ErrorObject;
+}
+
+export type ResponseFrame = ResultFrame | ErrorFrame;
+export type Frame = RequestFrame | NotificationFrame | ResponseFrame;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const isRequestId = (value: unknown): value is RequestId =>
+  typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+
+export const isRequest = (frame: Frame): frame is RequestFrame => 'method' in frame && 'id' in frame;
+export const isNotification = (frame: Frame): frame is NotificationFrame =>
+  'method' in frame && !('id' in frame);
+export const isResponse = (frame: Frame): frame is ResponseFrame => !('method' in frame);
+export const isErrorResponse = (frame: Frame): frame is ErrorFrame => 'error' in frame;
+
+export const request = (id: RequestId, method: string, params?: JsonObject): RequestFrame =>
+  params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+
+export const notification = (method: string, params?: JsonObject): NotificationFrame =>
+  params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+
+export const result = (id: RequestId, value: JsonObject): ResultFrame => ({ jsonrpc: '2.0', id, result: value });
+
+export const errorResponse = (id: RequestId | null, error: ErrorObject): ErrorFrame => ({
+  jsonrpc: '2.0',
+  id,
+  error,
+});
+
+/**
+ * Checks that a parsed JSON value is a JSON-RPC 2.0 message (reference-behaviors.md §2.7:
+ * valid JSON that is not JSON-RPC 2.0 is -32600 `invalid_request_shape`).
+ */
+export function asFrame(value: unknown): Frame | undefined {
+  if (!isObject(value) || value['jsonrpc'] !== '2.0') return undefined;
+  const { id, method, params, result: res, error } = value;
+  if (params !== undefined && !isObject(params) && !Array.isArray(params)) return undefined;
+  if (typeof method === 'string') {
+    if (res !== undefined || error !== undefined) return undefined;
+    if (params !== undefined && !isObject(params)) return undefined;
+    if (id === undefined) return value as unknown as NotificationFrame;
+    return isRequestId(id) ? (value as unknown as RequestFrame) : undefined;
+  }
+  if (method !== undefined) return undefined;
+  if (res !== undefined && error === undefined) {
+    return isRequestId(id) && isObject(res) ? (value as unknown as ResultFrame) : undefined;
+  }
+  if (error !== undefined && res === undefined) {
+    if (!isObject(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
+      return undefined;
+    }
+    return id === null || isRequestId(id) ? (value as unknown as ErrorFrame) : undefined;
+  }
+  return undefined;
+}
