@@ -1,0 +1,43 @@
+import { asyncScheduler, defer, finalize, merge, mergeMap, Subject, takeUntil, throwError, timer } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+
+export interface WithDeadlineConfig {
+  /** Time from subscription to the end of the source, in ms. */
+  readonly limitMs: number;
+  /** The error the output fails with when the limit passes first. */
+  readonly error: () => Error;
+  /** Virtual time in tests. Default asyncScheduler. */
+  readonly scheduler?: SchedulerLike | undefined;
+}
+
+/**
+ * Fails a source that has not completed within a time limit, and unsubscribes it, which
+ * cancels the upstream exchange behind it (reference-behaviors.md §3.5).
+ *
+ * ```text
+ * source:  -p--p--p--...     limit 5
+ * output:  -p--p#            # = config.error()
+ * ```
+ *
+ * Unlike `timeout({ first })`, values do not stop the clock: progress notifications of a tool
+ * call never extend its limit.
+ *
+ * Rules:
+ * 1. Values pass unchanged until the limit.
+ * 2. At the limit, the source is unsubscribed and the output fails with `config.error()`.
+ * 3. A source that completes first stops the clock.
+ */
+export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
+  const { limitMs } = config;
+  const scheduler = config.scheduler ?? asyncScheduler;
+  if (!(limitMs >= 0)) throw new RangeError('limitMs must be ≥ 0');
+  return (source) =>
+    defer(() => {
+      const ended = new Subject<void>();
+      const deadline$ = timer(limitMs, scheduler).pipe(
+        takeUntil(ended),
+        mergeMap(() => throwError(config.error)),
+      );
+      return merge(source.pipe(finalize(() => ended.next())), deadline$);
+    });
+}
