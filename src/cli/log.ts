@@ -1,0 +1,42 @@
+/**
+ * The stderr logger of the executable (reference-behaviors.md §3.12): whole lines
+ * `mcp-bridge-vscode: <scope>: <level>: <text>`, one write per line.
+ */
+import { levelEnabled, type Logger, type LogLevel } from '../bridge/log.js';
+
+export const PROGRAM_NAME = 'mcp-bridge-vscode';
+
+const LEVEL_TEXT: Readonly<Record<LogLevel, string>> = {
+  err: 'error',
+  warn: 'warning',
+  info: 'info',
+  debug: 'debug',
+};
+
+/** Keeps a text on one line: line breaks become spaces, other control characters U+FFFD. */
+export const oneLine = (text: string): string =>
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+  text.replace(/\r\n|[\n\r\u2028\u2029\u0085]/g, ' ').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '\uFFFD');
+
+/** One log line, with its newline. */
+export const formatLogLine = (scope: string, level: LogLevel, text: string): string =>
+  `${PROGRAM_NAME}: ${oneLine(scope)}: ${LEVEL_TEXT[level]}: ${oneLine(text)}\n`;
+
+/** The diagnostic line of a command-line error (without its newline). */
+export const formatDiagnostic = (message: string): string =>
+  `${PROGRAM_NAME}: vscode: error: ${oneLine(message)}`;
+
+/** A Logger that writes the lines of `level` and more severe ones, each with one `write` call. */
+export function createStderrLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => {
+    process.stderr.write(line);
+  },
+): Logger {
+  return {
+    enabled: (candidate) => levelEnabled(level, candidate),
+    log: (scope, candidate, text) => {
+      if (levelEnabled(level, candidate)) write(formatLogLine(scope, candidate, text));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The rules for the URL of an upstream server (reference-behaviors.md §6.1), checked before the
+ * bridge starts. Hints never echo the URL: it may hold a key in its query.
+ */
+import { UsageError } from './usageError.js';
+
+const LOOPBACK_HINT = 'localhost, *.localhost, 127.0.0.0/8 or [::1]';
+
+/**
+ * True for a loopback host name as `URL.hostname` gives it (lower case, IPv4 normalized, IPv6 in
+ * brackets): `localhost`, names ending in `.localhost`, `127.0.0.0/8` and `[::1]`.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(host) ||
+    host === '[::1]' ||
+    host === '::1'
+  );
+}
+
+/** Throws a UsageError when `text` is not a usable upstream URL. */
+export function checkUpstreamUrl(text: string): void {
+  const invalid = (hint: string): UsageError =>
+    new UsageError(`the URL of the upstream server is not valid: ${hint}`);
+  if (!/^[\x21-\x7e]+$/.test(text)) throw invalid('it may hold only visible ASCII characters, and no spaces');
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1]?.toLowerCase();
+  if (scheme !== 'https' && scheme !== 'http') {
+    throw invalid(`give an https URL (http only for a loopback host: ${LOOPBACK_HINT})`);
+  }
+  // The authority as written; URL() would skip extra slashes (`https:///host`) and drop an empty `@`.
+  const authority = text.slice(scheme.length + 3).split(/[/?#\\]/)[0] ?? '';
+  if (authority.includes('@')) {
+    throw invalid('it must not hold a user name or password: give credentials with --header-env');
+  }
+  if (text.includes('#')) throw invalid('it must not have a fragment ("#")');
+  if (authority === '' || authority.startsWith(':')) throw invalid('it has no host');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid('it cannot be read as a URL');
+  }
+  if (url.hostname === '') throw invalid('it has no host');
+  if (url.port === '0') throw invalid('port 0 is not a valid port');
+  if (scheme === 'http' && !isLoopbackHost(url.hostname)) {
+    throw invalid(`http is allowed only for a loopback host (${LOOPBACK_HINT}); give an https URL`);
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * A mistake on the command line. The message is the text of the diagnostic line
+ * `mcp-bridge-vscode: vscode: error: <message>` and never holds an option value, a header value,
+ * the upstream URL or an unexpected argument (reference-behaviors.md §8).
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
