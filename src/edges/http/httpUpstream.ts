@@ -1,0 +1,281 @@
+/**
+ * The client edge of the Streamable HTTP transport, revision 2026-07-28 (protocol-mapping.md §7.1):
+ * one POST per request, JSON or SSE responses, no sessions. Unsubscribing from an exchange aborts
+ * its POST, which is the cancellation on HTTP (§7.1.7); a lost stream loses only its request and
+ * is never sent again here (§7.1.8).
+ */
+import {
+  EMPTY,
+  NEVER,
+  Subject,
+  catchError,
+  concat,
+  defer,
+  finalize,
+  mergeMap,
+  of,
+  takeWhile,
+  tap,
+  throwError,
+} from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { Dispatcher } from 'undici';
+import type { Logger } from '../../bridge/log.js';
+import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../../bridge/upstream.js';
+import { BridgeError, isBridgeError } from '../../errors.js';
+import type { Frame, JsonObject, NotificationFrame } from '../../protocol/jsonrpc.js';
+import { isObject, isRequest, isResponse, request as requestFrame } from '../../protocol/jsonrpc.js';
+import { NO_TIMEOUTS, createDispatcher } from './dispatcher.js';
+import type { ProxyEnv } from './dispatcher.js';
+import type { StaticHeader } from './headers.js';
+import { requestHeaders } from './headers.js';
+import { responseMessages } from './response.js';
+import { errorCode } from './sse.js';
+import { createToolHeaderCache } from './toolHeaders.js';
+
+export type { StaticHeader } from './headers.js';
+export type { ProxyEnv } from './dispatcher.js';
+
+/** Settings of an HTTP upstream. */
+export interface HttpUpstreamConfig {
+  /** The MCP endpoint; checked by the CLI (reference-behaviors.md §6.1). Never logged. */
+  readonly url: string | URL;
+  /** Static headers sent with every request; values are secrets and never logged. */
+  readonly headers?: readonly StaticHeader[];
+  /** Limit of one JSON body and of one SSE event. Default 64 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Extra trusted CA certificates (PEM), added to the default ones. */
+  readonly caPem?: string;
+  /** The environment for the proxy settings (HTTPS_PROXY, ALL_PROXY, NO_PROXY and lowercase). */
+  readonly env: ProxyEnv;
+  /** Value of `MCP-Protocol-Version`. Default `2026-07-28`. */
+  readonly protocolVersion?: string;
+}
+
+export const DEFAULT_HTTP_UPSTREAM_CONFIG = Object.freeze({
+  maxResponseBytes: 64 * 1024 * 1024,
+  protocolVersion: '2026-07-28',
+});
+
+/** An HTTP upstream: an {@link UpstreamConnection} that also knows the tool definitions it saw. */
+export interface HttpUpstreamConnection extends UpstreamConnection {
+  /**
+   * Tools hidden for invalid `x-mcp-header` annotations (name → reason), as learnt from the
+   * `tools/list` results that passed through. Such tools are already removed from those results,
+   * and a `tools/call` of one fails with `invalid_params` without reaching the server.
+   */
+  invalidTools(): Map<string, string>;
+  /**
+   * True when a `tools/list` result named the tool. A `tools/call` of an unknown tool carries no
+   * `Mcp-Param-*` headers: list the tools first (protocol-mapping.md §7.1.4).
+   */
+  knowsTool(name: string): boolean;
+}
+
+const SCOPE = 'mcp_http';
+
+const describeId = (id: string | number | undefined): string =>
+  id === undefined
+    ? 'no client request'
+    : `client request ${typeof id === 'string' ? JSON.stringify(id) : id}`;
+
+/** Why a POST got no response head; never the message of the error (it may name the host). */
+function connectFailure(error: unknown): BridgeError {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : '';
+  const tunnel =
+    /Proxy response \((\d{3})\)/.exec(message) ?? /Proxy Authentication Required \((\d{3})\)/.exec(message);
+  let detail: string;
+  if (tunnel !== null) detail = `the proxy refused the tunnel with the status ${tunnel[1]}`;
+  else if (/CERT|SELF_SIGNED|ERR_TLS|SSL/.test(code))
+    detail = `the certificate of the server is not trusted (${code})`;
+  else if (code === 'ECONNREFUSED') detail = 'the connection was refused (ECONNREFUSED)';
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    detail = `the host name cannot be resolved (${code})`;
+  else if (code === 'UND_ERR_CONNECT_TIMEOUT') detail = 'the connection timed out (UND_ERR_CONNECT_TIMEOUT)';
+  else detail = `the connection failed before the response (${code})`;
+  return new BridgeError('transport_failed', { detail });
+}
+
+/**
+ * Connects to a 2026-07-28 server over Streamable HTTP. Nothing is sent before the first request.
+ * A proxy or trust setting that cannot work is logged once (`err`) and fails every request with
+ * `connect_failed`.
+ */
+export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): HttpUpstreamConnection {
+  const url = typeof config.url === 'string' ? new URL(config.url) : config.url;
+  const origin = url.origin;
+  const path = `${url.pathname}${url.search}`;
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_HTTP_UPSTREAM_CONFIG.maxResponseBytes;
+  const protocolVersion = config.protocolVersion ?? DEFAULT_HTTP_UPSTREAM_CONFIG.protocolVersion;
+  const staticHeaders = config.headers ?? [];
+  const made = createDispatcher(
+    url,
+    config.caPem === undefined ? { env: config.env } : { env: config.env, caPem: config.caPem },
+  );
+  if (!made.ok)
+    logger.log(SCOPE, 'err', `cannot make the HTTP client for the upstream server: ${made.reason}`);
+  const dispatcher: Dispatcher | undefined = made.ok ? made.dispatcher : undefined;
+  const tools = createToolHeaderCache();
+  const logMessages = new Subject<NotificationFrame>();
+  const inFlight = new Set<AbortController>();
+  let nextId = 1;
+  let closed = false;
+
+  const closedError = () =>
+    new BridgeError('closed', { detail: 'the bridge closed the connection to the upstream server' });
+
+  /** Routes one message of a response: request-scoped notifications to the exchange, logs to notifications$. */
+  const toEvents = (frame: Frame, method: string): Observable<ExchangeEvent> => {
+    if (isResponse(frame)) {
+      if (method !== 'tools/list' || !('result' in frame)) return of({ type: 'response', frame });
+      const learnt = tools.learn(frame.result);
+      for (const hidden of learnt.hidden) {
+        logger.log(
+          SCOPE,
+          'warn',
+          `the tool ${JSON.stringify(hidden.name)} of the upstream server is hidden: ${hidden.reason}`,
+        );
+      }
+      return of({
+        type: 'response',
+        frame: learnt.result === frame.result ? frame : { ...frame, result: learnt.result },
+      });
+    }
+    if (isRequest(frame)) {
+      if (logger.enabled('debug')) {
+        logger.log(
+          SCOPE,
+          'debug',
+          `dropped a request of the upstream server on a response stream (${frame.method})`,
+        );
+      }
+      return EMPTY;
+    }
+    if (frame.method === 'notifications/message') {
+      logMessages.next(frame);
+      return EMPTY;
+    }
+    return of({ type: 'notification', frame });
+  };
+
+  /** The stream error of a failed exchange: always a BridgeError. */
+  const failureOf = (error: unknown, method: string, status: number | undefined): BridgeError => {
+    if (closed) return closedError();
+    if (isBridgeError(error)) return error;
+    if (status === undefined) return connectFailure(error);
+    return new BridgeError('closed', {
+      detail: `${method}: the response stream broke (${errorCode(error)})`,
+      httpStatus: status,
+    });
+  };
+
+  const exchange = (
+    method: string,
+    params: JsonObject,
+    options: ExchangeOptions,
+  ): Observable<ExchangeEvent> =>
+    defer(() => {
+      if (closed) return throwError(closedError);
+      if (dispatcher === undefined) {
+        return throwError(() => new BridgeError('connect_failed', made.ok ? {} : { detail: made.reason }));
+      }
+      let paramHeaders: Array<readonly [string, string]> = [];
+      const toolName = method === 'tools/call' ? params['name'] : undefined;
+      if (typeof toolName === 'string') {
+        const reason = tools.invalidReason(toolName);
+        if (reason !== undefined) {
+          return throwError(
+            () => new BridgeError('invalid_params', { detail: `the tool is hidden: ${reason}` }),
+          );
+        }
+        paramHeaders = tools.headersFor(toolName, params['arguments']);
+      }
+      const id = nextId++;
+      const meta = isObject(params['_meta']) ? params['_meta'] : {};
+      const body = JSON.stringify(
+        requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
+      );
+      const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
+      const controller = new AbortController();
+      inFlight.add(controller);
+      const started = performance.now();
+      let status: number | undefined;
+      let outcome = 'cancelled';
+      let answered = false;
+
+      const events$ = defer(() =>
+        dispatcher.request({
+          origin,
+          path,
+          method: 'POST',
+          headers,
+          body,
+          signal: controller.signal,
+          ...NO_TIMEOUTS,
+        }),
+      ).pipe(
+        mergeMap((response) => {
+          status = response.statusCode;
+          return responseMessages(response, { id, method, maxResponseBytes });
+        }),
+        mergeMap((frame) => toEvents(frame, method)),
+        takeWhile((event) => event.type !== 'response', true),
+        tap((event) => {
+          if (event.type !== 'response') return;
+          answered = true;
+          outcome = 'error' in event.frame ? 'error response' : 'response';
+        }),
+      );
+      const unanswered$ = defer(() =>
+        answered
+          ? EMPTY
+          : throwError(
+              () =>
+                new BridgeError('closed', {
+                  detail: `${method}: the response stream ended before the response`,
+                  ...(status === undefined ? {} : { httpStatus: status }),
+                }),
+            ),
+      );
+      return concat(events$, unanswered$).pipe(
+        catchError((error: unknown) => {
+          const failure = failureOf(error, method, status);
+          outcome = `failed (${failure.code})`;
+          return throwError(() => failure);
+        }),
+        finalize(() => {
+          inFlight.delete(controller);
+          // A no-op after a complete body; otherwise this closes the stream, which cancels.
+          controller.abort();
+          if (!logger.enabled('debug')) return;
+          const ms = Math.round(performance.now() - started);
+          const http = status === undefined ? '' : ` (HTTP status ${status})`;
+          const round = options.trace?.round ?? 1;
+          logger.log(
+            SCOPE,
+            'debug',
+            `upstream request ${id} (${method}, round ${round} of ${describeId(options.trace?.clientId)}): ` +
+              `${outcome} after ${ms} ms${http}`,
+          );
+        }),
+      );
+    });
+
+  return {
+    request: (method, params, options = {}) => exchange(method, params, options),
+    notifications$: logMessages.asObservable(),
+    exit$: NEVER,
+    remote: true,
+    invalidTools: () => tools.invalidTools(),
+    knowsTool: (name) => tools.known(name),
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const controller of inFlight) controller.abort();
+      inFlight.clear();
+      logMessages.complete();
+      dispatcher?.destroy().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Response bodies of the Streamable HTTP transport as observables: one JSON body, or the data of
+ * the events of an SSE stream (parsed with eventsource-parser). Both limit their size
+ * (reference-behaviors.md §6.3: `--max-response-bytes` for one JSON body and for each SSE event)
+ * and destroy the body when the subscriber leaves.
+ */
+import type { Readable } from 'node:stream';
+import { createParser } from 'eventsource-parser';
+import { Observable } from 'rxjs';
+import { BridgeError } from '../../errors.js';
+
+/**
+ * Room for the field name of the line that carries the last bytes of an event: the parser counts
+ * its buffer in characters, including the `data: ` prefix of a line still open.
+ */
+const PARSER_SLACK = 64;
+
+const ignore = (): void => undefined;
+
+/** A stable, safe code of a Node or undici error: never its message (which may name the host). */
+export function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code;
+  return error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : 'Error';
+}
+
+/** The body broke after the status line: the request is lost (protocol-mapping.md §7.1.8). */
+const broken = (error: unknown): BridgeError =>
+  new BridgeError('closed', { detail: `the response stream broke (${errorCode(error)})` });
+
+/**
+ * Reads a whole body of at most `maxBytes` bytes. A longer body fails at once with
+ * `invalid_response` (the Content-Length is checked before reading when present).
+ */
+export function bodyText(body: Readable, maxBytes: number, contentLength?: number): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const tooLong = () =>
+      new BridgeError('invalid_response', {
+        detail: `the response is longer than the limit of ${maxBytes} bytes`,
+      });
+    if (contentLength !== undefined && contentLength > maxBytes) {
+      subscriber.error(tooLong());
+      return () => {
+        body.on('error', ignore);
+        body.destroy();
+      };
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > maxBytes) subscriber.error(tooLong());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      subscriber.next(Buffer.concat(chunks, length).toString('utf8'));
+      subscriber.complete();
+    };
+    const onError = (error: unknown) => subscriber.error(broken(error));
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    return () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      // A late error of the destroyed body (an abort) must not become an uncaught 'error' event.
+      body.on('error', ignore);
+      if (!body.readableEnded) body.destroy();
+    };
+  });
+}
+
+/**
+ * The data of each message event of an SSE body, in order; completes when the body ends.
+ * Comments (keep-alives), `id:` and `retry:` fields and events of another type than `message`
+ * are ignored (protocol-mapping.md §7.1.6). An event whose data is longer than `maxEventBytes`
+ * fails the stream with `invalid_response` as soon as the parser holds more than that.
+ */
+export function sseData(body: Readable, maxEventBytes: number): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const tooLong = () =>
+      new BridgeError('invalid_response', {
+        detail: `an event of the response stream is longer than the limit of ${maxEventBytes} bytes`,
+      });
+    const parser = createParser({
+      maxBufferSize: maxEventBytes + PARSER_SLACK,
+      onEvent: (event) => {
+        if (subscriber.closed || (event.event !== undefined && event.event !== 'message')) return;
+        if (Buffer.byteLength(event.data, 'utf8') > maxEventBytes) subscriber.error(tooLong());
+        else subscriber.next(event.data);
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') subscriber.error(tooLong());
+      },
+    });
+    const decoder = new TextDecoder('utf-8');
+    const onData = (chunk: Buffer) => {
+      if (!subscriber.closed) parser.feed(decoder.decode(chunk, { stream: true }));
+    };
+    const onEnd = () => {
+      if (subscriber.closed) return;
+      const rest = decoder.decode();
+      if (rest !== '') parser.feed(rest);
+      // An event without its closing blank line is incomplete and dropped (WHATWG SSE).
+      subscriber.complete();
+    };
+    const onError = (error: unknown) => subscriber.error(broken(error));
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    return () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      // A late error of the destroyed body (an abort) must not become an uncaught 'error' event.
+      body.on('error', ignore);
+      if (!body.readableEnded) body.destroy();
+    };
+  });
+}
