@@ -1,0 +1,89 @@
+/**
+ * One line of input to one inbound value: a frame, a blank line, or a bad line with the cause
+ * of its error response (reference-behaviors.md §2.7). A bad line is a value, never a throw:
+ * the connection always stays open after bad lines.
+ */
+import { asFrame, isObject, isRequestId } from './jsonrpc.js';
+import type { Frame, RequestId } from './jsonrpc.js';
+import { scanJson } from './jsonScan.js';
+import type { RawLine } from './lines.js';
+import { recoverId } from './recoverId.js';
+
+export type BadLineCause = 'parse_error' | 'invalid_request_shape' | 'line_too_long' | 'too_deep';
+
+export type Inbound =
+  | { readonly kind: 'frame'; readonly frame: Frame }
+  /** An empty line, or one of only spaces and tabs: skipped without a response. */
+  | { readonly kind: 'blank' }
+  | {
+      readonly kind: 'bad';
+      readonly id: RequestId | null;
+      readonly cause: BadLineCause;
+      readonly detail?: string;
+    };
+
+export interface ParseLimits {
+  /** Deepest nesting of arrays and objects; the top-level value is level 1. */
+  readonly maxDepth: number;
+  /** Longest line in bytes (only used for the detail text of `line_too_long`). */
+  readonly maxLineBytes: number;
+}
+
+/** The zig-sdk default nesting limit (reference-behaviors.md §2.7). */
+export const DEFAULT_MAX_DEPTH = 64;
+
+// `fatal`: invalid UTF-8 is a parse error (§2.7). `ignoreBOM`: a byte order mark stays in the
+// text, so JSON.parse rejects it as the strict JSON grammar does.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const bad = (id: RequestId | null, cause: BadLineCause, detail?: string): Inbound =>
+  detail === undefined ? { kind: 'bad', id, cause } : { kind: 'bad', id, cause, detail };
+
+/**
+ * Classifies one line. Order of the checks: line length, blank, UTF-8, nesting depth, JSON
+ * syntax (with lone surrogate escapes), JSON-RPC shape. Depth comes before the syntax so that
+ * a deep line is refused without building it; a deep line with a later syntax error is
+ * therefore `too_deep`, as in a streaming parser that stops at the first problem it meets.
+ */
+export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
+  if (line.kind === 'too_long') {
+    return bad(recoverId(line.head, line.tail), 'line_too_long', `limit: ${limits.maxLineBytes} bytes`);
+  }
+  const { bytes } = line;
+  if (isBlank(bytes)) return { kind: 'blank' };
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return bad(recoverId(bytes), 'parse_error');
+  }
+  const scan = scanJson(bytes, limits.maxDepth);
+  if (scan.tooDeep) return bad(recoverId(bytes), 'too_deep', `limit: ${limits.maxDepth} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return bad(recoverId(bytes), 'parse_error');
+  }
+  // JSON.parse accepts "\ud800"; the reference does not (§11 item 1).
+  if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
+  const frame = asFrame(value);
+  if (frame === undefined) return bad(parsedId(value), 'invalid_request_shape');
+  return { kind: 'frame', frame };
+}
+
+/**
+ * The id of valid JSON that is not a valid message. The parsed value gives the same id as the
+ * raw scan, also when the id comes after the first 256 bytes (the TS SDK writes it last), so a
+ * broken answer to a bridge request `b-N` still finds its pending request (§2.7).
+ */
+function parsedId(value: unknown): RequestId | null {
+  if (!isObject(value)) return null;
+  const id = value['id'];
+  return isRequestId(id) ? id : null;
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09) return false;
+  return true;
+}
