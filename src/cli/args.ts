@@ -55,14 +55,18 @@ const MAX_BYTES = 1_073_741_824;
 
 type Values = (name: OptionName) => readonly string[];
 
-/** yargs on the tokens of scanArgv: strict, every value a string, nothing parsed beyond that. */
-function parseTokens(tokens: readonly string[]): {
+/**
+ * yargs on an argv that scanArgv accepted: strict, every value a string taken as written. Each
+ * value option takes exactly one argument (`nargs: 1`, which may start with `-`); that path of
+ * yargs-parser also keeps quotes (`--name="x"`), which a plain string option would strip.
+ */
+function parseArgv(args: readonly string[]): {
   readonly values: Values;
   readonly url?: string;
   readonly command: readonly string[];
 } {
   let failed = false;
-  const argv: Record<string, unknown> = yargs(tokens)
+  const argv: Record<string, unknown> = yargs(args)
     .scriptName('mcp-bridge-vscode')
     .exitProcess(false)
     .help(false)
@@ -78,13 +82,14 @@ function parseTokens(tokens: readonly string[]): {
       'duplicate-arguments-array': true,
       'flatten-duplicate-arrays': true,
       'greedy-arrays': false,
+      'nargs-eats-options': true,
       'populate--': true,
     })
     .options(
       Object.fromEntries(
         Object.entries(OPTIONS).map(([name, kind]) => [
           name,
-          { type: kind === 'flag' ? 'boolean' : 'string' },
+          kind === 'flag' ? { type: 'boolean' } : { type: 'string', nargs: 1 },
         ]),
       ),
     )
@@ -131,10 +136,10 @@ const rangeHint = (max: number, unit: string): string =>
   `give a whole number of ${unit} from 1 to ${max}, in decimal digits only`;
 
 function serveOptions(
-  tokens: readonly string[],
+  argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ServeOptions {
-  const { values, url, command } = parseTokens(tokens);
+  const { values, url, command } = parseArgv(argv);
   if (url === undefined && command.length === 0) {
     throw new UsageError(
       'the upstream server is missing: give its URL, or put the upstream command after "--"',
@@ -207,9 +212,9 @@ export function parseCommandLine(
       return { kind: 'version', text: `mcp-bridge-vscode ${version}` };
     case 'error':
       return scan;
-    case 'args':
+    case 'valid':
       try {
-        return { kind: 'serve', options: serveOptions(scan.args, env) };
+        return { kind: 'serve', options: serveOptions(argv, env) };
       } catch (error) {
         if (error instanceof UsageError) return { kind: 'error', message: error.message };
         throw error;

@@ -1,8 +1,8 @@
 /**
  * The first pass over argv: the rules of reference-behaviors.md §8 that yargs cannot express.
- * It finds where the options end, refuses unknown options and misplaced arguments, returns at
- * once for `--help` and `--version`, and writes every option as one `--opt=value` token, so that
- * yargs never takes a value that starts with `-` for an option.
+ * It finds where the options end, refuses unknown options (naming them without their value),
+ * missing values (a separate value may not start with `--`), flags with a value and misplaced
+ * arguments, and returns at once for `--help` and `--version`. yargs then parses what passed.
  */
 
 /** Where an option applies: both forms, the URL form only, or a flag that ends the parse. */
@@ -27,8 +27,7 @@ export type OptionName = keyof typeof OPTIONS;
 export type ScanResult =
   | { readonly kind: 'help' | 'version' }
   | { readonly kind: 'error'; readonly message: string }
-  /** `args`: `--opt=value` tokens, then the URL if any, then `--` and the command if any. */
-  | { readonly kind: 'args'; readonly args: readonly string[] };
+  | { readonly kind: 'valid' };
 
 const NOT_AN_OPTION =
   'an argument is not an option: give the options first, then the URL of the upstream server, ' +
@@ -42,20 +41,19 @@ const isOptionName = (name: string): name is OptionName => Object.hasOwn(OPTIONS
 
 /** Names an unknown option only when the name looks like one (a pasted secret is not echoed). */
 const unknownOption = (written: string): string =>
-  /^--?[A-Za-z0-9][A-Za-z0-9-]{0,39}$/.test(written)
+  /^(--[A-Za-z0-9][A-Za-z0-9-]{0,39}|-[A-Za-z0-9])$/.test(written)
     ? `the option ${written} is not known`
     : 'an argument that starts with "-" is not a known option';
 
 export function scanArgv(argv: readonly string[]): ScanResult {
   const error = (message: string): ScanResult => ({ kind: 'error', message });
-  const args: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? '';
-    if (arg === '--') return { kind: 'args', args: [...args, ...argv.slice(i)] };
+    if (arg === '--') break;
     if (!arg.startsWith('-') || arg === '-') {
       if (!arg.includes('://')) return error(NOT_AN_OPTION);
       const next = argv[i + 1];
-      if (next === undefined) return { kind: 'args', args: [...args, arg] };
+      if (next === undefined) break;
       return error(next === '--' ? URL_AND_COMMAND : AFTER_URL);
     }
     const eq = arg.indexOf('=');
@@ -66,14 +64,11 @@ export function scanArgv(argv: readonly string[]): ScanResult {
       if (eq >= 0) return error(`the option ${written} takes no value`);
       return { kind: name === 'help' ? 'help' : 'version' };
     }
-    if (eq >= 0) {
-      args.push(arg);
-      continue;
+    if (eq < 0) {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) return error(`the option ${written} needs a value`);
+      i += 1;
     }
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) return error(`the option ${written} needs a value`);
-    args.push(`${written}=${value}`);
-    i += 1;
   }
-  return { kind: 'args', args };
+  return { kind: 'valid' };
 }

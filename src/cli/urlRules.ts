@@ -33,7 +33,7 @@ export function checkUpstreamUrl(text: string): void {
   // The authority as written; URL() would skip extra slashes (`https:///host`) and drop an empty `@`.
   const authority = text.slice(scheme.length + 3).split(/[/?#\\]/)[0] ?? '';
   if (authority.includes('@')) {
-    throw invalid('it must not hold a user name or password: give credentials with --header-env');
+    throw invalid('it must not hold a user name or password; give credentials with --header-env');
   }
   if (text.includes('#')) throw invalid('it must not have a fragment ("#")');
   if (authority === '' || authority.startsWith(':')) throw invalid('it has no host');

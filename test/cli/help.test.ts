@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { HELP_TEXT, USAGE_TEXT } from '../../src/cli/help.js';
+import { OPTIONS } from '../../src/cli/scan.js';
+
+describe('--help text (reference-behaviors.md §8)', () => {
+  it('starts with "Usage: mcp-bridge-vscode " and lists both forms', () => {
+    expect(HELP_TEXT.startsWith('Usage: mcp-bridge-vscode ')).toBe(true);
+    expect(HELP_TEXT).toContain('mcp-bridge-vscode [options] -- <command> [args...]');
+    expect(HELP_TEXT).toContain('mcp-bridge-vscode [options] <url>');
+  });
+
+  it.each(Object.keys(OPTIONS))('lists --%s', (name) => {
+    expect(HELP_TEXT).toMatch(new RegExp(`^  --${name}\\b`, 'm'));
+  });
+
+  it('states every default', () => {
+    expect(HELP_TEXT).toContain('(default: info)');
+    expect(HELP_TEXT).toContain('(default: 60)');
+    expect(HELP_TEXT.match(/\(default: 67108864\)/g)).toHaveLength(2);
+    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(3);
+  });
+
+  it('lists the environment variables', () => {
+    for (const name of [
+      'HTTPS_PROXY',
+      'https_proxy',
+      'ALL_PROXY',
+      'all_proxy',
+      'NO_PROXY',
+      '<VAR> of --header-env',
+    ]) {
+      expect(HELP_TEXT).toContain(name);
+    }
+  });
+
+  it('lists the exit codes 0, 1 and 2', () => {
+    expect(HELP_TEXT).toMatch(/^ {2}0 {2}stdin ended, or --help or --version$/m);
+    expect(HELP_TEXT).toMatch(/^ {2}1 {2}the upstream command stopped, or an internal error$/m);
+    expect(HELP_TEXT).toMatch(
+      /^ {2}2 {2}invalid arguments, a missing --header-env variable, or an unusable --ca-file$/m,
+    );
+  });
+
+  it('mentions no option that does not exist', () => {
+    const mentioned = new Set(HELP_TEXT.match(/--[a-z][a-z-]*/g));
+    expect(
+      [...mentioned].filter((option) => option !== '--opt' && !Object.hasOwn(OPTIONS, option.slice(2))),
+    ).toEqual([]);
+  });
+
+  it('lines fit in 100 columns and the text ends without a newline', () => {
+    expect(HELP_TEXT.split('\n').filter((line) => line.length > 100)).toEqual([]);
+    expect(HELP_TEXT.endsWith('\n')).toBe(false);
+    expect(USAGE_TEXT.startsWith('Usage: mcp-bridge-vscode ')).toBe(true);
+  });
+});
