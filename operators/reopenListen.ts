@@ -1,0 +1,196 @@
+import {
+  EMPTY,
+  asyncScheduler,
+  catchError,
+  defer,
+  repeat,
+  take,
+  takeWhile,
+  tap,
+  throwError,
+  timer,
+} from 'rxjs';
+import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
+import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
+import { isBridgeError } from '../src/errors.js';
+import { formatDuration } from '../src/protocol/errors.js';
+import type { ErrorObject, NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
+
+/** One frame of a `subscriptions/listen` exchange (the shape of the bridge's ExchangeEvent). */
+export type ListenEvent =
+  | { readonly type: 'notification'; readonly frame: NotificationFrame }
+  | { readonly type: 'response'; readonly frame: ResponseFrame };
+
+export interface ReopenListenConfig {
+  /** First wait after a lost stream, in ms. Default 500 (reference-behaviors.md §5.5). */
+  readonly initialMs: number;
+  /** Multiplier of the wait per consecutive loss. Default 2. */
+  readonly factor: number;
+  /** Upper bound of one wait, in ms. Default 30 000. */
+  readonly maxMs: number;
+  /** A stream that lived this long after its acknowledgment resets the wait, in ms. Default 10 000. */
+  readonly resetAfterMs: number;
+  /**
+   * When true, the first stream must reach its acknowledgment: an end before it is not reopened
+   * (a stream error fails the output, a response passes and the output completes) and nothing is
+   * logged. For a stream that replaces another one (§5.6). Default false.
+   */
+  readonly failBeforeFirstAck: boolean;
+  /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (§6.8). */
+  readonly signIn$?: Observable<unknown> | undefined;
+  /** The info and warning lines of §5.5 and §6.8. Default: none. */
+  readonly log?: ((level: 'info' | 'warn', text: string) => void) | undefined;
+  /** Clock and timers. Default asyncScheduler. */
+  readonly scheduler?: SchedulerLike | undefined;
+}
+
+export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
+  initialMs: 500,
+  factor: 2,
+  maxMs: 30_000,
+  resetAfterMs: 10_000,
+  failBeforeFirstAck: false,
+});
+
+/** How one stream ended. */
+type End = { readonly refused?: ErrorObject; readonly failed?: unknown };
+
+/** What follows an end: a wait then a new stream, a wait for a sign-in, or nothing; `why` starts the log line. */
+interface Next {
+  readonly kind: 'reopen' | 'signIn' | 'stop';
+  readonly why?: string;
+  readonly level?: 'info' | 'warn';
+}
+
+const isUpstreamCancel = (event: ListenEvent): boolean =>
+  event.type === 'notification' && event.frame.method === 'notifications/cancelled';
+const retryableStatus = (status: number): boolean =>
+  status === 408 || status === 429 || (status >= 500 && status <= 599 && status !== 501);
+const describe = (error: unknown): string =>
+  !isBridgeError(error)
+    ? 'internal failure'
+    : error.code + (error.detail === undefined ? '' : ` (${error.detail})`);
+
+/** The reaction to the end of a stream (reference-behaviors.md §5.5, §6.8). Pure. */
+function decide(end: End, canSignIn: boolean): Next {
+  if (end.refused !== undefined) {
+    const { code, message } = end.refused;
+    return { kind: 'stop', why: `the upstream server refused the listen stream (error ${code}: ${message})` };
+  }
+  if (!('failed' in end))
+    return { kind: 'reopen', why: 'the upstream server ended the listen stream', level: 'info' };
+  const error = end.failed;
+  const status = isBridgeError(error) ? error.httpStatus : undefined;
+  if (status !== undefined && (status < 200 || status > 299)) {
+    if (retryableStatus(status))
+      return { kind: 'reopen', why: `the listen stream ended with the HTTP status ${status}` };
+    const why = `the listen stream failed with the HTTP status ${status}`;
+    return { kind: (status === 401 || status === 403) && canSignIn ? 'signIn' : 'stop', why };
+  }
+  // The upstream is gone: the stdio child exited, or the bridge closed the connection.
+  const gone = isBridgeError(error) && (error.code === 'upstream_exited' || error.code === 'closed');
+  return gone && status === undefined
+    ? { kind: 'stop' }
+    : { kind: 'reopen', why: `the listen stream ended: ${describe(error)}` };
+}
+
+/**
+ * Keeps a `subscriptions/listen` stream open: re-subscribes to the source (one subscription is
+ * one listen request) after it ends, with capped exponential backoff, and stops where a new
+ * stream cannot help (reference-behaviors.md §5.5, §6.8).
+ *
+ * ```text
+ * source:  -k--#                      k = acknowledgment, # = stream error
+ * output:  -k 503ms k 1003ms k ...    waits 0.5 s, 1 s, 2 s ... 30 s
+ * ```
+ *
+ * A listen result, an upstream `notifications/cancelled` (the exchange only delivers the one
+ * naming this request) and a stream that completes without a response are one event: the first
+ * one ends the stream (protocol-mapping.md §5.5). Responses pass as the last value of their
+ * stream; the upstream `notifications/cancelled` does not.
+ *
+ * Rules:
+ * 1. reopens after 0.5s, 1s, 2s while streams die young
+ * 2. a stream that lived 10 s after its ack resets the backoff to 0.5 s
+ * 3. a stream that lived less than 10 s after its ack keeps doubling the backoff
+ * 4. caps the backoff at 30 s
+ * 5. a JSON-RPC error reply stops reopening
+ * 6. upstream loss stops reopening (`upstream_exited`, or `closed` without an HTTP status)
+ * 7. an upstream notifications/cancelled ends the stream once, like a listen result
+ * 8. the end of input during a backoff wait opens no stream (unsubscribing cancels the wait)
+ * 9. HTTP 408, 429, 5xx except 501 and a broken 2xx stream reopen; other statuses stop
+ * 10. HTTP 401 and 403 wait for the next sign-in, or stop without one
+ * 11. with failBeforeFirstAck, an end before the first ack is not reopened
+ *
+ * @example
+ * defer(() => upstream.request('subscriptions/listen', params)).pipe(
+ *   reopenListen({ log: (level, text) => logger.log('bridge', level, text) }),
+ * );
+ * @see reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5
+ */
+export function reopenListen(
+  config: Partial<ReopenListenConfig> = {},
+): MonoTypeOperatorFunction<ListenEvent> {
+  const { initialMs, factor, maxMs, resetAfterMs, failBeforeFirstAck } = {
+    ...DEFAULT_REOPEN_LISTEN_CONFIG,
+    ...config,
+  };
+  const { signIn$, log = () => undefined } = config;
+  const scheduler = config.scheduler ?? asyncScheduler;
+  if (!(initialMs >= 0)) throw new RangeError('initialMs must be ≥ 0');
+  if (!(factor >= 1)) throw new RangeError('factor must be ≥ 1');
+  if (!(maxMs >= initialMs)) throw new RangeError('maxMs must be ≥ initialMs');
+  if (!(resetAfterMs >= 0)) throw new RangeError('resetAfterMs must be ≥ 0');
+  return (source) =>
+    defer(() => {
+      // Per subscription, never shared.
+      let attempt = 0;
+      let acked = false;
+      let ackedAt: number | undefined;
+      let end: End = {};
+
+      const next = (): Observable<unknown> => {
+        if (failBeforeFirstAck && !acked) return EMPTY;
+        const { kind, why, level = 'warn' } = decide(end, signIn$ !== undefined);
+        if (kind === 'reopen') {
+          const lived = ackedAt === undefined ? 0 : scheduler.now() - ackedAt;
+          if (lived >= resetAfterMs) attempt = 0;
+          const waitMs = Math.min(initialMs * factor ** attempt, maxMs);
+          if (waitMs < maxMs) attempt += 1;
+          log(level, `${why}; the next one opens in ${formatDuration(waitMs)}.`);
+          return timer(waitMs, scheduler);
+        }
+        if (kind === 'signIn' && signIn$ !== undefined) {
+          log('warn', `${why}; the next one opens after the next sign-in.`);
+          return signIn$.pipe(
+            take(1),
+            tap(() => log('info', 'a sign-in completed; the listen stream opens again.')),
+          );
+        }
+        if (why !== undefined) log('warn', `${why}; list changes stop.`);
+        return EMPTY;
+      };
+
+      const stream$ = defer(() => {
+        ackedAt = undefined;
+        end = {};
+        return source;
+      }).pipe(
+        takeWhile((event) => !isUpstreamCancel(event)),
+        tap((event) => {
+          if (event.type === 'response') {
+            end = 'error' in event.frame ? { refused: event.frame.error } : {};
+          } else if (event.frame.method === LISTEN_ACKNOWLEDGED) {
+            acked = true;
+            ackedAt ??= scheduler.now();
+          }
+        }),
+        catchError((error: unknown) => {
+          if (failBeforeFirstAck && !acked) return throwError(() => error);
+          end = { failed: error };
+          return EMPTY;
+        }),
+      );
+      return stream$.pipe(repeat({ delay: next }));
+    });
+}
