@@ -1,0 +1,79 @@
+/**
+ * The `_meta` and params of requests that go upstream (reference-behaviors.md §3.3,
+ * protocol-mapping.md §2.3). Pure.
+ */
+import { isObject } from '../protocol/jsonrpc.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import { isReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
+import { omit } from './objects.js';
+
+/** The revision spoken upstream. */
+export const PROTOCOL_VERSION = '2026-07-28';
+/** The revision spoken to the client (VS Code). */
+export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
+
+/** Reserved `_meta` keys of 2026-07-28 (protocol-mapping.md §2.2). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+export interface UpstreamMetaContext {
+  /** The client's `clientInfo` from `initialize`. */
+  readonly clientInfo: JsonObject;
+  /** The capabilities declared upstream (toUpstreamClientCapabilities). */
+  readonly clientCapabilities: JsonObject;
+  /** The level of the last `logging/setLevel`; absent when the client never set one. */
+  readonly logLevel?: string;
+}
+
+/** W3C trace keys that pass unchanged (protocol-mapping.md §2.4). `baggage` does not pass. */
+const TRACE_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate']);
+
+/**
+ * The `_meta` of one upstream request: the protocol keys, then the pass-through keys of the
+ * client's `_meta`. `progressToken` is not set here: the connection sets it to the upstream
+ * request id (reference-behaviors.md §11 item 8).
+ */
+export function buildUpstreamMeta(ctx: UpstreamMetaContext, clientMeta: unknown): JsonObject {
+  const meta: JsonObject = {};
+  if (isObject(clientMeta)) {
+    for (const [key, value] of Object.entries(clientMeta)) {
+      if (passesThrough(key, value)) meta[key] = value;
+    }
+  }
+  meta[META_PROTOCOL_VERSION] = PROTOCOL_VERSION;
+  meta[META_CLIENT_INFO] = ctx.clientInfo;
+  meta[META_CLIENT_CAPABILITIES] = ctx.clientCapabilities;
+  // A logLevel in the client's own _meta never overrides the stored level (§3.3): the
+  // pass-through filter above already dropped every io.modelcontextprotocol/* key.
+  if (ctx.logLevel !== undefined) meta[META_LOG_LEVEL] = ctx.logLevel;
+  return meta;
+}
+
+/**
+ * Exactly `traceparent`, `tracestate` (strings) and valid `vscode.*` keys pass; a key that
+ * fails is dropped silently and never fails the request (reference-behaviors.md §3.3).
+ */
+function passesThrough(key: string, value: unknown): boolean {
+  if (TRACE_KEYS.has(key)) return typeof value === 'string';
+  if (!key.startsWith('vscode.')) return false;
+  const parsed = parseMetaKey(key);
+  return parsed !== undefined && !isReservedPrefix(parsed);
+}
+
+const FORWARD_DROPPED: ReadonlySet<string> = new Set(['task', '_meta']);
+
+/** The client's params minus `task` (legacy tasks, protocol-mapping.md §1.27) and `_meta`. */
+export function forwardParams(params: JsonObject | undefined): JsonObject {
+  return params === undefined ? {} : omit(params, FORWARD_DROPPED);
+}
+
+/** True for params of a 2026-07-28 request (reference-behaviors.md §11 item 4). */
+export function isModernRequest(params: unknown): boolean {
+  if (!isObject(params)) return false;
+  const meta = params['_meta'];
+  return isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION);
+}

@@ -1,0 +1,38 @@
+/**
+ * The `_meta` key grammar of MCP (protocol-mapping.md §2.1): `[prefix/]name`, where the prefix
+ * is dot-separated labels and the name may be empty.
+ */
+
+// A label starts with a letter, ends with a letter or digit, and has letters, digits and
+// hyphens inside.
+const LABEL = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+// A name is empty, or starts and ends with an alphanumeric, with alphanumerics, '-', '_' and
+// '.' inside.
+const NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$/;
+
+export interface MetaKey {
+  /** The labels of the prefix; empty without a prefix. */
+  readonly labels: readonly string[];
+  readonly name: string;
+}
+
+/** Splits a `_meta` key by the grammar; undefined when the key is not valid. */
+export function parseMetaKey(key: string): MetaKey | undefined {
+  const slash = key.indexOf('/');
+  if (slash < 0) return NAME.test(key) ? { labels: [], name: key } : undefined;
+  const labels = key.slice(0, slash).split('.');
+  const name = key.slice(slash + 1);
+  if (!labels.every((label) => LABEL.test(label)) || !NAME.test(name)) return undefined;
+  return { labels, name };
+}
+
+/**
+ * True for a prefix that MCP reserves. The reference (reference-behaviors.md §3.3) drops a
+ * prefix with any label `modelcontextprotocol` or `mcp`, which covers the specification's
+ * "second label" rule (protocol-mapping.md §2.1) and is stricter: `vscode.mcp/x` is dropped.
+ */
+export const isReservedPrefix = (key: MetaKey): boolean =>
+  key.labels.some((label) => {
+    const lower = label.toLowerCase();
+    return lower === 'modelcontextprotocol' || lower === 'mcp';
+  });
