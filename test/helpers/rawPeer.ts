@@ -52,37 +52,51 @@ export function spawnPeer(cmd: string, args: readonly string[], env?: NodeJS.Pro
 
   // A write after the child died raises EPIPE on the stream; the exit promise reports the death.
   child.stdin.on('error', () => undefined);
-  createInterface({ input: child.stdout }).on('line', (line) => {
+  let stdoutEnded = false;
+  const stdoutLines = createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     wake();
   });
   createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
-  const stdoutClosed = new Promise<void>((resolve) => child.stdout.once('close', () => resolve()));
+  // readline closes after it has emitted the last line, so every line is in `lines` by then.
+  const stdoutClosed = new Promise<void>((resolve) =>
+    stdoutLines.once('close', () => {
+      stdoutEnded = true;
+      resolve();
+      wake();
+    }),
+  );
   const exit = new Promise<PeerExit>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(peer);
       resolve({ code, signal });
-      wake();
     });
   });
 
-  function take<T>(pick: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+  /**
+   * Takes the first line not yet taken that matches. Each waiter scans every line once (a line
+   * that did not match never will), so a flood of lines costs linear time.
+   */
+  function takeLine(predicate: (line: string) => boolean, timeoutMs: number, what: string): Promise<string> {
+    let scanned = 0;
+    return new Promise<string>((resolve, reject) => {
       const check = (): void => {
-        const found = pick();
-        if (found === undefined) return;
-        done();
-        resolve(found);
+        for (; scanned < lines.length; scanned++) {
+          const line = lines[scanned]!;
+          if (takenLines.has(scanned) || !predicate(line)) continue;
+          takenLines.add(scanned);
+          done();
+          resolve(line);
+          return;
+        }
+        if (stdoutEnded) fail(`stdout ended without a ${what}`);
       };
-      const timer = setTimeout(() => {
+      const fail = (reason: string): void => {
         done();
         const tail = lines.slice(-5).join('\n  ');
-        reject(
-          new Error(
-            `no ${what} in ${timeoutMs} ms; last lines:\n  ${tail}\nstderr:\n  ${stderr.join('\n  ')}`,
-          ),
-        );
-      }, timeoutMs);
+        reject(new Error(`${reason}; last lines:\n  ${tail}\nstderr:\n  ${stderr.join('\n  ')}`));
+      };
+      const timer = setTimeout(() => fail(`no ${what} in ${timeoutMs} ms`), timeoutMs);
       const done = (): void => {
         clearTimeout(timer);
         waiters.delete(check);
@@ -90,13 +104,6 @@ export function spawnPeer(cmd: string, args: readonly string[], env?: NodeJS.Pro
       waiters.add(check);
       check();
     });
-  }
-
-  function takeLine(predicate: (line: string) => boolean): string | undefined {
-    const index = lines.findIndex((line, i) => !takenLines.has(i) && predicate(line));
-    if (index < 0) return undefined;
-    takenLines.add(index);
-    return lines[index];
   }
 
   const peer: RawPeer = {
@@ -108,10 +115,10 @@ export function spawnPeer(cmd: string, args: readonly string[], env?: NodeJS.Pro
         const frame = parseFrame(line);
         return frame !== undefined && predicate(frame);
       };
-      return take(() => parseFrame(takeLine(matches) ?? ''), timeoutMs, 'matching frame');
+      return takeLine(matches, timeoutMs, 'matching frame').then((line) => parseFrame(line)!);
     },
     nextLine(predicate = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) {
-      return take(() => takeLine(predicate), timeoutMs, 'matching line');
+      return takeLine(predicate, timeoutMs, 'matching line');
     },
     lines,
     stderr,
