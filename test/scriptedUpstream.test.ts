@@ -1,0 +1,158 @@
+/**
+ * The scripted upstream: one short check per mode that it misbehaves as its name says. Needs the
+ * build (`npx tsc -p tsconfig.build.json`): it runs dist/test/fixtures/scriptedUpstream.js.
+ */
+import { resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
+import { killAllPeers, notification, parseFrame, responseTo, spawnPeer } from './helpers/rawPeer.js';
+import type { Frame, RawPeer } from './helpers/rawPeer.js';
+
+const SCRIPTED = resolve('dist/test/fixtures/scriptedUpstream.js');
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'scripted-test', version: '0.0.0' },
+};
+const request = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params: { ...params, _meta: META },
+});
+const DISCOVER = request('d', 'server/discover');
+const CALL = request('c', 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+const LIST = request('l', 'tools/list');
+const DISCOVER_RESULT = {
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: {} },
+  ttlMs: 0,
+  cacheScope: 'private',
+  _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted', version: '0.0.0' } },
+};
+
+/** Starts a mode; the process dies with the test (the context's hook: the tests run concurrently). */
+function start(context: TestContext, mode: string): RawPeer {
+  const peer = spawnPeer(process.execPath, [SCRIPTED, '--mode', mode]);
+  context.onTestFinished(() => peer.kill());
+  return peer;
+}
+
+/** Sends the requests in order and resolves with the response to the last one. */
+async function lastAnswer(peer: RawPeer, ...frames: (Frame & { id: number | string })[]): Promise<Frame> {
+  frames.forEach((frame) => peer.send(frame));
+  return peer.nextFrame(responseTo(frames.at(-1)!.id));
+}
+
+/** Ids that got a response so far. Requests are answered in order, so after the last answer this is final. */
+const answered = (peer: RawPeer): unknown[] =>
+  peer.lines
+    .map(parseFrame)
+    .flatMap((frame) => (frame && ('result' in frame || 'error' in frame) ? [frame.id] : []));
+
+afterAll(killAllPeers);
+
+describe.concurrent('the scripted upstream', () => {
+  it('garbage answers discover cleanly, then writes a garbage line before each answer', async (context) => {
+    const peer = start(context, 'garbage');
+    expect((await lastAnswer(peer, DISCOVER)).result).toEqual(DISCOVER_RESULT);
+    expect((await lastAnswer(peer, CALL)).result).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    expect(peer.lines.slice(1)).toEqual(['this line is not JSON', expect.stringContaining('"id":"c"')]);
+  });
+
+  it('unknown-result-type answers tools/call with resultType "later"', async (context) => {
+    const peer = start(context, 'unknown-result-type');
+    expect((await lastAnswer(peer, DISCOVER, CALL)).result).toEqual({ resultType: 'later' });
+  });
+
+  it('no-answer never answers tools/call but answers the rest', async (context) => {
+    const peer = start(context, 'no-answer');
+    await lastAnswer(peer, DISCOVER, CALL, LIST);
+    expect(answered(peer)).toEqual(['d', 'l']);
+  });
+
+  it('no-discover never answers server/discover but answers the rest', async (context) => {
+    const peer = start(context, 'no-discover');
+    await lastAnswer(peer, DISCOVER, LIST);
+    expect(answered(peer)).toEqual(['l']);
+  });
+
+  it('exit-mid-request exits with code 3 on tools/call, without an answer', async (context) => {
+    const peer = start(context, 'exit-mid-request');
+    await lastAnswer(peer, DISCOVER);
+    peer.send(CALL);
+    expect((await peer.exit).code).toBe(3);
+    expect(answered(peer)).toEqual(['d']);
+  });
+
+  it('exit-after-discover answers server/discover, then exits with code 3', async (context) => {
+    const peer = start(context, 'exit-after-discover');
+    expect((await lastAnswer(peer, DISCOVER)).result).toEqual(DISCOVER_RESULT);
+    expect((await peer.exit).code).toBe(3);
+  });
+
+  it('close-stdout closes stdout while the process keeps running', async (context) => {
+    const peer = start(context, 'close-stdout');
+    await peer.stdoutClosed;
+    expect(peer.child.exitCode).toBeNull();
+  });
+
+  it('legacy-only refuses server/discover with -32601 and answers initialize', async (context) => {
+    const peer = start(context, 'legacy-only');
+    expect((await lastAnswer(peer, DISCOVER)).error).toEqual({ code: -32601, message: 'Method not found' });
+    const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } };
+    const answer = await lastAnswer(peer, { jsonrpc: '2.0', id: 'i', method: 'initialize', params: init });
+    expect(answer.result).toMatchObject({ protocolVersion: '2025-11-25', capabilities: { tools: {} } });
+  });
+
+  it('echo lists one tool echo and echoes its text in a complete result', async (context) => {
+    const peer = start(context, 'echo');
+    const listed = (await lastAnswer(peer, DISCOVER, LIST)).result as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['echo']);
+    const quoted = request(7, 'tools/call', { name: 'echo', arguments: { text: 'a "quoted" text' } });
+    expect(await lastAnswer(peer, quoted)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'a "quoted" text' }] },
+    });
+  });
+
+  it('refuse-listen declares tool list changes but refuses subscriptions/listen', async (context) => {
+    const peer = start(context, 'refuse-listen');
+    const discovered = (await lastAnswer(peer, DISCOVER)).result as { capabilities: unknown };
+    expect(discovered.capabilities).toEqual({ tools: { listChanged: true } });
+    const listen = request('s', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    expect((await lastAnswer(peer, listen)).error).toEqual({ code: -32601, message: 'Method not found' });
+  });
+
+  it('the base server acknowledges a listen stream with its id', async (context) => {
+    const peer = start(context, 'no-answer');
+    peer.send(request('s', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
+    const ack = await peer.nextFrame(notification('notifications/subscriptions/acknowledged'));
+    expect(ack.params).toEqual({
+      notifications: { toolsListChanged: true },
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 's' },
+    });
+  });
+
+  it('flood writes 10000 log notifications after the discover answer', async (context) => {
+    const peer = start(context, 'flood');
+    await lastAnswer(peer, DISCOVER);
+    await peer.nextFrame(
+      (frame) => (frame.params as { data?: unknown } | undefined)?.data === 'message 10000 of 10000',
+    );
+    expect(peer.lines).toHaveLength(10_001);
+  });
+
+  it('bad-discover answers server/discover with a result that is not an object', async (context) => {
+    const peer = start(context, 'bad-discover');
+    expect((await lastAnswer(peer, DISCOVER)).result).toBe('not an object');
+  });
+
+  it('an unknown mode exits with code 2', async (context) => {
+    const peer = start(context, 'no-such-mode');
+    expect((await peer.exit).code).toBe(2);
+    expect(peer.stderr[0]).toMatch(/^scripted-upstream: --mode needs one of: garbage, /);
+  });
+});
