@@ -1,0 +1,171 @@
+/**
+ * The state of the rounds of one client request and its transitions, without time: the round
+ * driver (operators/driveInputRounds.ts) keeps one `RoundsState` per subscription and applies the
+ * transitions at the frames where their events happen (reference-behaviors.md §4.1, §4.4, §4.5,
+ * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
+ */
+import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';
+import { settleRound } from './answer.js';
+import { askFrame, cancelledFrame, elicitationCompleteFrame, stepOnResponse } from './step.js';
+import type { RoundsEnd } from './step.js';
+import { EMPTY_INPUT_SESSION } from './types.js';
+import type {
+  ClientReply,
+  InputLogEntry,
+  InputSession,
+  RetryExtras,
+  RoundOutput,
+  RoundPlan,
+} from './types.js';
+
+/** What one client request keeps across its rounds. */
+export interface RoundsState {
+  /** Accepted URLs not completed yet. */
+  readonly session: InputSession;
+  /** Bridge requests sent and not answered, in order. */
+  readonly outstanding: readonly string[];
+  /** The last progress value forwarded (`-Infinity` before the first). */
+  readonly lastProgress: number;
+}
+
+export const INITIAL_ROUNDS_STATE: RoundsState = Object.freeze({
+  session: EMPTY_INPUT_SESSION,
+  outstanding: Object.freeze([]),
+  lastProgress: -Infinity,
+});
+
+/** A new state, what to emit, and what to log. */
+export interface Transition {
+  readonly state: RoundsState;
+  readonly outputs: readonly RoundOutput[];
+  readonly logs: readonly InputLogEntry[];
+}
+
+/** The fixed settings of the rounds of one client request. */
+export interface RoundsSettings {
+  /** The client method. */
+  readonly method: string;
+  /** Most upstream rounds per client request, ≥ 1. */
+  readonly maxRounds: number;
+  /** Most input requests in one round, ≥ 1. */
+  readonly maxInputRequests: number;
+  /** Time allowed for all answers of one round, in ms, ≥ 0. */
+  readonly inputTimeoutMs: number;
+}
+
+/** What the rounds need from the connection. */
+export interface RoundsConnection {
+  /** As declared in `initialize` (2025-11-25 shape). */
+  readonly clientCapabilities: JsonObject;
+  /** `b-1`, `b-2`, … per connection. */
+  nextBridgeId(): string;
+  /** `elicitation-1`, … per connection. */
+  nextElicitationId(): string;
+}
+
+/** Throws a RangeError for settings out of range, so that a bad config fails at startup. */
+export function checkRoundsSettings(settings: RoundsSettings): void {
+  const { maxRounds, maxInputRequests, inputTimeoutMs } = settings;
+  if (!(Number.isInteger(maxRounds) && maxRounds >= 1))
+    throw new RangeError('maxRounds must be an integer ≥ 1');
+  if (!(Number.isInteger(maxInputRequests) && maxInputRequests >= 1)) {
+    throw new RangeError('maxInputRequests must be an integer ≥ 1');
+  }
+  if (!(inputTimeoutMs >= 0)) throw new RangeError('inputTimeoutMs must be ≥ 0');
+}
+
+/** A round that asks: its plan, its bridge ids and the bridge requests to send after `outputs`. */
+export interface OpenedRound extends Transition {
+  readonly round?: {
+    readonly plan: RoundPlan;
+    readonly ids: readonly string[];
+    readonly requests: readonly RoundOutput[];
+  };
+}
+
+const toClient = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
+
+/** Upstream progress passes only while its value increases, across all rounds (§2.10). */
+export function forwardProgress(state: RoundsState, frame: NotificationFrame): Transition {
+  const value = frame.method === 'notifications/progress' ? frame.params?.['progress'] : undefined;
+  if (typeof value !== 'number' || !(value > state.lastProgress)) return { state, outputs: [], logs: [] };
+  return { state: { ...state, lastProgress: value }, outputs: [{ type: 'progress', frame }], logs: [] };
+}
+
+/**
+ * Ends the client request: `notifications/cancelled` for the outstanding bridge requests when a
+ * reason is given, then `notifications/elicitation/complete` for the accepted URLs, then the
+ * result or the error when there is one (a cancelled request gets no response).
+ */
+export function endRounds(state: RoundsState, end: RoundsEnd | undefined, cancelReason?: string): Transition {
+  const cancels =
+    cancelReason === undefined ? [] : state.outstanding.map((id) => cancelledFrame(id, cancelReason));
+  const completes = state.session.acceptedUrls.map((url) => elicitationCompleteFrame(url.elicitationId));
+  const last: RoundOutput[] =
+    end === undefined
+      ? []
+      : ['result' in end ? { type: 'result', result: end.result } : { type: 'error', error: end.error }];
+  return {
+    state: { ...state, session: EMPTY_INPUT_SESSION, outstanding: [] },
+    outputs: [...[...cancels, ...completes].map(toClient), ...last],
+    logs: [],
+  };
+}
+
+/**
+ * Handles the upstream response of round `round`: ends the request, or opens the next round
+ * (completions of accepted URLs no longer asked, then the bridge requests with new `b-N` ids).
+ */
+export function openRound(
+  state: RoundsState,
+  frame: ResponseFrame,
+  round: { readonly n: number; readonly carriedRequestState: boolean; readonly inputWaitMs: number },
+  settings: RoundsSettings,
+  connection: RoundsConnection,
+): OpenedRound {
+  const step = stepOnResponse(frame, {
+    method: settings.method,
+    round: round.n,
+    maxRounds: settings.maxRounds,
+    maxInputRequests: settings.maxInputRequests,
+    carriedRequestState: round.carriedRequestState,
+    inputWaitMs: round.inputWaitMs,
+    clientCapabilities: connection.clientCapabilities,
+    session: state.session,
+    nextElicitationId: () => connection.nextElicitationId(),
+  });
+  if ('end' in step) {
+    const ended = endRounds(state, step.end);
+    return { ...ended, logs: step.log === undefined ? [] : [step.log] };
+  }
+  const { plan } = step;
+  const sent = plan.asks.map((ask) => ({ id: connection.nextBridgeId(), ask }));
+  const ids = sent.map(({ id }) => id);
+  return {
+    state: { ...state, session: plan.session, outstanding: ids },
+    outputs: plan.complete.map((id) => toClient(elicitationCompleteFrame(id))),
+    logs: plan.warnings,
+    round: { plan, ids, requests: sent.map(({ id, ask }) => toClient(askFrame(id, ask))) },
+  };
+}
+
+/** The client answered bridge request `id`: it is no longer outstanding. */
+export const answerArrived = (state: RoundsState, id: string): RoundsState => ({
+  ...state,
+  outstanding: state.outstanding.filter((outstanding) => outstanding !== id),
+});
+
+/**
+ * All answers of a round arrived (in the order of `plan.asks`): the retry extras, or the end of
+ * the request when an answer fails it.
+ */
+export function closeRound(
+  state: RoundsState,
+  plan: RoundPlan,
+  answers: readonly ClientReply[],
+): Transition & { readonly retry?: RetryExtras } {
+  const settled = settleRound(plan, answers);
+  const next: RoundsState = { ...state, session: settled.session, outstanding: [] };
+  if ('retry' in settled) return { state: next, outputs: [], logs: [], retry: settled.retry };
+  return { ...endRounds(next, { error: settled.error }), logs: [settled.log] };
+}

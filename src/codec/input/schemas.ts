@@ -1,0 +1,105 @@
+/**
+ * JSON Schema checks of the input-request codec: the 2025-11-25 definitions of the requests the
+ * bridge sends to the client and of the answers it gets, and the `requestedSchema` of forms.
+ * Pure: no rxjs, no node:* (ajv compiles in memory).
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import spec from './schema-2025-11-25.json' with { type: 'json' };
+
+/** The definitions of the 2025-11-25 schema the codec checks against. */
+export type SpecDefinition =
+  | 'ElicitRequestFormParams'
+  | 'ElicitRequestURLParams'
+  | 'CreateMessageRequestParams'
+  | 'ElicitResult'
+  | 'CreateMessageResult'
+  | 'ListRootsResult';
+
+const SPEC_KEY = 'mcp-2025-11-25';
+
+/** Formats are not checked on the protocol shapes: `uri` there is informative only. */
+const specAjv = new Ajv2020({ strict: true, allowUnionTypes: true, validateFormats: false, logger: false });
+specAjv.addSchema(spec, SPEC_KEY);
+
+/** True when `value` matches the definition `name` of the 2025-11-25 schema. */
+export function matchesSpec(name: SpecDefinition, value: unknown): boolean {
+  const validate = specAjv.getSchema(`${SPEC_KEY}#/$defs/${name}`);
+  if (validate === undefined) throw new Error(`no definition ${name} in the 2025-11-25 schema`);
+  return validate(value) === true;
+}
+
+/**
+ * Forms: not strict, because servers add keywords of their own (`enumNames`); formats of the
+ * 2025-11-25 `StringSchema` are checked with small rules of our own.
+ */
+const formAjv = new Ajv2020({ strict: false, allowUnionTypes: true, logger: false, allErrors: false });
+formAjv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
+formAjv.addFormat('date', (value: string) => isDate(value));
+formAjv.addFormat('date-time', (value: string) => isDateTime(value));
+formAjv.addFormat('uri', (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value) && URL.canParse(value));
+
+function isDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function isDateTime(value: string): boolean {
+  const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(value);
+  if (match === null || !isDate(match[1] ?? '')) return false;
+  return Number(match[2]) < 24 && Number(match[3]) < 60 && Number(match[4]) < 61;
+}
+
+/** Most compiled form validators kept; the oldest unused one is dropped first. */
+export const MAX_CACHED_FORM_VALIDATORS = 64;
+
+interface CachedValidator {
+  readonly schema: object;
+  readonly validate: ValidateFunction;
+}
+
+const formValidators = new Map<string, CachedValidator>();
+
+/**
+ * The compiled validator of a form's `requestedSchema`, or undefined when it does not compile.
+ * `$schema`, `$id` and `$async` are left out: forms name meta-schemas ajv does not load, an
+ * `$id` would collide with the same form compiled again, and `$async` would make the check a Promise. Compiled validators are cached by the JSON
+ * text of the schema; the cache is bounded, and a dropped entry is removed from ajv as well.
+ */
+export function formValidator(requestedSchema: object): ValidateFunction | undefined {
+  const {
+    $schema: _schema,
+    $id: _id,
+    $async: _async,
+    ...schema
+  } = requestedSchema as Record<string, unknown>;
+  const cacheKey = JSON.stringify(schema);
+  const cached = formValidators.get(cacheKey);
+  if (cached !== undefined) {
+    formValidators.delete(cacheKey);
+    formValidators.set(cacheKey, cached);
+    return cached.validate;
+  }
+  let validate: ValidateFunction;
+  try {
+    validate = formAjv.compile(schema);
+  } catch {
+    formAjv.removeSchema(schema);
+    return undefined;
+  }
+  formValidators.set(cacheKey, { schema, validate });
+  if (formValidators.size > MAX_CACHED_FORM_VALIDATORS) {
+    const [oldestKey, oldest] = formValidators.entries().next().value ?? [];
+    if (oldestKey !== undefined && oldest !== undefined) {
+      formValidators.delete(oldestKey);
+      formAjv.removeSchema(oldest.schema);
+    }
+  }
+  return validate;
+}
+
+/** The number of cached form validators (for tests of the bound). */
+export const cachedFormValidatorCount = (): number => formValidators.size;
