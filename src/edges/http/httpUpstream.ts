@@ -85,15 +85,15 @@ function connectFailure(error: unknown): BridgeError {
   const message = error instanceof Error ? error.message : '';
   const tunnel =
     /Proxy response \((\d{3})\)/.exec(message) ?? /Proxy Authentication Required \((\d{3})\)/.exec(message);
-  let detail: string;
+  let detail = `the connection failed before the response (${code})`;
   if (tunnel !== null) detail = `the proxy refused the tunnel with the status ${tunnel[1]}`;
-  else if (/CERT|SELF_SIGNED|ERR_TLS|SSL/.test(code))
+  else if (/CERT|SELF_SIGNED|UNABLE_TO_|SIGNATURE/.test(code)) {
     detail = `the certificate of the server is not trusted (${code})`;
+  } else if (/^ERR_(TLS|SSL)/.test(code)) detail = `the TLS handshake failed (${code})`;
   else if (code === 'ECONNREFUSED') detail = 'the connection was refused (ECONNREFUSED)';
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     detail = `the host name cannot be resolved (${code})`;
   else if (code === 'UND_ERR_CONNECT_TIMEOUT') detail = 'the connection timed out (UND_ERR_CONNECT_TIMEOUT)';
-  else detail = `the connection failed before the response (${code})`;
   return new BridgeError('transport_failed', { detail });
 }
 
