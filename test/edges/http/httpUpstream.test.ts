@@ -103,8 +103,8 @@ describe('request headers', () => {
   it('the header-echo tool sees the headers of its own call', async () => {
     const connection = connect({ headers: [{ name: 'Authorization', value: 'Bearer t0ken' }] });
     const frame = await responseOf(call(connection, 'echo_headers'));
-    const seen = (frame as { result: { structuredContent: { headers: Record<string, string> } } }).result
-      .structuredContent.headers;
+    const seen = (frame as unknown as { result: { structuredContent: { headers: Record<string, string> } } })
+      .result.structuredContent.headers;
     expect(seen).toMatchObject({
       'mcp-method': 'tools/call',
       'mcp-name': 'echo_headers',
@@ -202,9 +202,9 @@ describe('x-mcp-header', () => {
     });
     const connection = connect();
     const frame = await responseOf(collect(connection.request('tools/list', { _meta: META })));
-    const names = ((frame as { result: { tools: Array<{ name: string }> } }).result.tools ?? []).map(
-      (t) => t.name,
-    );
+    const names = (
+      (frame as unknown as { result: { tools: Array<{ name: string }> } }).result.tools ?? []
+    ).map((t) => t.name);
     expect(names).toContain('fine');
     expect(names).not.toEqual(expect.arrayContaining(['bad_token']));
     expect(names.filter((name) => name.startsWith('bad_'))).toEqual([]);
@@ -264,7 +264,8 @@ describe('responses', () => {
     const connection = connect();
     for (const sse of [false, true]) {
       const frame = await responseOf(call(connection, 'big', { bytes: 5 * MiB, sse }));
-      const text = (frame as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+      const text = (frame as unknown as { result: { content: Array<{ text: string }> } }).result.content[0]!
+        .text;
       expect(text.length).toBe(5 * MiB);
     }
   });
