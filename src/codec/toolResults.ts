@@ -1,0 +1,51 @@
+/**
+ * The tool-specific result rules: `tools/list` (reference-behaviors.md §3.8, §3.9) and
+ * `tools/call` (§3.6). The callers have already removed the 2026-07-28 members.
+ */
+import { isObject } from '../protocol/jsonrpc.js';
+import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
+import { keepDataIconsOfBlock } from './icons.js';
+import { fixArrayItems } from './itemsFix.js';
+import { omit } from './objects.js';
+
+/** Shapes one tool of `tools/list`: the items fix of its input schema, the output schema rule. */
+export function shapeTool(
+  tool: JsonObject,
+  onItemsFixed?: (tool: string, pointer: string) => void,
+): JsonObject {
+  let out = tool;
+  const name = typeof tool['name'] === 'string' ? tool['name'] : '';
+  if (Object.hasOwn(tool, 'inputSchema')) {
+    const schema = tool['inputSchema'] as JsonValue;
+    const fixed = fixArrayItems(schema, onItemsFixed && ((pointer) => onItemsFixed(name, pointer)));
+    if (fixed !== schema) out = { ...out, inputSchema: fixed };
+  }
+  if (Object.hasOwn(tool, 'outputSchema')) {
+    const schema = tool['outputSchema'];
+    // 2025-11-25 allows only object output schemas (§3.9); 2026-07-28 allows any schema.
+    if (!isObject(schema) || schema['type'] !== 'object') out = omit(out, ['outputSchema']);
+  }
+  return out;
+}
+
+/**
+ * Shapes a `tools/call` result (§3.6, §11 item 12): `content` is always an array of blocks;
+ * a non-null `structuredContent` without any text block gets a text block with its compact
+ * JSON, because VS Code shows the model only the content. `structuredContent` itself passes
+ * unchanged, also when it is not an object.
+ */
+export function shapeToolCall(
+  result: JsonObject,
+  remote: boolean,
+): JsonObject | { readonly invalid: string } {
+  const present = Object.hasOwn(result, 'content');
+  const content = present ? result['content'] : [];
+  if (!Array.isArray(content)) return { invalid: 'tools/call: content is not an array' };
+  if (!content.every(isObject)) return { invalid: 'tools/call: a content block is not an object' };
+  let blocks: JsonValue[] = remote ? content.map(keepDataIconsOfBlock) : content;
+  const structured = result['structuredContent'];
+  if (structured !== undefined && structured !== null && !content.some((block) => block['type'] === 'text')) {
+    blocks = [...blocks, { type: 'text', text: JSON.stringify(structured) }];
+  }
+  return present && blocks === content ? result : { ...result, content: blocks };
+}
