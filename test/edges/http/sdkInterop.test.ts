@@ -18,19 +18,22 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+/** Held in a variable: the SDK's JSON Schema type has no `x-mcp-header` member. */
+const ANNOTATED_SCHEMA = {
+  type: 'object',
+  properties: {
+    region: { type: 'string', 'x-mcp-header': 'Region' },
+    count: { type: 'integer', 'x-mcp-header': 'Count' },
+    nested: { type: 'object', properties: { tenant: { type: 'string', 'x-mcp-header': 'Tenant' } } },
+  },
+};
+
 function makeMcpServer(): McpServer {
   const server = new McpServer({ name: 'sdk-interop', version: '1.0.0' });
   server.registerTool(
     'annotated',
     {
-      inputSchema: fromJsonSchema({
-        type: 'object',
-        properties: {
-          region: { type: 'string', 'x-mcp-header': 'Region' },
-          count: { type: 'integer', 'x-mcp-header': 'Count' },
-          nested: { type: 'object', properties: { tenant: { type: 'string', 'x-mcp-header': 'Tenant' } } },
-        },
-      }),
+      inputSchema: fromJsonSchema(ANNOTATED_SCHEMA as Parameters<typeof fromJsonSchema>[0]),
     },
     (args: unknown) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
   );
@@ -44,10 +47,12 @@ let httpServer: Server;
 let url: string;
 let connection: HttpUpstreamConnection | undefined;
 let closeHandler: () => Promise<void>;
+let notifyToolsChanged: () => void;
 
 beforeEach(async () => {
   const handler = createMcpHandler(() => makeMcpServer(), { legacy: 'reject' });
   closeHandler = handler.close;
+  notifyToolsChanged = () => handler.notify.toolsChanged();
   httpServer = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -117,5 +122,35 @@ describe('HTTP edge against the SDK server', () => {
       ),
     );
     expect(frame).toMatchObject({ error: { code: -32020 } });
+  });
+
+  it('keeps a listen stream of the SDK server open and passes the acknowledgement and a list change', async () => {
+    connection = createHttpUpstream({ url, env: {} }, recordingLogger());
+    const events = await new Promise<unknown[]>((resolve, reject) => {
+      const seen: unknown[] = [];
+      const subscription = connection!
+        .request('subscriptions/listen', { _meta: META, notifications: { toolsListChanged: true } })
+        .subscribe({
+          next: (event) => {
+            seen.push(event);
+            if (seen.length === 1) notifyToolsChanged();
+            if (seen.length === 2) {
+              subscription.unsubscribe();
+              resolve(seen);
+            }
+          },
+          error: reject,
+        });
+    });
+    expect(events).toMatchObject([
+      { type: 'notification', frame: { method: 'notifications/subscriptions/acknowledged' } },
+      {
+        type: 'notification',
+        frame: {
+          method: 'notifications/tools/list_changed',
+          params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } },
+        },
+      },
+    ]);
   });
 });
