@@ -391,6 +391,14 @@ describe('responses', () => {
     expect(server.received).toHaveLength(2);
   });
 
+  it('fails a stream that breaks before the response with closed and never sends the request again', async () => {
+    const connection = connect();
+    const error = await failure(call(connection, 'break_stream'));
+    expect(error).toMatchObject({ code: 'closed', httpStatus: 200 });
+    expect(error.detail).toBe('tools/call: the response stream broke (UND_ERR_SOCKET)');
+    expect(server.received).toHaveLength(1);
+  });
+
   it('fails an SSE event that is not JSON-RPC, drops server requests and ignores other event types', async () => {
     server.intercept = () => ({
       status: 200,
