@@ -1,0 +1,318 @@
+import { NEVER, ignoreElements, merge, mergeMap, tap } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../src/bridge/config.js';
+import { handleSubscription, startListener } from '../src/bridge/listener.js';
+import type { Logger } from '../src/bridge/log.js';
+import { createSession } from '../src/bridge/session.js';
+import type { Session } from '../src/bridge/session.js';
+import type { ExchangeEvent, UpstreamConnection } from '../src/bridge/upstream.js';
+import {
+  LISTEN_ACKNOWLEDGED,
+  PROMPTS_LIST_CHANGED,
+  RESOURCES_LIST_CHANGED,
+  RESOURCE_UPDATED,
+  TOOLS_LIST_CHANGED,
+} from '../src/codec/listen.js';
+import type { DeclaredLists } from '../src/codec/listen.js';
+import { META_LOG_LEVEL, META_SUBSCRIPTION_ID } from '../src/codec/meta.js';
+import type { Frame, JsonObject, RequestFrame } from '../src/protocol/jsonrpc.js';
+import { errWith, note, req, res } from '../src/testing/frames.js';
+import { createProtocolScheduler } from '../src/testing/scheduler.js';
+
+const scheduler = (): TestScheduler =>
+  createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+const ALL: DeclaredLists = { tools: true, prompts: true, resources: true, subscribe: true };
+const SUBSCRIBE_ONLY: DeclaredLists = { tools: false, prompts: false, resources: false, subscribe: true };
+const A = 'file:///a.json';
+const B = 'file:///b.json';
+const tag = { _meta: { [META_SUBSCRIPTION_ID]: 1 } };
+
+// Upstream listen exchanges (inbound, lower case): k acknowledgment, t tools list change,
+// u/w updates of A/B, c upstream notifications/cancelled, x error reply.
+const up: Record<string, ExchangeEvent> = {
+  k: { type: 'notification', frame: note(LISTEN_ACKNOWLEDGED, { ...tag, notifications: {} }) },
+  t: { type: 'notification', frame: note(TOOLS_LIST_CHANGED, tag) },
+  u: { type: 'notification', frame: note(RESOURCE_UPDATED, { ...tag, uri: A }) },
+  w: { type: 'notification', frame: note(RESOURCE_UPDATED, { ...tag, uri: B }) },
+  c: { type: 'notification', frame: note('notifications/cancelled', { requestId: 1 }) },
+  x: { type: 'response', frame: errWith(1, -32603, 'Subscription filter too large') },
+};
+// Client requests (inbound): s subscribe A, z subscribe B, q unsubscribe A.
+const client: Record<string, RequestFrame> = {
+  s: req(11, 'resources/subscribe', { uri: A }),
+  z: req(12, 'resources/subscribe', { uri: B }),
+  q: req(13, 'resources/unsubscribe', { uri: A }),
+};
+// Frames for the client (outbound, upper case).
+const out: Record<string, Frame> = {
+  T: note(TOOLS_LIST_CHANGED),
+  P: note(PROMPTS_LIST_CHANGED),
+  L: note(RESOURCES_LIST_CHANGED),
+  U: note(RESOURCE_UPDATED, { uri: A }),
+  W: note(RESOURCE_UPDATED, { uri: B }),
+  S: res(11, {}),
+  Z: res(12, {}),
+  Q: res(13, {}),
+  X: errWith(11, -32603, 'Subscription filter too large'),
+};
+const letter = (frame: Frame): string =>
+  Object.keys(out).find((key) => JSON.stringify(out[key]) === JSON.stringify(frame)) ?? '?';
+
+interface Call {
+  readonly params: JsonObject;
+  cancelled?: string | undefined;
+}
+
+/** A ready session whose upstream hands out `streams[n]` for the n-th listen request. */
+function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[]) {
+  const calls: Call[] = [];
+  const order: string[] = [];
+  const lines: string[] = [];
+  const upstream: UpstreamConnection = {
+    request: (_method, params, options = {}) => {
+      const call: Call = { params };
+      const n = calls.push(call) - 1;
+      return (streams[n] ?? NEVER).pipe(
+        tap({
+          unsubscribe: () => {
+            call.cancelled = options.cancelReason?.();
+            order.push(`cancel ${n}: ${call.cancelled ?? ''}`);
+          },
+        }),
+      );
+    },
+    notifications$: NEVER,
+    exit$: NEVER,
+    remote: false,
+    close: () => undefined,
+  };
+  const session: Session = createSession();
+  Object.assign(session, { phase: 'ready', upstream, declared, initialized: true });
+  session.client = { info: { name: 'vscode', version: '1' }, capabilities: {}, upstreamCapabilities: {} };
+  session.ready$.next(upstream);
+  session.initialized$.next();
+  const logger: Logger = {
+    log: (_scope, level, text) => lines.push(`${level}: ${text}`),
+    enabled: () => false,
+  };
+  const ctx = {
+    session,
+    deps: { connect: () => NEVER, logger },
+    limits: DEFAULT_LIMITS,
+    scheduler: undefined,
+  };
+  /** The client output: listener events and subscription responses, merged as createBridge does. */
+  const run = (requests$: Observable<RequestFrame>): Observable<Frame> =>
+    merge(
+      startListener(ctx),
+      requests$.pipe(mergeMap((request) => handleSubscription(session, request))),
+    ).pipe(tap((frame) => order.push(letter(frame))));
+  return { calls, order, lines, session, run };
+}
+
+const filterOf = (call: Call | undefined): unknown => call?.params['notifications'];
+
+// reference-behaviors.md §5.1–§5.6, §9.5; protocol-mapping.md §5.
+describe('listener and subscriptions', () => {
+  it('gap replay after each ack lists tools, prompts, resources, then each subscribed URI', () => {
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 30ms -', up);
+      const changed = cold('         -k 10ms #', up); // the stream of the subscribe, lost at 17
+      const reopened = cold('                   -k', up); // 0.5 s later
+      const requests = hot('    -----s', client);
+      const expected = '        -(TPL)S 511ms (TPLU)';
+      const { run } = setup(ALL, [start, changed, reopened]);
+      expectObservable(run(requests), '^ 1s !').toBe(expected, out);
+      expectSubscriptions(start.subscriptions).toBe('^-----!');
+      expectSubscriptions(reopened.subscriptions).toBe('517ms ^ 483ms !');
+    });
+  });
+
+  it('a second ack within one stream replays again', () => {
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const start = cold('      -k 10ms k', up);
+      const { run } = setup(ALL, [start]);
+      expectObservable(run(hot('-')), '^ 1s !').toBe('-(TPL) 6ms (TPL)', out);
+    });
+  });
+
+  it('an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const first = cold('      -kc-t', up);
+      const second = cold('     -k', up);
+      const harness = setup(ALL, [first, second]);
+      calls = harness.calls;
+      expectObservable(harness.run(hot('-')), '^ 1s !').toBe('-(TPL) 497ms (TPL)', out);
+    });
+    expect(calls[0]?.cancelled).toBe('the upstream server ended the listen stream');
+  });
+
+  it('the subscribe response precedes the cancellation of the old stream and any update of the URI', () => {
+    let order: string[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 30ms t', up);
+      const changed = cold('              --ku', up);
+      const requests = hot('    ----------s', client);
+      const harness = setup(ALL, [start, changed]);
+      order = harness.order;
+      expectObservable(harness.run(requests), '^ 1s !').toBe('-(TPL) 6ms SU', out);
+      expectSubscriptions(start.subscriptions).toBe('^ 11ms !');
+    });
+    expect(order.slice(0, 6)).toEqual([
+      'T',
+      'P',
+      'L',
+      'S',
+      'cancel 0: the bridge replaced the listen stream',
+      'U',
+    ]);
+  });
+
+  it('an update of a replaced stream is dropped', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const first = cold('        -k-u--u---u', up); // A only; replaced at 6, its later updates dropped
+      const second = cold('          --k--u-w', up); // A and B
+      const requests = hot('      --s-z', client);
+      const harness = setup(SUBSCRIBE_ONLY, [first, second]);
+      calls = harness.calls;
+      expectObservable(harness.run(requests), '^ 1s !').toBe('---S-UZ--U-W', out);
+      expectSubscriptions(first.subscriptions).toBe('--^---!');
+    });
+    expect(filterOf(calls[1])).toEqual({ resourceSubscriptions: [A, B] });
+  });
+
+  it('events of a stream that is not yet acknowledged are dropped', () => {
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const changed = cold('      -u-k-u', up); // an update before the ack breaks the protocol
+      const { run } = setup(SUBSCRIBE_ONLY, [changed]);
+      expectObservable(run(hot('--s', client)), '^ 1s !').toBe('-----S-U', out);
+    });
+  });
+
+  it('a failed replacement keeps the old stream and reports the upstream error', () => {
+    let lines: string[] = [];
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 10ms t', up);
+      const refused = cold('         --(x|)', up);
+      const later = cold('                        --k', up);
+      const requests = hot('    -----s 14ms z', client);
+      const harness = setup(ALL, [start, refused, later]);
+      ({ lines, calls } = harness);
+      expectObservable(harness.run(requests), '^ 40ms !').toBe('-(TPL)-X 4ms T 9ms Z', out);
+      expectSubscriptions(start.subscriptions).toBe('^ 21ms !');
+    });
+    expect(lines).toEqual([
+      'warn: the listen stream for a change of the subscriptions failed: error -32603: Subscription filter too large',
+    ]);
+    // The URI set stayed empty: the next change asks for B alone.
+    expect(filterOf(calls[2])).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: [B],
+    });
+  });
+
+  it('the last unsubscribe with no declared lists ends the stream and opens none', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const stream = cold('         -k-u 10ms u', up);
+      const requests = hot('      --s-----q', client);
+      const harness = setup(SUBSCRIBE_ONLY, [stream]);
+      calls = harness.calls;
+      expectObservable(harness.run(requests), '^ 1s !').toBe('---S-U--Q', out);
+      expectSubscriptions(stream.subscriptions).toBe('--^-----!');
+    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.cancelled).toBe('the client unsubscribed from the last resource');
+  });
+
+  it('a subscribe-only upstream opens its first stream on the first subscribe, without a replay', () => {
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const stream = cold('            -k', up);
+      const requests = hot('      -----s', client);
+      const { run } = setup(SUBSCRIBE_ONLY, [stream]);
+      expectObservable(run(requests), '^ 1s !').toBe('------S', out);
+      expectSubscriptions(stream.subscriptions).toBe('-----^ 995ms !');
+    });
+  });
+
+  it('two concurrent subscribes both answer {} and the second stream has both URIs', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const first = cold('          --k', up);
+      const second = cold('           --k', up);
+      const requests = hot('      --sz', client);
+      const harness = setup(SUBSCRIBE_ONLY, [first, second]);
+      calls = harness.calls;
+      expectObservable(harness.run(requests), '^ 1s !').toBe('----S-Z', out);
+      expectSubscriptions(first.subscriptions).toBe('--^---!');
+    });
+    expect(calls.map(filterOf)).toEqual([{ resourceSubscriptions: [A] }, { resourceSubscriptions: [A, B] }]);
+  });
+
+  it('a change that waits when the listener stops gets no response', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 50ms -', up);
+      const silent = cold('       -', up); // never acknowledged
+      const harness = setup(ALL, [start, silent]);
+      calls = harness.calls;
+      expectObservable(harness.run(hot('--s', client)), '^ 10ms !').toBe('-(TPL)', out);
+      expectSubscriptions(silent.subscriptions).toBe('--^ 8ms !');
+    });
+    expect(calls[1]?.cancelled).toBe('the client closed the connection');
+  });
+
+  it('a client cancel of a waiting subscribe cancels its stream and gets no response', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 50ms -', up);
+      const silent = cold('       -', up);
+      const harness = setup(ALL, [start, silent]);
+      calls = harness.calls;
+      const cancel = hot('      -----c').pipe(
+        tap(() => harness.session.cancels$.next(11)),
+        ignoreElements(),
+      );
+      expectObservable(merge(harness.run(hot('--s', client)), cancel), '^ 1s !').toBe('-(TPL)', out);
+      expectSubscriptions(silent.subscriptions).toBe('--^--!');
+    });
+    expect(calls[1]?.cancelled).toBe('the client canceled the request');
+  });
+
+  it('the end of input during a backoff wait opens no stream', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const start = cold('      -k-#', up);
+      const harness = setup(ALL, [start]);
+      calls = harness.calls;
+      expectObservable(harness.run(hot('-')), '^ 100ms !').toBe('-(TPL)', out);
+    });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('each listen stream carries the log level current at its start', () => {
+    let calls: Call[] = [];
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const start = cold('      -k-#', up);
+      const next = cold('       -k', up);
+      const harness = setup(ALL, [start, next]);
+      calls = harness.calls;
+      harness.session.logLevel = 'info';
+      const setLevel = hot('    100ms l').pipe(
+        tap(() => (harness.session.logLevel = 'debug')),
+        ignoreElements(),
+      );
+      expectObservable(merge(harness.run(hot('-')), setLevel), '^ 1s !').toBe('-(TPL) 498ms (TPL)', out);
+    });
+    const levels = calls.map((call) => (call.params['_meta'] as JsonObject)[META_LOG_LEVEL]);
+    expect(levels).toEqual(['info', 'debug']);
+  });
+});

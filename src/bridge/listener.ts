@@ -1,0 +1,118 @@
+/**
+ * The listener of one connection (reference-behaviors.md §5): list changes and resource
+ * updates of a 2026-07-28 upstream, which only flow on `subscriptions/listen` streams, become
+ * the unsolicited 2025-11-25 notifications VS Code expects, and `resources/subscribe` /
+ * `resources/unsubscribe` become changes of the listen filter.
+ */
+import { EMPTY, defer, finalize, of, switchMap, take } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { listenFilter } from '../codec/listen.js';
+import type { DeclaredLists } from '../codec/listen.js';
+import { buildUpstreamMeta } from '../codec/meta.js';
+import { bridgeErrorFrame } from '../protocol/errors.js';
+import type { Frame, RequestFrame } from '../protocol/jsonrpc.js';
+import type { BridgeDeps, BridgeLimits } from './config.js';
+import type { ClientContext, Session } from './session.js';
+import { createSubscriptions } from './subscriptions.js';
+import type { Subscriptions } from './subscriptions.js';
+import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
+
+export interface ListenerContext {
+  readonly session: Session;
+  readonly deps: BridgeDeps;
+  readonly limits: BridgeLimits;
+  readonly scheduler: SchedulerLike | undefined;
+  /**
+   * Emits after each completed sign-in: a listen stream refused with HTTP 401/403 waits for it,
+   * then opens again (§6.8). Without it such a stream stops.
+   */
+  readonly signIn$?: Observable<unknown> | undefined;
+}
+
+/**
+ * The running listener of each session, for `handleSubscription`. Set while the listener
+ * runs, removed when it stops; keyed weakly, so nothing outlives its connection.
+ */
+const running = new WeakMap<Session, Subscriptions>();
+
+/** §5.1: a listener runs only for a declared `listChanged` flag or `resources.subscribe`. */
+const needsListener = (declared: DeclaredLists): boolean =>
+  declared.tools || declared.prompts || declared.resources || declared.subscribe;
+
+/** One `subscriptions/listen` request; `_meta` has the log level current at its start (§3.3). */
+function listenRequest(
+  session: Session,
+  client: ClientContext,
+  upstream: UpstreamConnection,
+  declared: DeclaredLists,
+): (uris: readonly string[], cancelReason: () => string) => Observable<ExchangeEvent> {
+  return (uris: readonly string[], cancelReason: () => string) =>
+    defer(() => {
+      const level = session.logLevel;
+      const meta = buildUpstreamMeta(
+        {
+          clientInfo: client.info,
+          clientCapabilities: client.upstreamCapabilities,
+          ...(level === undefined ? {} : { logLevel: level }),
+        },
+        undefined,
+      );
+      return upstream.request(
+        'subscriptions/listen',
+        { _meta: meta, notifications: listenFilter(declared, uris) ?? {} },
+        { cancelReason },
+      );
+    });
+}
+
+/**
+ * Runs the listener once `notifications/initialized` arrived in state ready (§2.5, §11 item 5)
+ * and the initialize result declared something to listen for. Emits the notifications for the
+ * client; unsubscribing (end of input, upstream loss) cancels every listen stream and drops
+ * the upstream subscriptions.
+ */
+export function startListener(ctx: ListenerContext): Observable<Frame> {
+  const { session, deps, limits } = ctx;
+  return session.initialized$.pipe(
+    take(1),
+    switchMap(() =>
+      defer(() => {
+        const { declared, client, upstream } = session;
+        if (declared === undefined || client === undefined || upstream === undefined) return EMPTY;
+        if (!needsListener(declared)) return EMPTY;
+        const log = (level: 'info' | 'warn', text: string): void => deps.logger.log('bridge', level, text);
+        const subscriptions = createSubscriptions({
+          declared,
+          openStream: listenRequest(session, client, upstream, declared),
+          reopen: {
+            initialMs: limits.listenBackoffMs,
+            maxMs: limits.listenMaxBackoffMs,
+            resetAfterMs: limits.listenResetAfterMs,
+            scheduler: ctx.scheduler,
+            signIn$: ctx.signIn$,
+            log,
+          },
+          log,
+          cancels$: session.cancels$,
+        });
+        running.set(session, subscriptions);
+        return subscriptions.output$.pipe(finalize(() => running.delete(session)));
+      }),
+    ),
+  );
+}
+
+/**
+ * `resources/subscribe` and `resources/unsubscribe` (§5.6): -32601 without the capability or a
+ * running listener, -32602 without a string `uri`; otherwise the change is queued and answered
+ * `{}` once the stream with the new URI set is acknowledged.
+ */
+export function handleSubscription(session: Session, request: RequestFrame): Observable<Frame> {
+  const subscriptions = running.get(session);
+  if (session.declared?.subscribe !== true || subscriptions === undefined) {
+    return of(bridgeErrorFrame(request.id, 'method_not_found'));
+  }
+  const uri = request.params?.['uri'];
+  if (typeof uri !== 'string') return of(bridgeErrorFrame(request.id, 'invalid_params'));
+  return subscriptions.submit(request, uri, request.method === 'resources/subscribe');
+}
