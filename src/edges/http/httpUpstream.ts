@@ -80,7 +80,7 @@ const describeId = (id: string | number | undefined): string =>
     : `client request ${typeof id === 'string' ? JSON.stringify(id) : id}`;
 
 /** Why a POST got no response head; never the message of the error (it may name the host). */
-function connectFailure(error: unknown): BridgeError {
+function connectFailure(error: unknown, method: string): BridgeError {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : '';
   const tunnel =
@@ -94,7 +94,7 @@ function connectFailure(error: unknown): BridgeError {
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     detail = `the host name cannot be resolved (${code})`;
   else if (code === 'UND_ERR_CONNECT_TIMEOUT') detail = 'the connection timed out (UND_ERR_CONNECT_TIMEOUT)';
-  return new BridgeError('transport_failed', { detail });
+  return new BridgeError('transport_failed', { detail: `${method}: ${detail}` });
 }
 
 /**
@@ -163,7 +163,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   const failureOf = (error: unknown, method: string, status: number | undefined): BridgeError => {
     if (closed) return closedError();
     if (isBridgeError(error)) return error;
-    if (status === undefined) return connectFailure(error);
+    if (status === undefined) return connectFailure(error, method);
     return new BridgeError('closed', {
       detail: `${method}: the response stream broke (${errorCode(error)})`,
       httpStatus: status,

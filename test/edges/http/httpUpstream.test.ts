@@ -425,7 +425,7 @@ describe('responses', () => {
     await server.close();
     const error = await failure(call(connect(), 'echo'));
     expect(error).toMatchObject({ code: 'transport_failed', httpStatus: undefined });
-    expect(error.detail).toBe('the connection was refused (ECONNREFUSED)');
+    expect(error.detail).toBe('tools/call: the connection was refused (ECONNREFUSED)');
   });
 });
 

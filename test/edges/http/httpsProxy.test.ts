@@ -66,7 +66,7 @@ describe('trust', () => {
   it('fails with transport_failed when the server certificate is from an unknown CA, before any request', async () => {
     const error = await failure(echo(connect()));
     expect(error).toMatchObject({ code: 'transport_failed', httpStatus: undefined });
-    expect(error.detail).toMatch(/^the certificate of the server is not trusted \([A-Z_]+\)$/);
+    expect(error.detail).toMatch(/^tools\/call: the certificate of the server is not trusted \([A-Z_]+\)$/);
     expect(server.received).toHaveLength(0);
   });
 
@@ -123,7 +123,7 @@ describe('proxy', () => {
     const connection = connect({ url: remoteUrl(), caPem: certs.caPem, env: { HTTPS_PROXY: proxy.url } });
     const error = await failure(echo(connection));
     expect(error).toMatchObject({ code: 'transport_failed' });
-    expect(error.detail).toBe('the proxy refused the tunnel with the status 407');
+    expect(error.detail).toBe('tools/call: the proxy refused the tunnel with the status 407');
     expect(server.received).toHaveLength(0);
   });
 
