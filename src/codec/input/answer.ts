@@ -110,12 +110,17 @@ export type RoundSettlement =
  * round are still remembered, so that they get their completion.
  *
  * @param replies the answers, in the order of `plan.asks`.
+ * @param session the session during the round (URLs accepted so far), by default the plan's.
  */
-export function settleRound(plan: RoundPlan, replies: readonly ClientReply[]): RoundSettlement {
+export function settleRound(
+  plan: RoundPlan,
+  replies: readonly ClientReply[],
+  session: InputSession = plan.session,
+): RoundSettlement {
   const responses = new Map<string, JsonObject>(
     Object.entries(plan.immediate).flatMap(([key, value]) => (isObject(value) ? [[key, value]] : [])),
   );
-  let acceptedUrls = plan.session.acceptedUrls;
+  let acceptedUrls = session.acceptedUrls;
   let problem: { readonly error: ErrorObject; readonly log: InputLogEntry } | undefined;
   plan.asks.forEach((ask, index) => {
     const checked = checkAnswer(ask, replies[index] ?? {});
@@ -133,8 +138,8 @@ export function settleRound(plan: RoundPlan, replies: readonly ClientReply[]): R
         'failure' in checked ? failureOutcome(checked.failure) : clientErrorOutcome(checked.clientError);
     }
   });
-  const session: InputSession = { acceptedUrls };
-  if (problem !== undefined) return { session, ...problem };
+  const settled: InputSession = { acceptedUrls };
+  if (problem !== undefined) return { session: settled, ...problem };
   const inputResponses: JsonObject = {};
   for (const key of plan.keys) {
     const response = responses.get(key);
@@ -144,7 +149,7 @@ export function settleRound(plan: RoundPlan, replies: readonly ClientReply[]): R
     ...(plan.answersInputRequests ? { inputResponses } : {}),
     ...(plan.requestState === undefined ? {} : { requestState: plan.requestState }),
   };
-  return { session, retry };
+  return { session: settled, retry };
 }
 
 /** The error and warning of a failure of the input requests. */

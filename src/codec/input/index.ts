@@ -35,7 +35,14 @@ export {
   INITIAL_ROUNDS_STATE,
   openRound,
 } from './rounds.js';
-export type { OpenedRound, RoundsConnection, RoundsSettings, RoundsState, Transition } from './rounds.js';
+export type {
+  OpenedRound,
+  OpenRound,
+  RoundsConnection,
+  RoundsSettings,
+  RoundsState,
+  Transition,
+} from './rounds.js';
 export { EMPTY_INPUT_SESSION } from './types.js';
 export type {
   AcceptedUrl,

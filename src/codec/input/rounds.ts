@@ -5,11 +5,12 @@
  * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
  */
 import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';
-import { settleRound } from './answer.js';
+import { checkAnswer, settleRound } from './answer.js';
 import { askFrame, cancelledFrame, elicitationCompleteFrame, stepOnResponse } from './step.js';
 import type { RoundsEnd } from './step.js';
 import { EMPTY_INPUT_SESSION } from './types.js';
 import type {
+  ClientAnswer,
   ClientReply,
   InputLogEntry,
   InputSession,
@@ -74,13 +75,16 @@ export function checkRoundsSettings(settings: RoundsSettings): void {
   if (!(inputTimeoutMs >= 0)) throw new RangeError('inputTimeoutMs must be ≥ 0');
 }
 
-/** A round that asks: its plan, its bridge ids and the bridge requests to send after `outputs`. */
+/** A round that asks: its plan, its bridge ids (in the order of the asks) and the bridge requests. */
+export interface OpenRound {
+  readonly plan: RoundPlan;
+  readonly ids: readonly string[];
+  readonly requests: readonly RoundOutput[];
+}
+
+/** The outcome of an upstream response; `round` when the client is asked, after `outputs`. */
 export interface OpenedRound extends Transition {
-  readonly round?: {
-    readonly plan: RoundPlan;
-    readonly ids: readonly string[];
-    readonly requests: readonly RoundOutput[];
-  };
+  readonly round?: OpenRound;
 }
 
 const toClient = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
@@ -149,11 +153,24 @@ export function openRound(
   };
 }
 
-/** The client answered bridge request `id`: it is no longer outstanding. */
-export const answerArrived = (state: RoundsState, id: string): RoundsState => ({
-  ...state,
-  outstanding: state.outstanding.filter((outstanding) => outstanding !== id),
-});
+/**
+ * The client answered a bridge request of the round: it is no longer outstanding, and an accepted
+ * URL is remembered at once.
+ */
+export function answerArrived(state: RoundsState, round: OpenRound, answer: ClientAnswer): RoundsState {
+  const outstanding = state.outstanding.filter((id) => id !== answer.id);
+  const ask = round.plan.asks[round.ids.indexOf(answer.id)];
+  // A URL the user accepted gets its completion even when the round never ends (§4.4).
+  const checked = ask?.kind === 'url' ? checkAnswer(ask, answer) : undefined;
+  const accepted = checked !== undefined && 'accepted' in checked ? checked.accepted : undefined;
+  if (
+    accepted === undefined ||
+    state.session.acceptedUrls.some((url) => url.elicitationId === accepted.elicitationId)
+  ) {
+    return { ...state, outstanding };
+  }
+  return { ...state, outstanding, session: { acceptedUrls: [...state.session.acceptedUrls, accepted] } };
+}
 
 /**
  * All answers of a round arrived (in the order of `plan.asks`): the retry extras, or the end of
@@ -164,7 +181,7 @@ export function closeRound(
   plan: RoundPlan,
   answers: readonly ClientReply[],
 ): Transition & { readonly retry?: RetryExtras } {
-  const settled = settleRound(plan, answers);
+  const settled = settleRound(plan, answers, state.session);
   const next: RoundsState = { ...state, session: settled.session, outstanding: [] };
   if ('retry' in settled) return { state: next, outputs: [], logs: [], retry: settled.retry };
   return { ...endRounds(next, { error: settled.error }), logs: [settled.log] };

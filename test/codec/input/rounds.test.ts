@@ -115,7 +115,9 @@ describe('round transitions', () => {
     ]);
     expect(opened.state.outstanding).toEqual(['b-1', 'b-2']);
     expect(opened.state.session.acceptedUrls).toEqual([]);
-    expect(answerArrived(opened.state, 'b-1').outstanding).toEqual(['b-2']);
+    expect(answerArrived(opened.state, opened.round!, { id: 'b-1', badLine: true }).outstanding).toEqual([
+      'b-2',
+    ]);
   });
 
   it('ends at once when the round fails its checks, and makes no bridge id', () => {
