@@ -1,0 +1,458 @@
+/**
+ * Timing and order rules of input-request rounds (reference-behaviors.md §4, §2.10, §2.11).
+ * Alphabet (marbles/README.md): lower case is inbound (upstream events, client answers, aborts),
+ * upper case is outbound. 1 frame = 1 ms. Each upstream round is a cold picked from `rounds`.
+ */
+import type { Observable } from 'rxjs';
+import type { RunHelpers } from 'rxjs/testing';
+import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from '../operators/driveInputRounds.js';
+import type { ClientAnswer, DriveInputRoundsConfig, RoundOutput } from '../operators/driveInputRounds.js';
+import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
+import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
+import { BridgeError } from '../src/errors.js';
+import { bridgeError } from '../src/protocol/errors.js';
+import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
+import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';
+import { createProtocolScheduler } from '../src/testing/scheduler.js';
+
+const scheduler = () => createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+// Input requests of the upstream (2026-07-28) and what VS Code gets for them (2025-11-25).
+const SCHEMA: JsonObject = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+const FORM = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Name?', requestedSchema: SCHEMA },
+};
+const ROOTS = { method: 'roots/list' };
+const LOGIN_URL = 'https://example.com/login';
+const LOGIN = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: LOGIN_URL } };
+const ASK_FORM = (id: string) => req(id, 'elicitation/create', FORM.params);
+const ASK_ROOTS = (id: string) => req(id, 'roots/list');
+const ASK_LOGIN = (id: string, elicitationId: string) =>
+  req(id, 'elicitation/create', { ...LOGIN.params, elicitationId });
+
+// Client answers.
+const NAME = { action: 'accept', content: { name: 'Ada' } };
+const CONTINUED = { action: 'accept', content: { continue: 'Continue' } };
+const DIRS = { roots: [{ uri: 'file:///work', name: 'work' }] };
+const answer = (id: string, result: JsonObject): ClientAnswer => ({ id, result });
+
+// Upstream events and driver outputs.
+const up = (result: JsonObject, id = 1): RoundEvent => ({ type: 'response', frame: res(id, result) });
+const NO_EVENTS: Record<string, RoundEvent> = {};
+const upError = (frame: ErrorFrame): RoundEvent => ({ type: 'response', frame });
+const upNote = (frame: ReturnType<typeof note>): RoundEvent => ({ type: 'notification', frame });
+const FINAL = { content: [{ type: 'text', text: 'done' }] };
+const out = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
+const done = (result: JsonObject = FINAL): RoundOutput => ({ type: 'result', result });
+const failed = (error: ErrorObject): RoundOutput => ({ type: 'error', error });
+const cancelled = (requestId: string, reason: string) =>
+  out(note('notifications/cancelled', { requestId, reason }));
+const completed = (elicitationId: string) =>
+  out(note('notifications/elicitation/complete', { elicitationId }));
+
+const CANCEL = { reason: 'the client canceled the request' };
+const ALL_KINDS: JsonObject = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+interface Scenario {
+  readonly rounds: readonly Observable<RoundEvent>[] | ((n: number) => Observable<RoundEvent>);
+  readonly answers?: Observable<ClientAnswer>;
+  readonly abort?: Observable<{ reason: string; error?: ErrorObject }>;
+  readonly capabilities?: JsonObject;
+  readonly config?: Partial<DriveInputRoundsConfig>;
+  readonly log?: (level: 'warn' | 'info', text: string) => void;
+}
+
+/** The driver with its deps; `calls` lists the upstream exchanges (round, extras) after the run. */
+function drive({ hot }: RunHelpers, scenario: Scenario) {
+  const calls: { round: number; extras: RetryExtras }[] = [];
+  let bridgeIds = 0;
+  let elicitationIds = 0;
+  const { rounds } = scenario;
+  const output$ = driveInputRounds(
+    { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call', ...scenario.config },
+    {
+      exchange: (round, extras) => {
+        calls.push({ round, extras });
+        const cold = typeof rounds === 'function' ? rounds(round) : rounds[round - 1];
+        if (cold === undefined) throw new Error(`no upstream round ${round}`);
+        return cold;
+      },
+      answers$: scenario.answers ?? hot<ClientAnswer>('-'),
+      abort$: scenario.abort ?? hot('-'),
+      nextBridgeId: () => `b-${++bridgeIds}`,
+      nextElicitationId: () => `elicitation-${++elicitationIds}`,
+      clientCapabilities: scenario.capabilities ?? ALL_KINDS,
+      ...(scenario.log === undefined ? {} : { log: scenario.log }),
+    },
+  );
+  return { output$, calls };
+}
+
+describe('driveInputRounds', () => {
+  it('all answers of a round arrive before the retry', () => {
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      // #region all-answers
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM, dirs: ROOTS })) });
+      const answers = hot('  ------r---n', { r: answer('b-2', DIRS), n: answer('b-1', NAME) });
+      const round2 = cold('             -(R|)', { R: up(FINAL, 2) });
+      const expected = '     - (QW) 6ms (R|)';
+      const round2Subs = '   10ms ^!';
+      // #endregion all-answers
+      const driven = drive(helpers, { rounds: [round1, round2], answers });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        W: out(ASK_ROOTS('b-2')),
+        R: done(),
+      });
+      expectSubscriptions(round2.subscriptions).toBe(round2Subs);
+    });
+    expect(calls).toEqual([
+      { round: 1, extras: {} },
+      { round: 2, extras: { inputResponses: { name: NAME, dirs: DIRS } } },
+    ]);
+  });
+
+  it('the retry is subscribed only at the frame of the last answer', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      // #region retry-frame
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+      const answers = hot('  -------n', { n: answer('b-1', NAME) });
+      const round2 = cold('          --(R|)', { R: up(FINAL, 2) });
+      const expected = '     -Q 7ms (R|)';
+      const round1Subs = '   ^!';
+      const round2Subs = '   7ms ^-!';
+      // #endregion retry-frame
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
+      expectObservable(output$).toBe(expected, { Q: out(ASK_FORM('b-1')), R: done() });
+      expectSubscriptions(round1.subscriptions).toBe(round1Subs);
+      expectSubscriptions(round2.subscriptions).toBe(round2Subs);
+    });
+  });
+
+  it('an input timeout cancels the outstanding bridge requests before the error', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      // #region input-timeout
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM, dirs: ROOTS })) });
+      const answers = hot('  -----r-------n', { r: answer('b-2', DIRS), n: answer('b-1', NAME) });
+      const expected = '     - (QW) 6ms (CX|)';
+      const answerSubs = '   -^---------!';
+      // #endregion input-timeout
+      const { output$ } = drive(helpers, { rounds: [round1], answers, config: { inputTimeoutMs: 10 } });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        W: out(ASK_ROOTS('b-2')),
+        C: cancelled('b-1', 'no answer in time'),
+        X: failed(bridgeError('input_timeout', 'no answers in 10 ms (input requests of the round: 2)')),
+      });
+      expectSubscriptions(answers.subscriptions).toBe(answerSubs);
+    });
+  });
+
+  it('a client cancel during a wait sends notifications/cancelled for each outstanding bridge request and no response', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      // #region cancel-wait
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM, dirs: ROOTS, again: FORM })) });
+      const answers = hot('  ------r', { r: answer('b-2', DIRS) });
+      const abort = hot('    ---------c', { c: CANCEL });
+      const round2 = cold('   -(R|)', { R: up(FINAL, 2) });
+      const expected = '     - (QWV) 3ms (CD|)';
+      // #endregion cancel-wait
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers, abort });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        W: out(ASK_ROOTS('b-2')),
+        V: out(ASK_FORM('b-3')),
+        C: cancelled('b-1', CANCEL.reason),
+        D: cancelled('b-3', CANCEL.reason),
+      });
+      expectSubscriptions(round2.subscriptions).toBe([]);
+    });
+  });
+
+  it('a client cancel during a retry round unsubscribes the upstream exchange and sends nothing to the client', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      // #region cancel-retry
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+      const answers = hot('  ----n', { n: answer('b-1', NAME) });
+      const round2 = cold('       -----(R|)', { R: up(FINAL, 2) });
+      const abort = hot('    -------c', { c: CANCEL });
+      const expected = '     -Q-----|';
+      const round2Subs = '   ----^--!';
+      // #endregion cancel-retry
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers, abort });
+      expectObservable(output$).toBe(expected, { Q: out(ASK_FORM('b-1')) });
+      expectSubscriptions(round2.subscriptions).toBe(round2Subs);
+    });
+  });
+
+  it('the round cap gives too_many_rounds', () => {
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, expectObservable } = helpers;
+      // #region round-cap
+      const again = () => cold('-(i|)', { i: up({ resultType: 'input_required', requestState: 'again' }) });
+      const expected = '     10ms (X|)';
+      // #endregion round-cap
+      const driven = drive(helpers, { rounds: again });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        X: failed(bridgeError('too_many_rounds', '10 rounds, limit: 10')),
+      });
+    });
+    expect(calls.map((call) => call.round)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('the per-round cap sends nothing', () => {
+    scheduler().run((helpers) => {
+      const { cold, expectObservable } = helpers;
+      const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`dir${i}`, ROOTS]));
+      // #region per-round-cap
+      const round1 = cold('   --(i|)', { i: up(inputRequired(many)) });
+      const expected = '     --(X|)';
+      // #endregion per-round-cap
+      const { output$ } = drive(helpers, { rounds: [round1] });
+      expectObservable(output$).toBe(expected, {
+        X: failed(bridgeError('too_many_input_requests', '17 input requests in one round, limit: 16')),
+      });
+    });
+  });
+
+  it('elicitation/complete precedes the response', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region complete-before-response
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+      const answers = hot('  ----a', { a: answer('b-1', { action: 'accept' }) });
+      const round2 = cold('       --(R|)', { R: up(FINAL, 2) });
+      const expected = '     -Q 4ms (KR|)';
+      // #endregion complete-before-response
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+        K: completed('elicitation-1'),
+        R: done(),
+      });
+    });
+  });
+
+  it('elicitation/complete precedes the bridge requests of a later round', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region complete-before-next-round
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+      const answers = hot('  ---a---n', { a: answer('b-1', { action: 'accept' }), n: answer('b-2', NAME) });
+      const round2 = cold('      -(j|)', { j: up(inputRequired({ name: FORM }), 2) });
+      const round3 = cold('          -(R|)', { R: up(FINAL, 3) });
+      const expected = '     -Q-- (KP) (R|)';
+      // #endregion complete-before-next-round
+      const { output$ } = drive(helpers, { rounds: [round1, round2, round3], answers });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+        K: completed('elicitation-1'),
+        P: out(ASK_FORM('b-2')),
+        R: done(),
+      });
+    });
+  });
+
+  it('an accepted URL asked again gets the Continue form, and one completion at the end', () => {
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region url-again
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+      const answers = hot('  ---a--c', {
+        a: answer('b-1', { action: 'accept' }),
+        c: answer('b-2', CONTINUED),
+      });
+      const round2 = cold('      -(j|)', { j: up(inputRequired({ login: LOGIN }), 2) });
+      const round3 = cold('         -(R|)', { R: up(FINAL, 3) });
+      const expected = '     -Q--V-- (KR|)';
+      // #endregion url-again
+      const driven = drive(helpers, { rounds: [round1, round2, round3], answers });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+        V: out(
+          req('b-2', 'elicitation/create', {
+            mode: 'form',
+            message: CONTINUE_URL_MESSAGE,
+            requestedSchema: CONTINUE_SCHEMA,
+          }),
+        ),
+        K: completed('elicitation-1'),
+        R: done(),
+      });
+    });
+    expect(calls.map((call) => call.extras)).toEqual([
+      {},
+      { inputResponses: { login: { action: 'accept' } } },
+      { inputResponses: { login: { action: 'accept' } } },
+    ]);
+  });
+
+  it('progress is forwarded only while it increases across rounds', () => {
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      const p = (value: number) => upNote(progress(7, value));
+      // #region progress
+      const round1 = cold('   -a-b-m(i|)', {
+        a: p(1),
+        b: p(2),
+        m: upNote(note('notifications/message', {})),
+        i: up(inputRequired({ name: FORM })),
+      });
+      const answers = hot('  -------n', { n: answer('b-1', NAME) });
+      const round2 = cold('          -c-d-(R|)', { c: p(2), d: p(3), R: up(FINAL, 2) });
+      const expected = '     -A-B--Q---D-(R|)';
+      // #endregion progress
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
+      expectObservable(output$).toBe(expected, {
+        A: { type: 'progress', frame: progress(7, 1) },
+        B: { type: 'progress', frame: progress(7, 2) },
+        Q: out(ASK_FORM('b-1')),
+        D: { type: 'progress', frame: progress(7, 3) },
+        R: done(),
+      });
+    });
+  });
+
+  it('late and duplicate answers are dropped', () => {
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region late-answers
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+      const answers = hot('  ---n-d--x-r-l', {
+        n: answer('b-1', NAME),
+        d: answer('b-1', { action: 'decline' }),
+        x: answer('b-99', DIRS),
+        r: answer('b-2', DIRS),
+        l: answer('b-2', { roots: [] }),
+      });
+      const round2 = cold('      -(j|)', { j: up(inputRequired({ name: ROOTS }), 2) });
+      const round3 = cold('             -(R|)', { R: up(FINAL, 3) });
+      const expected = '     -Q--W------(R|)';
+      // #endregion late-answers
+      const driven = drive(helpers, { rounds: [round1, round2, round3], answers });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        W: out(ASK_ROOTS('b-2')),
+        R: done(),
+      });
+    });
+    expect(calls.map((call) => call.extras)).toEqual([
+      {},
+      { inputResponses: { name: NAME } },
+      { inputResponses: { name: DIRS } },
+    ]);
+  });
+
+  it('requestState is echoed only when the last result had one', () => {
+    const STATE = 'eyJ0IjoxfQ==\u00e9 "quoted" \\n';
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region request-state
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM }, STATE)) });
+      const answers = hot('  ---a---b', { a: answer('b-1', NAME), b: answer('b-2', NAME) });
+      const round2 = cold('      -(j|)', { j: up(inputRequired({ name: FORM }), 2) });
+      const round3 = cold('          -(R|)', { R: up(FINAL, 3) });
+      const expected = '     -Q--P---(R|)';
+      // #endregion request-state
+      const driven = drive(helpers, { rounds: [round1, round2, round3], answers });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        P: out(ASK_FORM('b-2')),
+        R: done(),
+      });
+    });
+    expect(calls.map((call) => call.extras)).toEqual([
+      {},
+      { inputResponses: { name: NAME }, requestState: STATE },
+      { inputResponses: { name: NAME } },
+    ]);
+  });
+
+  it('an upstream exit during a wait cancels the outstanding bridge requests before the error', () => {
+    const exited = bridgeError('upstream_exited');
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region upstream-exit
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN, name: FORM })) });
+      const answers = hot('  ---a', { a: answer('b-1', { action: 'accept' }) });
+      const abort = hot('    ------e', { e: { reason: 'the upstream server stopped', error: exited } });
+      const expected = '     - (QP) 1ms (CKX|)';
+      // #endregion upstream-exit
+      const { output$ } = drive(helpers, { rounds: [round1], answers, abort });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+        P: out(ASK_FORM('b-2')),
+        C: cancelled('b-2', 'the upstream server stopped'),
+        K: completed('elicitation-1'),
+        X: failed(exited),
+      });
+    });
+  });
+
+  it('a failed exchange completes the accepted URLs before its error', () => {
+    const timeout = new BridgeError('timeout', { detail: 'tools/call: no response in 5 ms' });
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region failed-exchange
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+      const answers = hot('  --a', { a: answer('b-1', { action: 'accept' }) });
+      const round2 = cold('     -----#', NO_EVENTS, timeout);
+      const expected = '     -Q-----(KX|)';
+      // #endregion failed-exchange
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+        K: completed('elicitation-1'),
+        X: failed(bridgeError('timeout', 'tools/call: no response in 5 ms')),
+      });
+    });
+  });
+
+  it('a refused request state is logged with the input wait of the round before', () => {
+    const log = vi.fn();
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      // #region refused-state
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM }, 'old')) });
+      const answers = hot('  ------n', { n: answer('b-1', NAME) });
+      const round2 = cold('         -(x|)', { x: upError(errWith(2, -32602, 'expired')) });
+      const expected = '     -Q-----(R|)';
+      // #endregion refused-state
+      const { output$ } = drive(helpers, { rounds: [round1, round2], answers, log });
+      const text = refusedStateText('expired', 'Run the tool again.');
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        R: done({ content: [{ type: 'text', text }], isError: true }),
+      });
+    });
+    expect(log).toHaveBeenCalledWith(
+      'warn',
+      'the upstream server refused the request state after an input wait of 5 ms',
+    );
+  });
+
+  it('refuses a config out of range when it is built', () => {
+    const deps = {} as Parameters<typeof driveInputRounds>[1];
+    const config = { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' };
+    expect(() => driveInputRounds({ ...config, maxRounds: 0 }, deps)).toThrow(RangeError);
+    expect(() => driveInputRounds({ ...config, maxInputRequests: 0 }, deps)).toThrow(RangeError);
+    expect(() => driveInputRounds({ ...config, inputTimeoutMs: -1 }, deps)).toThrow(RangeError);
+  });
+});
