@@ -74,6 +74,11 @@ const LIST_MEMBER: Readonly<Record<string, string>> = {
   'resources/templates/list': 'resourceTemplates',
 };
 
+const isDataSrc = (icon: JsonValue): boolean => {
+  const src = (icon as JsonObject)['src'];
+  return typeof src === 'string' && src.toLowerCase().startsWith('data:');
+};
+
 /** Every `icons` array at any depth of `value`, except inside tool schemas. */
 function* iconArrays(value: JsonValue | undefined, key = ''): Generator<JsonValue[]> {
   if (key === 'inputSchema' || key === 'outputSchema' || key === 'structuredContent') return;
@@ -122,12 +127,7 @@ describe('translation of results (properties)', () => {
         for (const arrays of scope.map((s) => [...iconArrays(s)])) {
           for (const list of arrays) {
             expect(list.length).toBeGreaterThan(0);
-            for (const i of list)
-              expect(
-                String((i as JsonObject)['src'])
-                  .toLowerCase()
-                  .startsWith('data:'),
-              ).toBe(true);
+            for (const i of list) expect(isDataSrc(i)).toBe(true);
           }
         }
       }),
@@ -152,7 +152,7 @@ describe('translation of results (properties)', () => {
       fc.property(
         fc.dictionary(fc.constantFrom('_meta', 'task', 'name', 'arguments', 'cursor'), json),
         (params) => {
-          const forwarded = forwardParams(params as JsonObject);
+          const forwarded = forwardParams(params);
           expect(forwarded).not.toHaveProperty(['_meta']);
           expect(forwarded).not.toHaveProperty(['task']);
         },
