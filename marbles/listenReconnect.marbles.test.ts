@@ -171,6 +171,11 @@ describe('reopenListen', () => {
       for (const status of [400, 404, 501]) {
         expectObservable(cold('--#', v, http(status)).pipe(op), '^ 600ms !').toBe('--|');
       }
+      const accepted = new BridgeError('invalid_response', {
+        detail: 'not an event stream',
+        httpStatus: 202,
+      });
+      expectObservable(cold('--#', v, accepted).pipe(op), '^ 600ms !').toBe('--|');
     });
     expect(lines.filter((line) => line.includes('the next one opens in 500 ms'))).toHaveLength(6);
     expect(lines).toContain(
@@ -178,6 +183,7 @@ describe('reopenListen', () => {
     );
     expect(lines).toContain('warn: the listen stream failed with the HTTP status 404; list changes stop.');
     expect(lines).toContain('warn: the listen stream failed with the HTTP status 501; list changes stop.');
+    expect(lines).toContain('warn: the listen stream failed with the HTTP status 202; list changes stop.');
   });
 
   it('HTTP 401 and 403 wait for the next sign-in, or stop without one', () => {

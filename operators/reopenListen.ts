@@ -81,7 +81,10 @@ function decide(end: End, canSignIn: boolean): Next {
     return { kind: 'reopen', why: 'the upstream server ended the listen stream', level: 'info' };
   const error = end.failed;
   const status = isBridgeError(error) ? error.httpStatus : undefined;
-  if (status !== undefined && (status < 200 || status > 299)) {
+  // A 2xx stream that broke (`closed`) is a loss like any other; every other status decides.
+  const broken =
+    isBridgeError(error) && error.code === 'closed' && status !== undefined && status >= 200 && status <= 299;
+  if (status !== undefined && !broken) {
     if (retryableStatus(status))
       return { kind: 'reopen', why: `the listen stream ended with the HTTP status ${status}` };
     const why = `the listen stream failed with the HTTP status ${status}`;
