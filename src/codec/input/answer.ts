@@ -140,11 +140,13 @@ export function settleRound(
   });
   const settled: InputSession = { acceptedUrls };
   if (problem !== undefined) return { session: settled, ...problem };
-  const inputResponses: JsonObject = {};
-  for (const key of plan.keys) {
-    const response = responses.get(key);
-    if (response !== undefined) inputResponses[key] = response;
-  }
+  // fromEntries makes own members, also for a key such as `__proto__`.
+  const inputResponses: JsonObject = Object.fromEntries(
+    plan.keys.flatMap((key) => {
+      const response = responses.get(key);
+      return response === undefined ? [] : [[key, response]];
+    }),
+  );
   const retry: RetryExtras = {
     ...(plan.answersInputRequests ? { inputResponses } : {}),
     ...(plan.requestState === undefined ? {} : { requestState: plan.requestState }),

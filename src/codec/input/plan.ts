@@ -28,8 +28,14 @@ export type PlanOutcome = { readonly plan: RoundPlan } | { readonly failure: Inp
 /** The one property of the Continue form (reference-behaviors.md §4.3, §4.4). */
 export const CONTINUE_SCHEMA: JsonObject = Object.freeze({
   type: 'object',
-  properties: { continue: { type: 'string', title: 'Continue', enum: ['Continue'] } },
-  required: ['continue'],
+  properties: Object.freeze({
+    continue: Object.freeze({
+      type: 'string',
+      title: 'Continue',
+      enum: Object.freeze(['Continue']) as string[],
+    }),
+  }),
+  required: Object.freeze(['continue']) as string[],
 });
 
 /** The message of the Continue form for an accepted URL asked again. */
@@ -176,7 +182,7 @@ function buildPlan(drafts: readonly Draft[], result: JsonObject, context: PlanCo
     .filter((accepted) => !askedUrls.has(accepted.url))
     .map((accepted) => accepted.elicitationId);
   const asks: InputAsk[] = [];
-  const immediate: JsonObject = {};
+  const immediate = new Map<string, JsonObject>();
   const warnings: InputLogEntry[] = [];
   const formMode = declaresForm(context.clientCapabilities);
   for (const draft of drafts) {
@@ -217,7 +223,7 @@ function buildPlan(drafts: readonly Draft[], result: JsonObject, context: PlanCo
           };
           asks.push({ key, kind: 'url', method: 'elicitation/create', params, url });
         } else {
-          immediate[key] = { action: 'decline' };
+          immediate.set(key, { action: 'decline' });
           warnings.push({
             level: 'warn',
             text: keyDetail(
@@ -240,7 +246,7 @@ function buildPlan(drafts: readonly Draft[], result: JsonObject, context: PlanCo
   return {
     keys: drafts.map((draft) => draft.key),
     asks,
-    immediate,
+    immediate: Object.fromEntries(immediate),
     warnings,
     complete,
     answersInputRequests: isObject(inputRequests),

@@ -229,6 +229,15 @@ describe('settleRound', () => {
     ]);
   });
 
+  it('keeps a key named __proto__ as an own member of inputResponses', () => {
+    const inputRequests = JSON.parse(
+      '{"__proto__": {"method": "roots/list"}, "bad": {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "file:///x"}}}',
+    ) as JsonObject;
+    const settled = settleRound(planOf(inputRequired(inputRequests)), [{ result: { roots: [] } }]);
+    const responses = 'retry' in settled ? settled.retry.inputResponses : undefined;
+    expect(JSON.stringify(responses)).toBe('{"__proto__":{"roots":[]},"bad":{"action":"decline"}}');
+  });
+
   it('retries a state-only result with the requestState only', () => {
     expect(settleRound(planOf({ resultType: 'input_required', requestState: 'x' }), [])).toEqual({
       session: EMPTY_INPUT_SESSION,
