@@ -69,7 +69,23 @@ function listenRequest(
  * Runs the listener once `notifications/initialized` arrived in state ready (§2.5, §11 item 5)
  * and the initialize result declared something to listen for. Emits the notifications for the
  * client; unsubscribing (end of input, upstream loss) cancels every listen stream and drops
- * the upstream subscriptions.
+ * the upstream subscriptions (VS Code never unsubscribes by itself).
+ *
+ * Rules (marbles/subscriptions.marbles.test.ts; the reconnect is reopenListen's):
+ * 1. gap replay after each ack lists tools, prompts, resources, then each subscribed URI
+ * 2. a second ack within one stream replays again
+ * 3. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows
+ * 4. the subscribe response precedes the cancellation of the old stream and any update of the URI
+ * 5. an update of a replaced stream is dropped
+ * 6. events of a stream that is not yet acknowledged are dropped
+ * 7. a failed replacement keeps the old stream and reports the upstream error
+ * 8. the last unsubscribe with no declared lists ends the stream and opens none
+ * 9. a subscribe-only upstream opens its first stream on the first subscribe, without a replay
+ * 10. two concurrent subscribes both answer {} and the second stream has both URIs
+ * 11. a change that waits when the listener stops gets no response
+ * 12. a client cancel of a waiting subscribe cancels its stream and gets no response
+ * 13. the end of input during a backoff wait opens no stream
+ * 14. each listen stream carries the log level current at its start
  */
 export function startListener(ctx: ListenerContext): Observable<Frame> {
   const { session, deps, limits } = ctx;
