@@ -64,7 +64,7 @@ describe('mergeInOrder', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const results = cold('   --S', v);
       const events = cold('    --m#', v);
-      const failed = cold('    --#');
+      const failed = cold<Stamped>('    --#');
       expectObservable(mergeInOrder([results, events, failed], { sequenceOf })).toBe('--(mS#)', v);
     });
   });
