@@ -1,4 +1,14 @@
-import { asyncScheduler, defer, finalize, merge, mergeMap, Subject, takeUntil, throwError, timer } from 'rxjs';
+import {
+  asyncScheduler,
+  defer,
+  finalize,
+  merge,
+  mergeMap,
+  Subject,
+  takeUntil,
+  throwError,
+  timer,
+} from 'rxjs';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 
 export interface WithDeadlineConfig {
@@ -26,17 +36,19 @@ export interface WithDeadlineConfig {
  * 1. Values pass unchanged until the limit.
  * 2. At the limit, the source is unsubscribed and the output fails with `config.error()`.
  * 3. A source that completes first stops the clock.
+ * 4. Limits above 2^31-1 ms (about 24.8 days) are capped there.
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
-  const { limitMs } = config;
+  // Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice.
+  const limitMs = Math.min(config.limitMs, 2_147_483_647);
   const scheduler = config.scheduler ?? asyncScheduler;
   if (!(limitMs >= 0)) throw new RangeError('limitMs must be ≥ 0');
   return (source) =>
     defer(() => {
       const ended = new Subject<void>();
       const deadline$ = timer(limitMs, scheduler).pipe(
-        takeUntil(ended),
         mergeMap(() => throwError(config.error)),
+        takeUntil(ended),
       );
       return merge(source.pipe(finalize(() => ended.next())), deadline$);
     });

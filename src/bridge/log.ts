@@ -13,6 +13,7 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { err: 0, warn: 1, info: 2, debug: 3 };
 
-export const levelEnabled = (threshold: LogLevel, level: LogLevel): boolean => ORDER[level] <= ORDER[threshold];
+export const levelEnabled = (threshold: LogLevel, level: LogLevel): boolean =>
+  ORDER[level] <= ORDER[threshold];
 
 export const silentLogger: Logger = { log: () => undefined, enabled: () => false };

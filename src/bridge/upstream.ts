@@ -46,4 +46,3 @@ export interface UpstreamConnection {
   /** Stops the upstream: closes stdin, then terminates the child (process group) if needed. */
   close(): void;
 }
-

@@ -33,7 +33,10 @@ export const ERROR_TABLE = {
   closed: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
   upstream_exited: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
   transport_failed: [INTERNAL_ERROR, `The connection to the upstream server failed. ${UPSTREAM_LOG}`],
-  invalid_response: [INTERNAL_ERROR, `The upstream server sent a response that is not valid. ${UPSTREAM_LOG}`],
+  invalid_response: [
+    INTERNAL_ERROR,
+    `The upstream server sent a response that is not valid. ${UPSTREAM_LOG}`,
+  ],
   too_many_rounds: [INTERNAL_ERROR, `The upstream server asked for input too many times. ${UPSTREAM_LOG}`],
   spawn_failed: [
     INTERNAL_ERROR,
@@ -48,7 +51,10 @@ export const ERROR_TABLE = {
     'The upstream server did not answer server/discover: it is not an MCP server of revision 2026-07-28, ' +
       `or it does not respond. ${UPSTREAM_LOG}`,
   ],
-  undeclared_input_request: [INTERNAL_ERROR, 'The upstream server asked for input that the client did not declare.'],
+  undeclared_input_request: [
+    INTERNAL_ERROR,
+    'The upstream server asked for input that the client did not declare.',
+  ],
   invalid_input_request: [
     INTERNAL_ERROR,
     `The upstream server sent an input request that is not valid for the client. ${UPSTREAM_LOG}`,
@@ -57,7 +63,10 @@ export const ERROR_TABLE = {
     INTERNAL_ERROR,
     'The upstream server asked for more inputs at once than the limit of the bridge.',
   ],
-  input_timeout: [INTERNAL_ERROR, 'The client did not answer the input request of the upstream server in time.'],
+  input_timeout: [
+    INTERNAL_ERROR,
+    'The client did not answer the input request of the upstream server in time.',
+  ],
   invalid_client_answer: [
     INTERNAL_ERROR,
     'The client sent an answer that is not valid for the input request of the upstream server.',
@@ -78,8 +87,12 @@ export function bridgeError(cause: Cause, detail?: string, code?: number): Error
 }
 
 /** A JSON-RPC error frame for a bridge-made error. */
-export const bridgeErrorFrame = (id: RequestId | null, cause: Cause, detail?: string, code?: number): ErrorFrame =>
-  errorResponse(id, bridgeError(cause, detail, code));
+export const bridgeErrorFrame = (
+  id: RequestId | null,
+  cause: Cause,
+  detail?: string,
+  code?: number,
+): ErrorFrame => errorResponse(id, bridgeError(cause, detail, code));
 
 /** Formats a limit as the detail texts do: whole seconds, or milliseconds below one second. */
 export const formatDuration = (ms: number): string =>

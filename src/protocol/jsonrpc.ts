@@ -61,7 +61,11 @@ export const request = (id: RequestId, method: string, params?: JsonObject): Req
 export const notification = (method: string, params?: JsonObject): NotificationFrame =>
   params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 
-export const result = (id: RequestId, value: JsonObject): ResultFrame => ({ jsonrpc: '2.0', id, result: value });
+export const result = (id: RequestId, value: JsonObject): ResultFrame => ({
+  jsonrpc: '2.0',
+  id,
+  result: value,
+});
 
 export const errorResponse = (id: RequestId | null, error: ErrorObject): ErrorFrame => ({
   jsonrpc: '2.0',

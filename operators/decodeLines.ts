@@ -1,0 +1,54 @@
+import { concatMap, defer, endWith, filter, map } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { createLineSplitter } from '../src/protocol/lines.js';
+import type { RawLine } from '../src/protocol/lines.js';
+import { DEFAULT_MAX_DEPTH, parseLine } from '../src/protocol/parseLine.js';
+import type { Inbound } from '../src/protocol/parseLine.js';
+
+export interface DecodeLinesConfig {
+  /** Longest line in bytes, without the newline. Default 64 MiB (reference-behaviors.md §2.7). */
+  readonly maxLineBytes: number;
+  /** Deepest nesting of arrays and objects. Default 64. */
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_DECODE_LINES_CONFIG: DecodeLinesConfig = Object.freeze({
+  maxLineBytes: 64 * 1024 * 1024,
+  maxDepth: DEFAULT_MAX_DEPTH,
+});
+
+const END = Symbol('end');
+
+/**
+ * Splits byte chunks into newline-delimited JSON-RPC frames.
+ *
+ * ```text
+ * chunks:  -[{"a"]-[:1}\n\n{x\n]-|
+ * inbound: --------(fb)---------|   f = frame, b = bad line (parse_error)
+ * ```
+ *
+ * Rules:
+ * 1. A frame split across chunks is one frame; several frames in one chunk are all emitted in order.
+ * 2. Blank lines (empty or only spaces and tabs) and a trailing `\r` are skipped.
+ * 3. A bad line is a value, never a stream error: `parse_error`, `invalid_request_shape`,
+ *    `line_too_long` or `too_deep`, with the id recovered from the raw bytes.
+ * 4. A line longer than `maxLineBytes` is never held in memory whole: only its first and last
+ *    256 bytes are kept for id recovery.
+ * 5. An unterminated last line is decoded at the end of input.
+ */
+export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFunction<Uint8Array, Inbound> {
+  const { maxLineBytes, maxDepth } = { ...DEFAULT_DECODE_LINES_CONFIG, ...config };
+  if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) throw new RangeError('maxLineBytes must be ≥ 1');
+  if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new RangeError('maxDepth must be ≥ 1');
+  const limits = { maxLineBytes, maxDepth };
+  return (chunks$) =>
+    defer(() => {
+      const splitter = createLineSplitter(maxLineBytes); // per subscription
+      return chunks$.pipe(
+        endWith(END),
+        concatMap((chunk): Iterable<RawLine> => (chunk === END ? splitter.end() : splitter.push(chunk))),
+        map((line) => parseLine(line, limits)),
+        filter((inbound) => inbound.kind !== 'blank'),
+      );
+    });
+}

@@ -1,0 +1,71 @@
+/**
+ * Settings of one bridge connection, with the reference defaults (reference-behaviors.md §3.5).
+ */
+import type { SchedulerLike } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { Logger } from './log.js';
+import type { UpstreamConnection } from './upstream.js';
+
+export interface BridgeLimits {
+  /** Most client requests in flight (§2.9). */
+  readonly maxInFlight: number;
+  /** Limit of `server/discover`, in ms (`--discover-timeout`). */
+  readonly discoverTimeoutMs: number;
+  /** List methods and `completion/complete`, in ms. */
+  readonly listTimeoutMs: number;
+  /** First round of `prompts/get` and `resources/read`, in ms. */
+  readonly readTimeoutMs: number;
+  /** Each round of `tools/call`, and later rounds of reads, in ms. */
+  readonly callTimeoutMs: number;
+  /** Wait for the client's answers of one input round, in ms. */
+  readonly inputTimeoutMs: number;
+  /** Most input-request rounds of one client request. */
+  readonly maxRounds: number;
+  /** Most input requests in one round. */
+  readonly maxInputRequests: number;
+  /** After the end of input, how long running work may go on before it is cut, in ms. */
+  readonly shutdownGraceMs: number;
+  /** First slow-request line after, then every, in ms (§2.12). */
+  readonly slowFirstMs: number;
+  readonly slowEveryMs: number;
+  /** Listen stream backoff (§5.5), in ms. */
+  readonly listenBackoffMs: number;
+  readonly listenMaxBackoffMs: number;
+  readonly listenResetAfterMs: number;
+}
+
+export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
+  maxInFlight: 256,
+  discoverTimeoutMs: 60_000,
+  listTimeoutMs: 120_000,
+  readTimeoutMs: 120_000,
+  callTimeoutMs: 3_600_000,
+  inputTimeoutMs: 3_600_000,
+  maxRounds: 10,
+  maxInputRequests: 16,
+  shutdownGraceMs: 2_000,
+  slowFirstMs: 10_000,
+  slowEveryMs: 30_000,
+  listenBackoffMs: 500,
+  listenMaxBackoffMs: 30_000,
+  listenResetAfterMs: 10_000,
+});
+
+export interface BridgeConfig {
+  /** Version of the bridge, the fallback `serverInfo.version`. */
+  readonly version: string;
+  /** `serverInfo.name` when the upstream gives none (`--name`, command basename, URL host, profile). */
+  readonly fallbackName: string;
+  readonly limits: BridgeLimits;
+}
+
+export interface BridgeDeps {
+  /**
+   * Starts (or reaches) the upstream for one `initialize` attempt. Emits the connection once;
+   * errors with a BridgeError (`spawn_failed`, `connect_failed`).
+   */
+  readonly connect: () => Observable<UpstreamConnection>;
+  readonly logger: Logger;
+  /** Virtual time in tests. */
+  readonly scheduler?: SchedulerLike;
+}

@@ -1,0 +1,140 @@
+/**
+ * The composition root of the VS Code front end: client frames in, client frames out
+ * (reference-behaviors.md §1.4). One subscription is one client connection.
+ */
+import type {
+  Observable} from 'rxjs';
+import {
+  EMPTY,
+  concat,
+  defer,
+  filter,
+  finalize,
+  merge,
+  mergeMap,
+  of,
+  race,
+  switchMap,
+  take,
+  takeUntil,
+  tap,
+  throwError,
+  timer,
+} from 'rxjs';
+import { limitInFlight } from '../../operators/limitInFlight.js';
+import { toLegacyLogMessage } from '../codec/logMessage.js';
+import { BridgeError } from '../errors.js';
+import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import type { BridgeConfig, BridgeDeps } from './config.js';
+import { createDispatcher } from './dispatch.js';
+import { startListener } from './listener.js';
+import type { Session } from './session.js';
+import { createSession } from './session.js';
+
+/** Requests that run as tasks and take a place of the in-flight limit (§2.9). */
+function isTask(session: Session, inbound: Inbound): boolean {
+  if (inbound.kind !== 'frame' || !('method' in inbound.frame) || !('id' in inbound.frame)) return false;
+  const method = inbound.frame.method;
+  return (
+    method !== 'ping' &&
+    method !== 'logging/setLevel' &&
+    method !== 'server/discover' &&
+    session.phase !== 'closing'
+  );
+}
+
+/** Upstream log messages for the client, filtered by its level (§5.7). */
+function logMessages(session: Session): Observable<Frame> {
+  return session.ready$.pipe(
+    take(1),
+    switchMap((upstream) => upstream.notifications$),
+    mergeMap((frame) => {
+      const message = toLegacyLogMessage(frame, session.logLevel);
+      return message === undefined ? EMPTY : of(message);
+    }),
+  );
+}
+
+/** Watches the upstream process: its exit stops every request (§2.14). */
+function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
+  return session.ready$.pipe(
+    take(1),
+    switchMap((upstream) => upstream.exit$),
+    take(1),
+    tap(({ code, signal }) => {
+      session.phase = 'closing';
+      const how = signal === null ? `exited with code ${String(code)}` : `stopped on signal ${signal}`;
+      deps.logger.log('bridge', 'err', `the upstream server ${how}`);
+      session.abortAll$.next({
+        reason: 'the upstream server stopped',
+        error: bridgeError('upstream_exited'),
+      });
+    }),
+    mergeMap(() => EMPTY),
+  );
+}
+
+export function createBridge(
+  config: BridgeConfig,
+  deps: BridgeDeps,
+): (clientIn$: Observable<Inbound>) => Observable<Frame> {
+  const scheduler = deps.scheduler;
+  return (clientIn$) =>
+    defer(() => {
+      const session = createSession();
+      const dispatch = createDispatcher({ session, config, deps, scheduler });
+      const ended$ = session.abortAll$.pipe(take(1));
+      let upstreamGone = false;
+
+      const main$ = clientIn$.pipe(
+        // §2.13: the end of input cancels everything in flight; the rest may then finish.
+        tap({ complete: () => session.abortAll$.next({ reason: 'the client closed the connection' }) }),
+        limitInFlight(
+          { maxInFlight: config.limits.maxInFlight, counts: (inbound) => isTask(session, inbound) },
+          dispatch,
+          (inbound) =>
+            of(
+              bridgeErrorFrame(
+                inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : null,
+                'too_many_requests',
+              ),
+            ),
+        ),
+      );
+
+      const background$ = merge(
+        logMessages(session),
+        startListener({ session, deps, limits: config.limits, scheduler }),
+        upstreamExit(session, deps),
+      ).pipe(takeUntil(ended$));
+
+      // At the end of input, running work gets the grace period; after an upstream loss the
+      // bridge stops as soon as no task runs, at the latest after the grace (§2.13, §2.14).
+      const cut$ = ended$.pipe(
+        switchMap((abort) => {
+          upstreamGone = abort.error !== undefined;
+          const grace$ = timer(config.limits.shutdownGraceMs, scheduler);
+          return upstreamGone ? race(grace$, idle(session)) : grace$;
+        }),
+      );
+
+      return concat(
+        merge(main$, background$).pipe(takeUntil(cut$)),
+        defer(() => (upstreamGone ? throwError(() => new BridgeError('upstream_exited')) : EMPTY)),
+      ).pipe(finalize(() => session.upstream?.close()));
+    });
+}
+
+/** Emits once no task runs any more. */
+function idle(session: Session): Observable<unknown> {
+  return defer(() =>
+    session.tasks === 0
+      ? of(0)
+      : session.taskEnded$.pipe(
+          filter(() => session.tasks === 0),
+          take(1),
+        ),
+  );
+}

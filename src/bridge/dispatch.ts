@@ -1,0 +1,119 @@
+/**
+ * What the front end does with each client line (reference-behaviors.md §2.3–§2.8).
+ */
+import { EMPTY, of } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { isLogLevel } from '../codec/logMessage.js';
+import { isModernRequest } from '../codec/meta.js';
+import { bridgeErrorFrame } from '../protocol/errors.js';
+import type { Frame, NotificationFrame, RequestFrame, ResponseFrame } from '../protocol/jsonrpc.js';
+import { isErrorResponse, isRequest, isResponse, result } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import type { BridgeConfig, BridgeDeps } from './config.js';
+import { FORWARDED_METHODS, forwardRequest } from './forward.js';
+import { handleInitialize } from './initialize.js';
+import { handleSubscription } from './listener.js';
+import type { Session } from './session.js';
+
+export interface DispatchContext {
+  readonly session: Session;
+  readonly config: BridgeConfig;
+  readonly deps: BridgeDeps;
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+const isBridgeId = (id: unknown): id is string => typeof id === 'string' && id.startsWith('b-');
+
+/** §2.8: only answers to `b-` ids reach the pending table; everything else is dropped silently. */
+function routeAnswer(session: Session, frame: ResponseFrame): void {
+  if (!isBridgeId(frame.id)) return;
+  session.answers$.next(
+    isErrorResponse(frame) ? { id: frame.id, error: frame.error } : { id: frame.id, result: frame.result },
+  );
+}
+
+function handleNotification(ctx: DispatchContext, frame: NotificationFrame): void {
+  const { session, deps } = ctx;
+  if (frame.method === 'notifications/cancelled') {
+    const id = frame.params?.['requestId'];
+    if (typeof id === 'string' || typeof id === 'number') session.cancels$.next(id);
+  } else if (frame.method === 'notifications/initialized') {
+    // §2.5: only after the initialize result was written; a second one is a no-op.
+    if (session.phase === 'ready' && !session.initialized) {
+      session.initialized = true;
+      session.initialized$.next();
+    }
+  } else if (frame.method !== 'notifications/roots/list_changed' && deps.logger.enabled('debug')) {
+    deps.logger.log('bridge', 'debug', `ignored the notification ${frame.method} of the client`);
+  }
+}
+
+function setLevel(session: Session, request: RequestFrame): Frame {
+  const level = request.params?.['level'];
+  if (!isLogLevel(level)) return bridgeErrorFrame(request.id, 'invalid_params');
+  session.logLevel = level;
+  return result(request.id, {});
+}
+
+function handleRequest(ctx: DispatchContext, request: RequestFrame): Observable<Frame> {
+  const { session } = ctx;
+  const { id, method } = request;
+  // Answered at any time, inline (§2.3, §2.4).
+  if (method === 'ping') return of(result(id, {}));
+  if (method === 'logging/setLevel') return of(setLevel(session, request));
+  // The Copilot runtime probes with server/discover first and falls back to initialize (§2.3).
+  if (method === 'server/discover') return of(bridgeErrorFrame(id, 'method_not_found'));
+
+  switch (session.phase) {
+    case 'awaiting_initialize':
+    case 'initializing':
+      if (method === 'initialize') {
+        return session.phase === 'awaiting_initialize'
+          ? handleInitialize(ctx, request)
+          : of(bridgeErrorFrame(id, 'already_initialized'));
+      }
+      if (isModernRequest(request.params)) return of(bridgeErrorFrame(id, 'method_not_found'));
+      return of(bridgeErrorFrame(id, 'not_initialized'));
+    case 'closing':
+      return of(bridgeErrorFrame(id, 'upstream_exited'));
+    case 'ready': {
+      const { client, upstream } = session;
+      if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
+      if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
+        const { limits } = ctx.config;
+        return forwardRequest(
+          { session, client, upstream, limits, logger: ctx.deps.logger, scheduler: ctx.scheduler },
+          request,
+        );
+      }
+      if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
+        return handleSubscription(session, request);
+      }
+      return of(bridgeErrorFrame(id, 'method_not_found'));
+    }
+  }
+}
+
+export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Observable<Frame> {
+  const { session } = ctx;
+  return (inbound) => {
+    if (inbound.kind === 'blank') return EMPTY;
+    if (inbound.kind === 'bad') {
+      // §2.7: a broken answer to a bridge request resolves it instead of getting an error.
+      if (isBridgeId(inbound.id)) {
+        session.answers$.next({ id: inbound.id, badLine: true });
+        return EMPTY;
+      }
+      const detail = 'detail' in inbound ? inbound.detail : undefined;
+      return of(bridgeErrorFrame(inbound.id, inbound.cause, detail));
+    }
+    const frame = inbound.frame;
+    if (isResponse(frame)) {
+      routeAnswer(session, frame);
+      return EMPTY;
+    }
+    if (isRequest(frame)) return handleRequest(ctx, frame);
+    handleNotification(ctx, frame);
+    return EMPTY;
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * `initialize` (reference-behaviors.md §2.1, §2.2): start the upstream, ask `server/discover`,
+ * answer with a 2025-11-25 result. A failed attempt leaves the connection ready for a retry.
+ */
+import {
+  EMPTY,
+  catchError,
+  concat,
+  defer,
+  filter,
+  map,
+  merge,
+  mergeMap,
+  of,
+  take,
+  takeUntil,
+  tap,
+} from 'rxjs';
+import type { SchedulerLike ,
+  Observable} from 'rxjs';
+import { withDeadline } from '../../operators/withDeadline.js';
+import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
+import { buildInitializeResult } from '../codec/initializeResult.js';
+import { declaredLists } from '../codec/listen.js';
+import { buildUpstreamMeta } from '../codec/meta.js';
+import { classifyResult } from '../codec/results.js';
+import { BridgeError, isBridgeError } from '../errors.js';
+import { INTERNAL_ERROR, URL_ELICITATION_REQUIRED, bridgeError, formatDuration } from '../protocol/errors.js';
+import type { ErrorObject, Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
+import { errorResponse, isErrorResponse, isObject, result } from '../protocol/jsonrpc.js';
+import type { BridgeConfig, BridgeDeps } from './config.js';
+import type { ClientContext, Session } from './session.js';
+import type { UpstreamConnection } from './upstream.js';
+
+/** The client's identity and capabilities from the `initialize` params; lenient on shape. */
+function clientContext(params: JsonObject | undefined): ClientContext {
+  const info = isObject(params?.['clientInfo']) ? params['clientInfo'] : {};
+  const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
+  const name = typeof info['name'] === 'string' && info['name'] !== '' ? info['name'] : 'unknown-client';
+  const version = typeof info['version'] === 'string' ? info['version'] : '0.0.0';
+  return {
+    info: { name, version },
+    capabilities,
+    upstreamCapabilities: toUpstreamClientCapabilities(capabilities),
+  };
+}
+
+/** The error of a failed discover (§2.2 "Discover failure mapping"). */
+function discoverError(error: unknown, limitMs: number): ErrorObject {
+  if (isBridgeError(error)) {
+    if (error.code === 'spawn_failed' || error.code === 'connect_failed')
+      return bridgeError(error.code, error.detail);
+    if (error.code === 'timeout')
+      return bridgeError('discover_failed', `no response in ${formatDuration(limitMs)}`);
+    const status = error.httpStatus === undefined ? '' : `, HTTP status ${error.httpStatus}`;
+    const detail =
+      error.code === 'closed' || error.code === 'upstream_exited' || error.code === 'invalid_response'
+        ? `server/discover${status}`
+        : `${error.detail ?? 'server/discover'}${status}`;
+    return bridgeError(error.code === 'upstream_exited' ? 'closed' : error.code, detail);
+  }
+  return bridgeError('internal');
+}
+
+export interface InitializeContext {
+  readonly session: Session;
+  readonly config: BridgeConfig;
+  readonly deps: BridgeDeps;
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+export function handleInitialize(ctx: InitializeContext, request: RequestFrame): Observable<Frame> {
+  const { session, config, deps } = ctx;
+  const logger = deps.logger;
+  const limitMs = config.limits.discoverTimeoutMs;
+  return defer(() => {
+    session.phase = 'initializing';
+    const client = clientContext(request.params);
+    let upstream: UpstreamConnection | undefined;
+    let settled = false;
+    const reset = (): void => {
+      // §2.1: a failed or cancelled initialize returns to awaiting_initialize; the client may retry.
+      if (settled) return;
+      settled = true;
+      session.phase = session.phase === 'closing' ? 'closing' : 'awaiting_initialize';
+      upstream?.close();
+    };
+    const stop$ = merge(session.cancels$.pipe(filter((id) => id === request.id)), session.abortAll$).pipe(
+      take(1),
+    );
+
+    const discover$ = (connection: UpstreamConnection): Observable<Frame> =>
+      connection
+        .request('server/discover', {
+          _meta: buildUpstreamMeta(
+            {
+              clientInfo: client.info,
+              clientCapabilities: client.upstreamCapabilities,
+              ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+            },
+            undefined,
+          ),
+        })
+        .pipe(
+          withDeadline({
+            limitMs,
+            ...(ctx.scheduler === undefined ? {} : { scheduler: ctx.scheduler }),
+            error: () => new BridgeError('timeout'),
+          }),
+          filter((event) => event.type === 'response'),
+          map((event): Frame => {
+            const frame = event.frame;
+            if (isErrorResponse(frame)) {
+              // The upstream code is kept (except -32042) with our message, its message as detail.
+              const code = frame.error.code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : frame.error.code;
+              logger.log(
+                'bridge',
+                'err',
+                `server/discover failed: the upstream server answered with the error ${frame.error.code}`,
+              );
+              reset();
+              return errorResponse(request.id, bridgeError('discover_failed', frame.error.message, code));
+            }
+            const classified = classifyResult('server/discover', frame.result);
+            if (classified.kind !== 'complete' || !isObject(classified.result['capabilities'] ?? {})) {
+              throw new BridgeError('invalid_response', { detail: 'server/discover' });
+            }
+            const initializeResult = buildInitializeResult(classified.result, {
+              fallbackName: config.fallbackName,
+              bridgeVersion: config.version,
+              remote: connection.remote,
+            });
+            const capabilities = isObject(initializeResult['capabilities'])
+              ? initializeResult['capabilities']
+              : {};
+            settled = true;
+            session.client = client;
+            session.upstream = connection;
+            session.declared = declaredLists(capabilities);
+            session.phase = 'ready';
+            session.ready$.next(connection);
+            return result(request.id, initializeResult);
+          }),
+        );
+
+    const attempt$ = deps.connect().pipe(
+      take(1),
+      tap((connection) => (upstream = connection)),
+      mergeMap(discover$),
+      catchError((error: unknown) => {
+        const code = isBridgeError(error) ? error.code : 'internal failure';
+        if (code !== 'spawn_failed') logger.log('bridge', 'err', `server/discover failed: ${code}`);
+        reset();
+        return of(errorResponse(request.id, discoverError(error, limitMs)));
+      }),
+    );
+    // A cancelled initialize gets no response (§2.1).
+    return concat(attempt$.pipe(takeUntil(stop$.pipe(tap(reset)))), EMPTY);
+  });
+}

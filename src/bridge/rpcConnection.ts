@@ -1,0 +1,204 @@
+/**
+ * The JSON-RPC client of a line-based upstream (stdio child): ids, correlation and
+ * cancellation. Every upstream frame is dispatched synchronously in arrival order, so an event
+ * the upstream wrote before a result reaches the client before that result
+ * (reference-behaviors.md §5.8).
+ */
+import {
+  Observable,
+  ReplaySubject,
+  Subject,
+  catchError,
+  endWith,
+  ignoreElements,
+  map,
+  merge,
+  of,
+  race,
+  share,
+  switchMap,
+  take,
+  tap,
+  timer,
+} from 'rxjs';
+import type { Subscriber } from 'rxjs';
+import { BridgeError } from '../errors.js';
+import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
+import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import type { Logger } from './log.js';
+import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './upstream.js';
+
+export interface LineTransport {
+  /** Parsed upstream lines; completes when the upstream closes its stdout. */
+  readonly inbound$: Observable<Inbound>;
+  /** Queues one frame for the upstream's stdin. */
+  send(frame: Frame): void;
+  /** Emits once when the upstream process is gone. */
+  readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
+  close(): void;
+}
+
+export interface RpcConnectionConfig {
+  /** How long to wait for the exit of a process that closed its stdout before failing with `closed`. */
+  readonly exitAfterCloseMs: number;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly subscriber: Subscriber<ExchangeEvent>;
+  readonly started: number;
+  readonly trace: string;
+}
+
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** The request an upstream notification belongs to: progress token, listen tag, or cancel target. */
+function correlatedId(frame: NotificationFrame): RequestId | undefined {
+  const params = frame.params;
+  if (params === undefined) return undefined;
+  if (frame.method === 'notifications/progress') return params['progressToken'] as RequestId | undefined;
+  if (frame.method === 'notifications/cancelled') return params['requestId'] as RequestId | undefined;
+  const meta = params['_meta'];
+  return isObject(meta) ? (meta[SUBSCRIPTION_ID] as RequestId | undefined) : undefined;
+}
+
+export function createRpcConnection(
+  transport: LineTransport,
+  logger: Logger,
+  config: RpcConnectionConfig = { exitAfterCloseMs: 250 },
+): UpstreamConnection {
+  const pending = new Map<number, Pending>();
+  const notifications = new Subject<NotificationFrame>();
+  // Replayed: a request made after the exit must still see it.
+  const exit$ = transport.exit$.pipe(
+    take(1),
+    share({
+      connector: () => new ReplaySubject(1),
+      resetOnError: false,
+      resetOnComplete: false,
+      resetOnRefCountZero: false,
+    }),
+  );
+  let nextId = 1;
+  let gone: BridgeError | undefined;
+
+  const finish = (id: number, outcome: string): Pending | undefined => {
+    const entry = pending.get(id);
+    if (entry === undefined) return undefined;
+    pending.delete(id);
+    if (logger.enabled('debug')) {
+      logger.log(
+        'bridge',
+        'debug',
+        `upstream request ${id} (${entry.method}, ${entry.trace}): ${outcome} after ${Date.now() - entry.started} ms`,
+      );
+    }
+    return entry;
+  };
+
+  const failAll = (error: BridgeError): void => {
+    gone ??= error;
+    for (const id of [...pending.keys()]) finish(id, error.code)?.subscriber.error(error);
+  };
+
+  const dispatch = (inbound: Inbound): void => {
+    if (inbound.kind === 'bad') {
+      // reference-behaviors.md §3.1: a frame the bridge cannot read fails the request it names.
+      const id = inbound.id;
+      const entry = typeof id === 'number' ? finish(id, `bad frame (${inbound.cause})`) : undefined;
+      if (entry !== undefined)
+        entry.subscriber.error(new BridgeError('invalid_response', { detail: entry.method }));
+      else
+        logger.log(
+          'bridge',
+          'warn',
+          `dropped a line of the upstream server that is not valid (${inbound.cause})`,
+        );
+      return;
+    }
+    if (inbound.kind !== 'frame') return;
+    const frame = inbound.frame;
+    if (isResponse(frame)) {
+      const entry = typeof frame.id === 'number' ? finish(frame.id, 'response') : undefined;
+      if (entry === undefined) {
+        logger.log('bridge', 'debug', 'dropped a response of the upstream server that belongs to no request');
+        return;
+      }
+      entry.subscriber.next({ type: 'response', frame });
+      entry.subscriber.complete();
+      return;
+    }
+    if (isRequest(frame)) {
+      // protocol-mapping.md §10.7 trap 35: a 2026-07-28 server never sends requests; never answer one.
+      logger.log('bridge', 'warn', `ignored the request ${frame.method} of the upstream server`);
+      return;
+    }
+    const target = correlatedId(frame);
+    const entry = typeof target === 'number' ? pending.get(target) : undefined;
+    if (entry !== undefined) entry.subscriber.next({ type: 'notification', frame });
+    else if (frame.method === 'notifications/message') notifications.next(frame);
+    else if (logger.enabled('debug')) {
+      logger.log(
+        'bridge',
+        'debug',
+        `dropped the notification ${frame.method} of the upstream server: it belongs to no request`,
+      );
+    }
+  };
+
+  // Exit and the end of stdout both end the connection; a crashing child closes stdout just
+  // before it exits, so a closed stdout waits briefly for the exit to report upstream_exited.
+  const closed$ = race(
+    exit$.pipe(map(() => new BridgeError('upstream_exited'))),
+    timer(config.exitAfterCloseMs).pipe(map(() => new BridgeError('closed'))),
+  );
+  const lifecycle = merge(
+    exit$.pipe(map(() => new BridgeError('upstream_exited'))),
+    transport.inbound$.pipe(
+      tap(dispatch),
+      ignoreElements(),
+      endWith(undefined),
+      catchError(() => of(new BridgeError('transport_failed'))),
+      switchMap((failure) => (failure === undefined ? closed$ : of(failure))),
+    ),
+  ).subscribe(failAll);
+
+  const requestFn = (
+    method: string,
+    params: JsonObject,
+    options: ExchangeOptions = {},
+  ): Observable<ExchangeEvent> =>
+    new Observable<ExchangeEvent>((subscriber) => {
+      if (gone !== undefined) {
+        subscriber.error(gone);
+        return undefined;
+      }
+      const id = nextId++;
+      const meta = isObject(params['_meta']) ? params['_meta'] : {};
+      const trace =
+        options.trace === undefined
+          ? 'round 1 of no client request'
+          : `round ${options.trace.round} of ${options.trace.clientId === undefined ? 'no client request' : `client request ${options.trace.clientId}`}`;
+      pending.set(id, { method, subscriber, started: Date.now(), trace });
+      transport.send(request(id, method, { ...params, _meta: { ...meta, progressToken: id } }));
+      return () => {
+        if (finish(id, 'cancelled') === undefined) return;
+        const reason = options.cancelReason?.() ?? 'the client canceled the request';
+        transport.send(notification('notifications/cancelled', { requestId: id, reason }));
+      };
+    });
+
+  return {
+    request: requestFn,
+    notifications$: notifications.asObservable(),
+    exit$,
+    remote: false,
+    close: () => {
+      lifecycle.unsubscribe();
+      failAll(new BridgeError('closed'));
+      notifications.complete();
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+/**
+ * The executable `mcp-bridge-vscode`: parses the command line, wires stdio, the upstream and the
+ * bridge, and maps how the bridge ended to an exit code (reference-behaviors.md §8):
+ * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments.
+ */
+import { readFileSync } from 'node:fs';
+import { Subject, firstValueFrom, map, of, takeUntil, tap } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { decodeLines } from '../../operators/decodeLines.js';
+import { encodeFrames } from '../../operators/encodeFrames.js';
+import { createBridge } from '../bridge/createBridge.js';
+import { DEFAULT_LIMITS } from '../bridge/config.js';
+import type { Logger } from '../bridge/log.js';
+import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamConnection } from '../bridge/upstream.js';
+import { fallbackServerName } from '../codec/initializeResult.js';
+import { isBridgeError } from '../errors.js';
+import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
+import { createHttpUpstream } from '../edges/http/httpUpstream.js';
+import { readChunks, writeLines } from '../edges/stdio.js';
+import { parseCommandLine } from './args.js';
+import type { ServeOptions } from './args.js';
+import { USAGE_TEXT } from './help.js';
+import { createStderrLogger, formatDiagnostic } from './log.js';
+
+const PROFILE_NAME = 'mcp-bridge-vscode';
+/** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
+const WATCHDOG_MS = 8_000;
+/** How long the child may take to exit after its stdin closed, before SIGTERM then SIGKILL. */
+const CHILD_STOP_GRACE_MS = 1_000;
+
+function packageVersion(): string {
+  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
+  const version = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === 'string' ? version : '0.0.0';
+}
+
+interface ChildTracker {
+  pid: number | undefined;
+  exited: Promise<unknown> | undefined;
+}
+
+function connector(
+  options: ServeOptions,
+  logger: Logger,
+  child: ChildTracker,
+  caPem: string | undefined,
+): () => Observable<UpstreamConnection> {
+  const upstream = options.upstream;
+  if (upstream.kind === 'url') {
+    return () =>
+      of(
+        createHttpUpstream(
+          {
+            url: upstream.url,
+            headers: options.headers.map(({ name, value }) => ({ name, value })),
+            maxResponseBytes: options.maxResponseBytes,
+            ...(caPem === undefined ? {} : { caPem }),
+            env: process.env,
+          },
+          logger,
+        ),
+      );
+  }
+  return () =>
+    spawnChildUpstream(
+      { argv: upstream.argv, maxLineBytes: options.maxLineBytes, stopGraceMs: CHILD_STOP_GRACE_MS },
+      logger,
+    ).pipe(
+      map((transport) => {
+        child.pid = transport.pid;
+        child.exited = firstValueFrom(transport.exit$, { defaultValue: undefined });
+        return createRpcConnection(transport, logger);
+      }),
+    );
+}
+
+async function serve(options: ServeOptions, logger: Logger): Promise<number> {
+  const caPem = options.caPem;
+  for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
+  const child: ChildTracker = { pid: undefined, exited: undefined };
+  const upstream = options.upstream;
+  const fallbackName = fallbackServerName({
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
+    profileName: PROFILE_NAME,
+  });
+  const bridge = createBridge(
+    {
+      version: packageVersion(),
+      fallbackName,
+      limits: { ...DEFAULT_LIMITS, discoverTimeoutMs: options.discoverTimeoutMs },
+    },
+    { connect: connector(options, logger, child, caPem), logger },
+  );
+
+  const stop$ = new Subject<void>();
+  const onSignal = (): void => stop$.next();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  process.stdout.on('error', () => undefined); // EPIPE: the client went away; stdin's end follows.
+
+  let watchdog: NodeJS.Timeout | undefined;
+  const armWatchdog = (): void => {
+    watchdog ??= setTimeout(() => {
+      logger.log(
+        'vscode',
+        'warn',
+        `the bridge did not stop in ${WATCHDOG_MS / 1000} s after the end of stdin, thus it stops now`,
+      );
+      killGroup(child.pid);
+      process.exit(0);
+    }, WATCHDOG_MS);
+    watchdog.unref();
+  };
+  stop$.subscribe(armWatchdog);
+
+  const chunks$ = readChunks(process.stdin).pipe(takeUntil(stop$));
+  const inbound$ = chunks$.pipe(
+    tap({ complete: armWatchdog }),
+    decodeLines({ maxLineBytes: options.maxLineBytes }),
+  );
+  const code = await new Promise<number>((resolve) => {
+    inbound$.pipe(bridge, encodeFrames(), writeLines(process.stdout)).subscribe({
+      complete: () => resolve(0),
+      error: (error: unknown) => {
+        if (!isBridgeError(error) || error.code !== 'upstream_exited') {
+          const name = error instanceof Error ? error.name : 'unknown';
+          logger.log('bridge', 'err', `the bridge stopped on an internal failure (${name})`);
+        }
+        resolve(1);
+      },
+    });
+  });
+  // Give the child a bounded time to exit after its stdin closed (the edge escalates to signals).
+  if (child.exited !== undefined) {
+    await Promise.race([
+      child.exited,
+      new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
+    ]);
+  }
+  return code;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseCommandLine(argv, process.env, packageVersion());
+  switch (parsed.kind) {
+    case 'help':
+    case 'version':
+      process.stdout.write(`${parsed.text}\n`);
+      return 0;
+    case 'error':
+      process.stderr.write(`${formatDiagnostic(parsed.message)}\n${USAGE_TEXT}\n`);
+      return 2;
+    case 'serve':
+      return serve(parsed.options, createStderrLogger(parsed.options.logLevel));
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  () => process.exit(1),
+);

@@ -1,0 +1,104 @@
+/**
+ * The upstream child process (reference-behaviors.md §3.1): argv after `--` unchanged, no shell,
+ * the bridge's environment and stderr inherited, its own process group so that a stop reaches
+ * every process it started.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { Observable, Subject, share } from 'rxjs';
+import { BridgeError } from '../errors.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import type { LineTransport } from '../bridge/rpcConnection.js';
+import type { Logger } from '../bridge/log.js';
+import { decodeLines } from '../../operators/decodeLines.js';
+import { readChunks, writeLines } from './stdio.js';
+
+export interface ChildUpstreamConfig {
+  readonly argv: readonly string[];
+  readonly maxLineBytes: number;
+  /** After stdin is closed, how long the child may take to exit before SIGTERM, then SIGKILL. */
+  readonly stopGraceMs: number;
+}
+
+/** Sends a signal to the child's process group, falling back to the child alone. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (process.platform === 'win32') child.kill(signal);
+    else process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+/** Kills the whole process group of a child right away (the watchdog path). */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Starts the child and emits its line transport once the process runs; errors with
+ * `spawn_failed` when it cannot start (ENOENT, EACCES, …).
+ */
+export function spawnChildUpstream(
+  config: ChildUpstreamConfig,
+  logger: Logger,
+): Observable<LineTransport & { readonly pid: number | undefined }> {
+  return new Observable((subscriber) => {
+    const [command, ...args] = config.argv;
+    if (command === undefined) {
+      subscriber.error(new BridgeError('spawn_failed', { detail: 'no command' }));
+      return undefined;
+    }
+    const child = spawn(command, args, {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+    const exit$ = new Subject<{ code: number | null; signal: string | null }>();
+    const out$ = new Subject<string>();
+    const timers: NodeJS.Timeout[] = [];
+    let exited = false;
+
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) {
+        logger.log('bridge', 'err', `cannot start the upstream command: ${error.code ?? error.message}`);
+        subscriber.error(
+          new BridgeError('spawn_failed', { detail: error.code ?? 'spawn error', cause: error }),
+        );
+      }
+    });
+    child.stdin.on('error', () => undefined); // EPIPE after the child exited: the exit path reports it.
+    child.once('exit', (code, signal) => {
+      exited = true;
+      for (const t of timers) clearTimeout(t);
+      exit$.next({ code, signal });
+      exit$.complete();
+    });
+    // Lives until close() completes out$ (not tied to this subscription: callers may take(1)).
+    out$.pipe(writeLines(child.stdin)).subscribe();
+
+    child.once('spawn', () => {
+      subscriber.next({
+        pid: child.pid,
+        inbound$: readChunks(child.stdout).pipe(decodeLines({ maxLineBytes: config.maxLineBytes }), share()),
+        send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
+        exit$: exit$.asObservable(),
+        close: () => {
+          if (exited) return;
+          out$.complete();
+          child.stdin.end();
+          // A server should exit at the end of its stdin; if it does not, stop it (style of VS Code's stop).
+          timers.push(setTimeout(() => signalGroup(child, 'SIGTERM'), config.stopGraceMs));
+          timers.push(setTimeout(() => signalGroup(child, 'SIGKILL'), config.stopGraceMs * 2));
+        },
+      });
+    });
+    return undefined;
+  });
+}
