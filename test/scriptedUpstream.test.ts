@@ -5,20 +5,21 @@
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TestContext } from 'vitest';
-import { killAllPeers, notification, parseFrame, responseTo, spawnPeer } from './helpers/rawPeer.js';
+import {
+  killAllPeers,
+  modernRequest,
+  notification,
+  parseFrame,
+  responseTo,
+  spawnPeer,
+} from './helpers/rawPeer.js';
 import type { Frame, RawPeer } from './helpers/rawPeer.js';
 
 const SCRIPTED = resolve('dist/test/fixtures/scriptedUpstream.js');
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'scripted-test', version: '0.0.0' },
-};
-const request = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
+/** A 2026-07-28 request with a chosen id, so that the tests can name the answers they expect. */
+const request = (id: number | string, method: string, params?: Record<string, unknown>) => ({
+  ...modernRequest(method, params),
   id,
-  method,
-  params: { ...params, _meta: META },
 });
 const DISCOVER = request('d', 'server/discover');
 const CALL = request('c', 'tools/call', { name: 'echo', arguments: { text: 'hi' } });

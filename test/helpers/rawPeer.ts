@@ -164,3 +164,36 @@ export const notification =
   (method: string) =>
   (frame: Frame): boolean =>
     frame.method === method && !('id' in frame);
+
+/** The `_meta` that every 2026-07-28 request must carry; spread your own keys over it. */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-peer', version: '0.0.0' },
+};
+
+let lastRequestId = 0;
+
+/** A 2026-07-28 request with a fresh numeric id and `params._meta` = MODERN_META + `meta`. */
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+): { jsonrpc: '2.0'; id: number; method: string; params: Record<string, unknown> } {
+  return {
+    jsonrpc: '2.0',
+    id: ++lastRequestId,
+    method,
+    params: { ...params, _meta: { ...MODERN_META, ...meta } },
+  };
+}
+
+/** Sends a request frame and resolves with its response. */
+export function exchange(
+  peer: RawPeer,
+  frame: { id: unknown; [key: string]: unknown },
+  timeoutMs?: number,
+): Promise<Frame> {
+  peer.send(frame);
+  return peer.nextFrame(responseTo(frame.id), timeoutMs);
+}
