@@ -31,8 +31,10 @@ export function shapeTool(
 /**
  * Shapes a `tools/call` result (§3.6, §11 item 12): `content` is always an array of blocks;
  * a non-null `structuredContent` without any text block gets a text block with its compact
- * JSON, because VS Code shows the model only the content. `structuredContent` itself passes
- * unchanged, also when it is not an object.
+ * JSON, because VS Code shows the model only the content. A `structuredContent` that is not an
+ * object is then removed: 2026-07-28 allows any JSON value there, 2025-11-25 only an object
+ * (protocol-mapping.md §1.5 and §10.4 trap 26; where the reference passes it unchanged, the
+ * protocol wins).
  */
 export function shapeToolCall(
   result: JsonObject,
@@ -47,5 +49,6 @@ export function shapeToolCall(
   if (structured !== undefined && structured !== null && !content.some((block) => block['type'] === 'text')) {
     blocks = [...blocks, { type: 'text', text: JSON.stringify(structured) }];
   }
-  return present && blocks === content ? result : { ...result, content: blocks };
+  const shaped = present && blocks === content ? result : { ...result, content: blocks };
+  return structured === undefined || isObject(structured) ? shaped : omit(shaped, ['structuredContent']);
 }

@@ -81,17 +81,25 @@ describe('shapeResult', () => {
     expect(shape('ping', { _meta: 'x' })).toEqual({});
   });
 
-  it('appends the compact JSON of an array structuredContent and passes it unchanged', () => {
+  it('copies an array structuredContent into a text block and removes it (2025-11-25 types it as an object)', () => {
     expect(shape('tools/call', { content: [], structuredContent: [1, 2, 3] })).toEqual({
       content: [{ type: 'text', text: '[1,2,3]' }],
-      structuredContent: [1, 2, 3],
     });
   });
 
-  it.each([false, 0, ''])('treats a falsy structuredContent %j as content to copy', (structured) => {
-    expect(shape('tools/call', { structuredContent: structured })).toEqual({
-      content: [{ type: 'text', text: JSON.stringify(structured) }],
-      structuredContent: structured,
+  it.each([false, 0, ''])(
+    'copies a falsy structuredContent %j into a text block and removes it',
+    (structured) => {
+      expect(shape('tools/call', { structuredContent: structured })).toEqual({
+        content: [{ type: 'text', text: JSON.stringify(structured) }],
+      });
+    },
+  );
+
+  it('keeps an object structuredContent next to its text copy', () => {
+    expect(shape('tools/call', { structuredContent: { a: 1 } })).toEqual({
+      content: [{ type: 'text', text: '{"a":1}' }],
+      structuredContent: { a: 1 },
     });
   });
 
