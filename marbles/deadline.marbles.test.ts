@@ -2,7 +2,8 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../operators/withDeadline.js';
 
-const scheduler = (): TestScheduler => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = (): TestScheduler =>
+  new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const timeout = new Error('timeout');
 
 // reference-behaviors.md §3.5: per-method limits; the exchange is cancelled on timeout.

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { map } from 'rxjs';
 import { limitInFlight } from '../operators/limitInFlight.js';
 
-const scheduler = (): TestScheduler => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const scheduler = (): TestScheduler =>
+  new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 // reference-behaviors.md §2.9 and §11 item 21, scaled down to two places.
 describe('limitInFlight', () => {
@@ -27,7 +28,13 @@ describe('limitInFlight', () => {
     scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const requests = hot('    -ab----------|');
       const call = cold('        ---(r|)');
-      const output = requests.pipe(limitInFlight({ maxInFlight: 1, maxQueued: 1 }, () => call, () => ['x']));
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 1, maxQueued: 1 },
+          () => call,
+          () => ['x'],
+        ),
+      );
       expectObservable(output).toBe('    ----r--r-----|');
       expectSubscriptions(call.subscriptions).toBe(['-^--!', '----^--!']);
     });
@@ -52,7 +59,13 @@ describe('limitInFlight', () => {
     scheduler().run(({ hot, cold, expectObservable }) => {
       const requests = hot('    -a|');
       const call = cold('        ----(r|)');
-      const output = requests.pipe(limitInFlight({ maxInFlight: 4 }, () => call, () => ['x']));
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 4 },
+          () => call,
+          () => ['x'],
+        ),
+      );
       expectObservable(output).toBe('    -----(r|)');
     });
   });
@@ -61,13 +74,25 @@ describe('limitInFlight', () => {
     scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const requests = hot('    -a--b-');
       const call = cold('        ----------r|');
-      const output = requests.pipe(limitInFlight({ maxInFlight: 4 }, () => call, () => ['x']));
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 4 },
+          () => call,
+          () => ['x'],
+        ),
+      );
       expectObservable(output, '^-----!').toBe('-------');
       expectSubscriptions(call.subscriptions).toBe(['-^----!', '----^-!']);
     });
   });
 
   it('rejects a limit below one when the operator is built', () => {
-    expect(() => limitInFlight({ maxInFlight: 0 }, () => [], () => [])).toThrow(RangeError);
+    expect(() =>
+      limitInFlight(
+        { maxInFlight: 0 },
+        () => [],
+        () => [],
+      ),
+    ).toThrow(RangeError);
   });
 });

@@ -53,11 +53,12 @@ export function limitInFlight<T, R>(
       const run = (input: ObservableInput<R>, counted: boolean): void => {
         if (counted) running += 1;
         let ended = false;
-        let subscription: Subscription | undefined;
+        // A holder, because a task may end synchronously inside subscribe(), before assignment.
+        const task: { subscription?: Subscription } = {};
         const end = (): void => {
           if (ended) return;
           ended = true;
-          if (subscription !== undefined) inner.delete(subscription);
+          if (task.subscription !== undefined) inner.delete(task.subscription);
           if (counted) {
             running -= 1;
             const next = queue.shift();
@@ -65,13 +66,13 @@ export function limitInFlight<T, R>(
           }
           checkDone();
         };
-        subscription = from(input).subscribe({
+        task.subscription = from(input).subscribe({
           next: (value) => subscriber.next(value),
           error: (error: unknown) => subscriber.error(error),
           complete: end,
         });
         // A task that ended synchronously has already released its place.
-        if (!ended) inner.add(subscription);
+        if (!ended) inner.add(task.subscription);
       };
 
       const sourceSubscription = source.subscribe({

@@ -2,8 +2,7 @@
  * The composition root of the VS Code front end: client frames in, client frames out
  * (reference-behaviors.md §1.4). One subscription is one client connection.
  */
-import type {
-  Observable} from 'rxjs';
+import type { Observable } from 'rxjs';
 import {
   EMPTY,
   concat,

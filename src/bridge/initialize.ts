@@ -16,8 +16,7 @@ import {
   takeUntil,
   tap,
 } from 'rxjs';
-import type { SchedulerLike ,
-  Observable} from 'rxjs';
+import type { SchedulerLike, Observable } from 'rxjs';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
 import { buildInitializeResult } from '../codec/initializeResult.js';
