@@ -181,6 +181,8 @@ export function forwardRequest(ctx: ForwardContext, request: RequestFrame): Obse
           nextElicitationId: session.nextElicitationId,
           clientCapabilities: client.capabilities,
           abort$: stop$,
+          log: (level, text) =>
+            ctx.logger.log('bridge', level, `request ${String(request.id)} (${method}): ${text}`),
         },
       )
     : merge(

@@ -4,10 +4,8 @@
  */
 import { ReplaySubject, Subject } from 'rxjs';
 import type { ClientAnswer } from '../../operators/driveInputRounds.js';
-import { bridgeError } from '../protocol/errors.js';
 import type { ErrorObject, JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import type { DeclaredLists } from '../codec/listen.js';
-import { isBridgeError } from '../errors.js';
 import type { UpstreamConnection } from './upstream.js';
 
 export type Phase = 'awaiting_initialize' | 'initializing' | 'ready' | 'closing';
@@ -77,9 +75,4 @@ export function createSession(): Session {
 }
 
 /** The JSON-RPC error for a failure thrown inside a request's pipeline. */
-export function toErrorObject(error: unknown): ErrorObject {
-  if (!isBridgeError(error)) return bridgeError('internal');
-  const status = error.httpStatus === undefined ? undefined : `HTTP status ${error.httpStatus}`;
-  const detail = [error.detail, status].filter((part) => part !== undefined).join(', ');
-  return bridgeError(error.code, detail === '' ? undefined : detail);
-}
+export { errorOfThrown as toErrorObject } from '../codec/input/index.js';

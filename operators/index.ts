@@ -1,0 +1,25 @@
+/**
+ * The public operators of mcp-bridge-sdk (`mcp-bridge-sdk/operators`). Each file holds one
+ * operator, its `…Config` and its defaults; the rules of each are in its doc comment and in the
+ * marble tests of the same name under `marbles/`. No Node I/O: these run in any runtime.
+ */
+export { collectAnswers, DEFAULT_COLLECT_ANSWERS_CONFIG } from './collectAnswers.js';
+export type { AnswerEvent, CollectAnswersConfig } from './collectAnswers.js';
+export { decodeLines, DEFAULT_DECODE_LINES_CONFIG } from './decodeLines.js';
+export type { DecodeLinesConfig } from './decodeLines.js';
+export { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from './driveInputRounds.js';
+export type {
+  ClientAnswer,
+  DriveInputRoundsConfig,
+  InputRoundsDeps,
+  RoundOutput,
+} from './driveInputRounds.js';
+export { encodeFrames } from './encodeFrames.js';
+export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
+export type { LimitInFlightConfig } from './limitInFlight.js';
+export { mergeInOrder } from './mergeInOrder.js';
+export type { MergeInOrderConfig } from './mergeInOrder.js';
+export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
+export type { ListenEvent, ReopenListenConfig } from './reopenListen.js';
+export { withDeadline } from './withDeadline.js';
+export type { WithDeadlineConfig } from './withDeadline.js';

@@ -1,0 +1,7 @@
+/**
+ * Testing helpers for suites that state protocol rules as marble tests
+ * (`mcp-bridge-sdk/testing`): the frame builders of the marble alphabet and the scheduler.
+ */
+export { causeMessage, err, errWith, inputRequired, note, progress, req, res } from './frames.js';
+export { createProtocolScheduler } from './scheduler.js';
+export type { DeepEqualAssertion } from './scheduler.js';
