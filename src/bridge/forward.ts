@@ -6,6 +6,7 @@ import {
   EMPTY,
   Observable,
   catchError,
+  defer,
   filter,
   map,
   merge,
@@ -106,7 +107,12 @@ function slowLines(
   );
 }
 
+/** Forwards one client request; its state (cancel reason, progress) lives per subscription. */
 export function forwardRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
+  return defer(() => runRequest(ctx, request));
+}
+
+function runRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
   const { session, client, upstream, limits, scheduler } = ctx;
   const method = request.method;
   const clientMeta = request.params?.['_meta'];

@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   say(`prompts/get   → greet: ${message !== undefined && message.type === 'text' ? message.text : '?'}`);
   const resource = await client.readResource({ uri: 'file:///fixture/notes.txt' });
   const contents = resource.contents[0];
-  say(`resources/read→ notes: ${contents !== undefined && 'text' in contents ? contents.text : '?'}`);
+  say(`resources/read → notes: ${contents !== undefined && 'text' in contents ? contents.text : '?'}`);
   await client.close();
   say('\nThe same client against the fixture directly fails: it speaks only 2026-07-28.');
   const direct = new Client({ name: 'demo-client', version: '1.0.0' });
