@@ -2,9 +2,11 @@
  * Starts the built `mcp-bridge-vscode` in front of an upstream, for transcript and process tests
  * that speak raw JSON-RPC lines to the real executable.
  */
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnPeer } from './rawPeer.js';
 import type { RawPeer } from './rawPeer.js';
+import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const BRIDGE = `${root}dist/src/cli/main.js`;
@@ -68,3 +70,201 @@ export const untaggedLines = (stderr: readonly string[]): string[] =>
   stderr.filter(
     (line) => !line.startsWith('mcp-bridge-vscode: ') && !line.startsWith('bridge-fixture-server: '),
   );
+
+// ---------------------------------------------------------------------------------------------
+// Helpers of the transcript and process tests in test/process (frames, lifecycle, forward…).
+
+/**
+ * What is wrong with a frame the bridge wrote to the client: its errors against the 2025-11-25
+ * schema (the result checked as the result of `method`), and every 2026-07-28 member in it.
+ * `allow` lists keys that may pass the leak check (the MCP Apps id `io.modelcontextprotocol/ui`).
+ */
+export function clientFrameProblems(
+  frame: Record<string, unknown>,
+  method?: string,
+  allow: readonly string[] = [],
+): string[] {
+  return [...validateLegacyFrame(frame, 'toClient', method), ...findModernLeaks(frame, allow)];
+}
+
+/** The pids of the direct children of a running process (Linux /proc; empty elsewhere). */
+export function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(/\s+/)
+        .filter((word) => word !== '')
+        .map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** True while a process runs (a zombie counts as gone: it runs no code any more). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // The state is the first field after the command name in parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The pid of the upstream child of a bridge once it runs (after `initialize` started it). */
+export async function upstreamPid(bridge: RawPeer, timeoutMs = 10_000): Promise<number> {
+  const pid = bridge.child.pid;
+  if (pid === undefined) throw new Error('the bridge has no pid');
+  await waitUntil(() => childPids(pid).length > 0, timeoutMs, 'the upstream child');
+  return childPids(pid)[0]!;
+}
+
+/** The stderr lines written by the bridge itself (not by its upstream). */
+export const bridgeLines = (stderr: readonly string[]): string[] =>
+  stderr.filter((line) => line.startsWith('mcp-bridge-vscode: '));
+
+// ---------------------------------------------------------------------------------------------
+// Helpers of the input-request, notification and interop tests (test/process/input*,
+// test/process/notify*, test/interop).
+
+/** Each stderr line of a `tapped` upstream: `upstream-tap: > <line>` to it, `< <line>` from it. */
+export const TAP_PREFIX = 'upstream-tap: ';
+
+/**
+ * A pass-through process between the bridge and its upstream (run with `node -e`): it copies each
+ * line of both pipes unchanged and writes it to stderr too, so that a test sees exactly what the
+ * upstream got. Its own stdin end ends the upstream's stdin; it exits with the upstream's code.
+ */
+const TAP_SOURCE = [
+  "const { spawn } = require('node:child_process');",
+  "const { createInterface } = require('node:readline');",
+  "const child = spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'inherit'] });",
+  `const log = (direction, line) => process.stderr.write('${TAP_PREFIX}' + direction + ' ' + line + '\\n');`,
+  "child.stdin.on('error', () => undefined);",
+  'createInterface({ input: process.stdin, crlfDelay: Infinity })',
+  "  .on('line', (line) => { log('>', line); child.stdin.write(line + '\\n'); })",
+  "  .on('close', () => child.stdin.end());",
+  'createInterface({ input: child.stdout, crlfDelay: Infinity })',
+  "  .on('line', (line) => { log('<', line); process.stdout.write(line + '\\n'); });",
+  "child.on('exit', (code) => process.exit(code ?? 1));",
+].join('\n');
+
+/** The upstream command (the fixture by default) behind a tap that logs every line to stderr. */
+export const tapped = (upstream: readonly string[] = [process.execPath, FIXTURE]): string[] => [
+  process.execPath,
+  '-e',
+  TAP_SOURCE,
+  ...upstream,
+];
+
+/** The frames the tapped upstream got (`>`) or sent (`<`) so far, in order. */
+export function upstreamFrames(peer: RawPeer, direction: '>' | '<'): Record<string, unknown>[] {
+  const prefix = `${TAP_PREFIX}${direction} `;
+  return peer.stderr.flatMap((line) => {
+    if (!line.startsWith(prefix)) return [];
+    try {
+      return [JSON.parse(line.slice(prefix.length)) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Resolves with the tapped frames that match once there is at least one, polling every 10 ms. */
+export async function untilUpstream(
+  peer: RawPeer,
+  direction: '>' | '<',
+  predicate: (frame: Record<string, unknown>) => boolean,
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = upstreamFrames(peer, direction).filter(predicate);
+    if (found.length > 0) return found;
+    if (Date.now() > deadline) {
+      throw new Error(`no matching upstream frame (${direction}) in ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * A tiny 2026-07-28 upstream (run with `node -e`) for what the fixture server does not do:
+ * - tool `progress_rounds`: progress in each of three rounds (1; 1 again and 2; 3), two forms;
+ * - tool `end_listen`: ends each open listen stream with an upstream `notifications/cancelled`,
+ *   before its own result, or after it with `arguments.after: true`;
+ * - prompt `refused`: asks a form with a requestState, then refuses that state with -32602.
+ * It declares `tools.listChanged` (so the bridge listens) and `prompts`.
+ */
+const MINI_UPSTREAM_SOURCE = [
+  "const { createInterface } = require('node:readline');",
+  "const out = (frame) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...frame }) + '\\n');",
+  'const listens = [];',
+  "const form = (key) => ({ method: 'elicitation/create', params: { mode: 'form', message: 'Say ' + key + '.',",
+  "  requestedSchema: { type: 'object', properties: { [key]: { type: 'string' } }, required: [key] } } });",
+  "const text = (value) => ({ resultType: 'complete', content: [{ type: 'text', text: value }] });",
+  'const endListens = () => { for (const id of listens.splice(0)) out({ method: "notifications/cancelled",',
+  "  params: { requestId: id, reason: 'the mini upstream ends the stream' } }); };",
+  "createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {",
+  '  let m; try { m = JSON.parse(line); } catch { return; }',
+  "  if (m.id === undefined || typeof m.method !== 'string') return;",
+  '  const p = m.params || {};',
+  '  const token = p._meta && p._meta.progressToken;',
+  "  const progress = (value) => out({ method: 'notifications/progress', params: { progressToken: token,",
+  "    progress: value, total: 3, message: 'step ' + value } });",
+  '  const reply = (result) => out({ id: m.id, result });',
+  "  const ask = (inputRequests, requestState) => reply({ resultType: 'input_required', inputRequests, requestState });",
+  '  switch (m.method) {',
+  "    case 'server/discover': return reply({ resultType: 'complete', supportedVersions: ['2026-07-28'],",
+  '      capabilities: { tools: { listChanged: true }, prompts: {} },',
+  "      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'mini-upstream', version: '0.0.0' } } });",
+  "    case 'subscriptions/listen': listens.push(m.id); return out({ method: 'notifications/subscriptions/acknowledged',",
+  "      params: { notifications: p.notifications, _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } } });",
+  "    case 'tools/list': return reply({ resultType: 'complete', tools: ['progress_rounds', 'end_listen']",
+  "      .map((name) => ({ name, inputSchema: { type: 'object' } })) });",
+  "    case 'tools/call':",
+  "      if (p.name === 'end_listen') {",
+  "        if (p.arguments && p.arguments.after) { reply(text('ended')); return setImmediate(endListens); }",
+  "        endListens(); return reply(text('ended'));",
+  '      }',
+  "      if (p.name !== 'progress_rounds') return out({ id: m.id, error: { code: -32602, message: 'Unknown tool' } });",
+  "      if (p.requestState === undefined) { progress(1); return ask({ first: form('first') }, 'round:2'); }",
+  "      if (p.requestState === 'round:2') { progress(1); progress(2); return ask({ second: form('second') }, 'round:3'); }",
+  "      progress(3); return reply(text('three rounds: ' + JSON.stringify(p.inputResponses)));",
+  "    case 'prompts/list': return reply({ resultType: 'complete', prompts: [{ name: 'refused' }] });",
+  "    case 'prompts/get':",
+  "      if (p.requestState === undefined) return ask({ ok: form('ok') }, 'refused:1');",
+  "      return out({ id: m.id, error: { code: -32602, message: 'Invalid or expired requestState',",
+  "        data: { reason: 'invalid_request_state' } } });",
+  "    default: return out({ id: m.id, error: { code: -32601, message: 'Method not found' } });",
+  '  }',
+  "}).on('close', () => process.exit(0));",
+].join('\n');
+
+/** The command of the tiny upstream of MINI_UPSTREAM_SOURCE. */
+export const miniUpstream = (): string[] => [process.execPath, '-e', MINI_UPSTREAM_SOURCE];
+
+/** A predicate for a request of the bridge to the client: a string id `b-N` and `method`. */
+export const bridgeRequest =
+  (method: string) =>
+  (frame: Record<string, unknown>): boolean =>
+    frame.method === method && typeof frame.id === 'string' && frame.id.startsWith('b-');
+
+/** The stdout frames of a peer from line `from` on (every line of the bridge is one frame). */
+export const framesSince = (peer: RawPeer, from = 0): Record<string, unknown>[] =>
+  peer.lines.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
