@@ -1,0 +1,78 @@
+/**
+ * Shared helpers of the process tests of the URL form (`mcp-bridge-vscode [options] <url>`): the
+ * bridge is the built executable, the upstream is an in-process HTTP(S) server.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BRIDGE } from '../helpers/bridgeProcess.js';
+import { exchange, spawnPeer } from '../helpers/rawPeer.js';
+import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+
+export { makeTestCerts } from '../edges/http/support.js';
+export type { TestCerts } from '../edges/http/support.js';
+
+const PROXY_VARIABLES = /^(https?_proxy|all_proxy|no_proxy)$/i;
+
+/** The environment of the bridge: this process's, without proxy settings, plus `extra`. */
+export function bridgeEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!PROXY_VARIABLES.test(name)) env[name] = value;
+  return { ...env, ...extra };
+}
+
+/** `mcp-bridge-vscode [args] <url>`; the URL is an argv item, never shell text. */
+export function startUrlBridge(url: string, args: readonly string[] = [], env?: NodeJS.ProcessEnv): RawPeer {
+  return spawnPeer(process.execPath, [BRIDGE, ...args, url], env ?? bridgeEnv());
+}
+
+let nextId = 100;
+
+/** Sends a request with a fresh id and resolves with its response. */
+export function call(peer: RawPeer, method: string, params?: object, timeoutMs?: number): Promise<Frame> {
+  const id = nextId++;
+  const frame =
+    params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+  return exchange(peer, frame, timeoutMs);
+}
+
+/** `tools/call` of `name` with `args`. */
+export const callTool = (
+  peer: RawPeer,
+  name: string,
+  args: object = {},
+  timeoutMs?: number,
+): Promise<Frame> => call(peer, 'tools/call', { name, arguments: args }, timeoutMs);
+
+/** The text of the first content block of a tool result. */
+export function firstText(frame: Frame): string {
+  const result = frame['result'] as { content?: Array<{ text?: unknown }> } | undefined;
+  const value = result?.content?.[0]?.text;
+  return typeof value === 'string' ? value : '';
+}
+
+/** Ends stdin and resolves with the exit code (the bridge must stop on its own). */
+export async function endAndExit(peer: RawPeer): Promise<number | null> {
+  peer.closeStdin();
+  return (await peer.exit).code;
+}
+
+/** Resolves once `check` is true (polled every 20 ms); rejects after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`the condition did not hold in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Writes a file in `dir` and returns its path. */
+export function writeIn(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Every stdout and stderr line that contains one of the secrets (should be none). */
+export function leaks(peer: RawPeer, secrets: readonly string[]): string[] {
+  return [...peer.lines, ...peer.stderr].filter((line) => secrets.some((secret) => line.includes(secret)));
+}
