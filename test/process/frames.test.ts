@@ -31,7 +31,7 @@ const errorFrame = (id: string | number | null, cause: Cause, detail?: string): 
 };
 
 /** Writes raw bytes (one or more lines, with their newlines) in one write. */
-const write = (bytes: string | Buffer): void => void bridge.child.stdin.write(bytes);
+const write = (bytes: string | Buffer): void => void bridge.child.stdin?.write(bytes);
 
 /**
  * The next line of stdout as a frame, checked against the 2025-11-25 schema. JSON-RPC 2.0 wants
