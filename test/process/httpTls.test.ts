@@ -1,0 +1,86 @@
+/**
+ * Trust of the URL form (reference-behaviors.md §6.3, §9.7 item 15): a server certificate of an
+ * unknown CA fails initialize with transport_failed before any request reaches the server, and
+ * leaves the bridge running and ready for another initialize; `--ca-file` with that CA works.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handshake, initializeRequest } from '../helpers/bridgeProcess.js';
+import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
+import { startHttpFixture } from '../fixtures/httpFixture.js';
+import type { HttpFixture } from '../fixtures/httpFixture.js';
+import {
+  call,
+  callTool,
+  endAndExit,
+  firstText,
+  makeTestCerts,
+  startUrlBridge,
+  writeIn,
+} from './httpSupport.js';
+import type { TestCerts } from './httpSupport.js';
+
+let certs: TestCerts;
+let dir: string;
+let caFile: string;
+let fixture: HttpFixture | undefined;
+
+beforeAll(() => {
+  certs = makeTestCerts();
+  dir = mkdtempSync(join(tmpdir(), 'mcp-bridge-tls-'));
+  caFile = writeIn(dir, 'ca.pem', certs.caPem);
+});
+afterAll(() => {
+  certs.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await killAllPeers();
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const startFixture = async (): Promise<HttpFixture> =>
+  (fixture = await startHttpFixture({ tls: { key: certs.key, cert: certs.cert } }));
+
+describe('trust of the URL form', () => {
+  it('an untrusted server certificate fails initialize with -32603 transport_failed, and the state stays retryable', async () => {
+    const server = await startFixture();
+    const peer = startUrlBridge(server.url, ['--log-level', 'debug']);
+    peer.send(initializeRequest(1));
+    const first = await peer.nextFrame(responseTo(1));
+    expect(first).toMatchObject({
+      error: {
+        code: -32603,
+        data: {
+          cause: 'transport_failed',
+          detail: expect.stringMatching(
+            /^server\/discover: the certificate of the server is not trusted \([A-Z_]+\)$/,
+          ) as unknown,
+        },
+      },
+    });
+    // The bridge keeps running: ping is answered, and a new initialize is tried again.
+    expect(await call(peer, 'ping')).toMatchObject({ result: {} });
+    peer.send(initializeRequest(2));
+    const second = await peer.nextFrame(responseTo(2));
+    expect(second).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
+    expect(server.received).toEqual([]);
+    expect(peer.stderr).toContain(
+      'mcp-bridge-vscode: bridge: error: server/discover failed: transport_failed',
+    );
+    expect([...peer.lines, ...peer.stderr].filter((line) => line.includes(String(server.port)))).toEqual([]);
+    expect(await endAndExit(peer)).toBe(0);
+  });
+
+  it('--ca-file with the CA of the server makes HTTPS work', async () => {
+    const server = await startFixture();
+    const peer = startUrlBridge(server.url, ['--ca-file', caFile]);
+    expect(await handshake(peer)).toHaveProperty('result.serverInfo.name', 'bridge-fixture-server');
+    expect(firstText(await callTool(peer, 'echo', { text: 'over tls' }))).toBe('over tls');
+    expect(server.received.map((request) => request.method)).toContain('tools/call');
+    expect(await endAndExit(peer)).toBe(0);
+  });
+});
