@@ -208,6 +208,8 @@ export async function untilUpstream(
  * - tool `progress_rounds`: progress in each of three rounds (1; 1 again and 2; 3), two forms;
  * - tool `end_listen`: ends each open listen stream with an upstream `notifications/cancelled`,
  *   before its own result, or after it with `arguments.after: true`;
+ * - tool `ask_anyway`: asks for the roots (`arguments.kind: "roots"`) or a sampling with tools,
+ *   whatever the client declared, as a server that does not check the capabilities would;
  * - prompt `refused`: asks a form with a requestState, then refuses that state with -32602.
  * It declares `tools.listChanged` (so the bridge listens) and `prompts`.
  */
@@ -235,13 +237,16 @@ const MINI_UPSTREAM_SOURCE = [
   "      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'mini-upstream', version: '0.0.0' } } });",
   "    case 'subscriptions/listen': listens.push(m.id); return out({ method: 'notifications/subscriptions/acknowledged',",
   "      params: { notifications: p.notifications, _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } } });",
-  "    case 'tools/list': return reply({ resultType: 'complete', tools: ['progress_rounds', 'end_listen']",
+  "    case 'tools/list': return reply({ resultType: 'complete', tools: ['progress_rounds', 'end_listen', 'ask_anyway']",
   "      .map((name) => ({ name, inputSchema: { type: 'object' } })) });",
   "    case 'tools/call':",
   "      if (p.name === 'end_listen') {",
   "        if (p.arguments && p.arguments.after) { reply(text('ended')); return setImmediate(endListens); }",
   "        endListens(); return reply(text('ended'));",
   '      }',
+  "      if (p.name === 'ask_anyway') return ask(p.arguments.kind === 'roots' ? { dirs: { method: 'roots/list' } }",
+  "        : { model: { method: 'sampling/createMessage', params: { maxTokens: 5, tools: [{ name: 'clock',",
+  "          inputSchema: { type: 'object' } }], messages: [{ role: 'user', content: { type: 'text', text: 'Time?' } }] } } });",
   "      if (p.name !== 'progress_rounds') return out({ id: m.id, error: { code: -32602, message: 'Unknown tool' } });",
   "      if (p.requestState === undefined) { progress(1); return ask({ first: form('first') }, 'round:2'); }",
   "      if (p.requestState === 'round:2') { progress(1); progress(2); return ask({ second: form('second') }, 'round:3'); }",
