@@ -1,0 +1,82 @@
+/**
+ * The listen stream over HTTP (reference-behaviors.md §6.8): its own long POST, which carries the
+ * list changes of the server to the client; reopened after 408, 429 and 5xx except 501, and
+ * stopped on other statuses, each with its stderr line.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { handshake } from '../helpers/bridgeProcess.js';
+import { killAllPeers, notification } from '../helpers/rawPeer.js';
+import type { RawPeer } from '../helpers/rawPeer.js';
+import { startHttpFixture } from '../fixtures/httpFixture.js';
+import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
+import { callTool, endAndExit, firstText, startUrlBridge, until } from './httpSupport.js';
+
+let fixture: HttpFixture | undefined;
+
+afterEach(async () => {
+  await killAllPeers();
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const listens = (server: HttpFixture) =>
+  server.received.filter((request) => request.method === 'subscriptions/listen').length;
+
+/** Answers the first `count` listen requests with `reply`, the later ones normally. */
+function refuseListens(server: HttpFixture, count: number, reply: FixtureReply): void {
+  let refused = 0;
+  server.intercept = (request: FixtureRequest) =>
+    request.method === 'subscriptions/listen' && refused++ < count ? reply : undefined;
+}
+
+async function start(setup?: (server: HttpFixture) => void): Promise<{ peer: RawPeer; server: HttpFixture }> {
+  const server = (fixture = await startHttpFixture());
+  setup?.(server);
+  const peer = startUrlBridge(server.url);
+  expect(await handshake(peer)).toHaveProperty('result.capabilities.tools.listChanged', true);
+  return { peer, server };
+}
+
+/** The gap replay of the first acknowledgment, then a change made by a tool reaches the client. */
+async function expectListChange(peer: RawPeer): Promise<void> {
+  await peer.nextFrame(notification('notifications/tools/list_changed'));
+  await peer.nextFrame(notification('notifications/resources/list_changed'));
+  expect(firstText(await callTool(peer, 'add_tool'))).toMatch(/^added added_\d+$/);
+  await peer.nextFrame(notification('notifications/tools/list_changed'));
+}
+
+describe('the listen stream over HTTP', () => {
+  it('an unsolicited list change of the server reaches the client over the listen stream, its own long POST', async () => {
+    const { peer, server } = await start();
+    await expectListChange(peer);
+    expect(listens(server)).toBe(1);
+    const listen = server.received.find((request) => request.method === 'subscriptions/listen')!;
+    expect(listen.headers['mcp-method']).toBe('subscriptions/listen');
+    expect(listen.body).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+    expect(await endAndExit(peer)).toBe(0);
+  });
+
+  it('a listen stream refused with 503 is opened again after the backoff, with a warning line', async () => {
+    const { peer, server } = await start((server) => refuseListens(server, 1, { status: 503 }));
+    await until(() => listens(server) >= 2);
+    expect(peer.stderr).toContain(
+      'mcp-bridge-vscode: bridge: warning: the listen stream ended with the HTTP status 503; the next one opens in 500 ms.',
+    );
+    await expectListChange(peer);
+    expect(await endAndExit(peer)).toBe(0);
+  });
+
+  it('a listen stream refused with 404 is not opened again, with its line, and requests still work', async () => {
+    const { peer, server } = await start((server) => refuseListens(server, 1, { status: 404 }));
+    await until(() =>
+      peer.stderr.includes(
+        'mcp-bridge-vscode: bridge: warning: the listen stream failed with the HTTP status 404; list changes stop.',
+      ),
+    );
+    // Longer than the first backoffs: no new stream.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(listens(server)).toBe(1);
+    expect(firstText(await callTool(peer, 'echo', { text: 'no listen' }))).toBe('no listen');
+    expect(await endAndExit(peer)).toBe(0);
+  });
+});
