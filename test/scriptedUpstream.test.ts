@@ -151,6 +151,36 @@ describe.concurrent('the scripted upstream', () => {
     expect((await lastAnswer(peer, DISCOVER)).result).toBe('not an object');
   });
 
+  it('exit-on-discover exits with code 3 on server/discover, without an answer', async (context) => {
+    const peer = start(context, 'exit-on-discover');
+    peer.send(DISCOVER);
+    expect((await peer.exit).code).toBe(3);
+    expect(answered(peer)).toEqual([]);
+  });
+
+  it('no-server-info answers server/discover without _meta', async (context) => {
+    const peer = start(context, 'no-server-info');
+    const { _meta, ...rest } = DISCOVER_RESULT;
+    expect(_meta).toBeDefined();
+    expect((await lastAnswer(peer, DISCOVER)).result).toEqual(rest);
+  });
+
+  it('url-elicitation-error answers tools/call with -32042 and the URL in data', async (context) => {
+    const peer = start(context, 'url-elicitation-error');
+    const { error } = await lastAnswer(peer, DISCOVER, CALL);
+    expect(error).toMatchObject({ code: -32042, data: { elicitations: [{ mode: 'url' }] } });
+  });
+
+  it('error-with-data answers tools/call with -32002 and data', async (context) => {
+    const peer = start(context, 'error-with-data');
+    const { error } = await lastAnswer(peer, DISCOVER, CALL);
+    expect(error).toEqual({
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'file:///missing.txt', hint: 'kept as it is' },
+    });
+  });
+
   it('an unknown mode exits with code 2', async (context) => {
     const peer = start(context, 'no-such-mode');
     expect((await peer.exit).code).toBe(2);
