@@ -2,20 +2,7 @@
  * `initialize` (reference-behaviors.md §2.1, §2.2): start the upstream, ask `server/discover`,
  * answer with a 2025-11-25 result. A failed attempt leaves the connection ready for a retry.
  */
-import {
-  EMPTY,
-  catchError,
-  concat,
-  defer,
-  filter,
-  map,
-  merge,
-  mergeMap,
-  of,
-  take,
-  takeUntil,
-  tap,
-} from 'rxjs';
+import { catchError, defer, filter, finalize, map, merge, mergeMap, of, take, takeUntil, tap } from 'rxjs';
 import type { SchedulerLike, Observable } from 'rxjs';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
@@ -153,7 +140,8 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
         return of(errorResponse(request.id, discoverError(error, limitMs)));
       }),
     );
-    // A cancelled initialize gets no response (§2.1).
-    return concat(attempt$.pipe(takeUntil(stop$.pipe(tap(reset)))), EMPTY);
+    // A cancelled initialize gets no response (§2.1): the attempt stops before the reset closes
+    // the upstream, so the failure of the closed upstream never reaches the client.
+    return attempt$.pipe(takeUntil(stop$), finalize(reset));
   });
 }

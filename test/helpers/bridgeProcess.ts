@@ -4,6 +4,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ERROR_TABLE } from '../../src/protocol/errors.js';
+import type { Cause } from '../../src/protocol/errors.js';
 import { spawnPeer } from './rawPeer.js';
 import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
@@ -273,3 +275,21 @@ export const bridgeRequest =
 /** The stdout frames of a peer from line `from` on (every line of the bridge is one frame). */
 export const framesSince = (peer: RawPeer, from = 0): Record<string, unknown>[] =>
   peer.lines.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/**
+ * The error response the bridge makes itself (reference-behaviors.md §3.10): the code and the
+ * message of the cause in the table, `data` with the cause and the detail.
+ */
+export function bridgeErrorResponse(
+  id: string | number | null,
+  cause: Cause,
+  detail?: string,
+  code?: number,
+): Record<string, unknown> {
+  const [tableCode, message] = ERROR_TABLE[cause];
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: code ?? tableCode, message, data: detail === undefined ? { cause } : { cause, detail } },
+  };
+}
