@@ -181,6 +181,19 @@ describe.concurrent('the scripted upstream', () => {
     });
   });
 
+  it('paged lists 29 tools in pages of 4, and the last page has a null nextCursor', async (context) => {
+    const peer = start(context, 'paged');
+    await lastAnswer(peer, DISCOVER);
+    const first = (await lastAnswer(peer, LIST)).result as { tools: unknown[]; nextCursor: unknown };
+    expect(first).toMatchObject({ nextCursor: '4', tools: { length: 4 } });
+    const last = (await lastAnswer(peer, request('last', 'tools/list', { cursor: '28' }))).result;
+    expect(last).toEqual({
+      resultType: 'complete',
+      tools: [{ name: 'tool_28', inputSchema: { type: 'object' } }],
+      nextCursor: null,
+    });
+  });
+
   it('an unknown mode exits with code 2', async (context) => {
     const peer = start(context, 'no-such-mode');
     expect((await peer.exit).code).toBe(2);
