@@ -1,0 +1,87 @@
+/**
+ * The legacy path of embedded mode (reference-behaviors.md §7): the full 2025-11-25 front end
+ * of the bridge, with the server of the same process as its upstream over the in-memory link.
+ * The translation rules, the input rounds, progress, the listen stream, subscriptions and
+ * logging are those of the bridge in front of a child process.
+ */
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { NEVER, Subject, defer, map, of } from 'rxjs';
+import type { OperatorFunction, SchedulerLike } from 'rxjs';
+import { decodeLines } from '../../operators/decodeLines.js';
+import { DEFAULT_LIMITS } from '../bridge/config.js';
+import type { BridgeLimits } from '../bridge/config.js';
+import { createBridge } from '../bridge/createBridge.js';
+import type { Logger } from '../bridge/log.js';
+import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamConnection } from '../bridge/upstream.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import { linkServer } from './serverLink.js';
+
+/** The longest timer Node keeps (withDeadline caps there): no limit in practice. */
+const NO_LIMIT_MS = 2_147_483_647;
+
+/**
+ * The limits of embedded mode: those of the bridge without a time limit per request, because
+ * the server runs in the same process (§7 "no per-request time limit; input wait keeps 1 h").
+ */
+export const EMBEDDED_LIMITS: BridgeLimits = Object.freeze({
+  ...DEFAULT_LIMITS,
+  discoverTimeoutMs: NO_LIMIT_MS,
+  listTimeoutMs: NO_LIMIT_MS,
+  readTimeoutMs: NO_LIMIT_MS,
+  callTimeoutMs: NO_LIMIT_MS,
+});
+
+export interface LegacyPathConfig {
+  readonly factory: McpServerFactory;
+  readonly limits: BridgeLimits;
+  /** Line and depth limits applied to the server's messages, as to a child's stdout. */
+  readonly maxLineBytes: number;
+  readonly maxDepth: number;
+  /** `serverInfo.name` and `.version` when the server gives none. */
+  readonly name: string;
+  readonly version: string;
+  readonly logger: Logger;
+  readonly scheduler?: SchedulerLike | undefined;
+}
+
+/**
+ * The upstream of one `initialize` attempt: a connection of the server over the in-memory link.
+ * The server's messages pass as the JSON lines a pipe would carry, through the same decoder as a
+ * child's stdout; the bridge's frames reach the server as copies. It never exits by itself.
+ */
+export function createMemoryUpstream(config: LegacyPathConfig): UpstreamConnection {
+  const { logger } = config;
+  const toServer = new Subject<Frame>();
+  const encoder = new TextEncoder();
+  const inbound$ = toServer.pipe(
+    linkServer(config.factory, { onError: (error) => logger.log('embed', 'debug', error.message) }),
+    map((message) => encoder.encode(`${JSON.stringify(message)}\n`)),
+    decodeLines({ maxLineBytes: config.maxLineBytes, maxDepth: config.maxDepth }),
+  );
+  return createRpcConnection(
+    {
+      inbound$,
+      send: (frame) => toServer.next(JSON.parse(JSON.stringify(frame)) as Frame),
+      exit$: NEVER,
+      close: () => toServer.complete(),
+    },
+    logger,
+  );
+}
+
+/**
+ * The 2025-11-25 front end over the server of this process. The first frame is `initialize`
+ * (the path is selected by it); every attempt of `initialize` gets a new connection.
+ */
+export function serveLegacy(config: LegacyPathConfig): OperatorFunction<Inbound, Frame> {
+  return createBridge(
+    { version: config.version, fallbackName: config.name, limits: config.limits },
+    {
+      connect: () => defer(() => of(createMemoryUpstream(config))),
+      logger: config.logger,
+      ...(config.scheduler === undefined ? {} : { scheduler: config.scheduler }),
+    },
+  );
+}

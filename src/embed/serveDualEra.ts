@@ -1,0 +1,123 @@
+/**
+ * `serveDualEra`: one server process serves both MCP revisions on one stdio connection
+ * (reference-behaviors.md §7). This is a composition root like src/cli/main.ts: the only place of
+ * embedded mode with Node streams and Promises.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { EMPTY, catchError, mergeMap } from 'rxjs';
+import { DEFAULT_DECODE_LINES_CONFIG, decodeLines } from '../../operators/decodeLines.js';
+import { encodeFrames } from '../../operators/encodeFrames.js';
+import type { BridgeLimits } from '../bridge/config.js';
+import type { Logger } from '../bridge/log.js';
+import { silentLogger } from '../bridge/log.js';
+import { readChunks, writeLines } from '../edges/stdio.js';
+import { dualEra } from './dualEra.js';
+import { EMBEDDED_LIMITS } from './legacyPath.js';
+import type { SelectedEra } from './opening.js';
+
+export interface ServeDualEraOptions {
+  /**
+   * `server/discover` before any other request: `'answer'` (default) lets the server answer it,
+   * `'refuse'` answers -32601 so that a client that probes first (the Copilot harness) falls
+   * back to `initialize` and takes the legacy path.
+   */
+  readonly discover?: 'answer' | 'refuse';
+  /** The connection. Default: `process.stdin` and `process.stdout`. */
+  readonly io?: { readonly input: Readable; readonly output: Writable };
+  /**
+   * Over EMBEDDED_LIMITS: `maxInFlight` (both paths), `shutdownGraceMs` (default 2000), and the
+   * limits of the legacy path, which has no time limit per request by default.
+   */
+  readonly limits?: Partial<BridgeLimits>;
+  /** Longest line in bytes, in both directions. Default 64 MiB. */
+  readonly maxLineBytes?: number;
+  /** Where the warnings of the legacy front end go. Default: nowhere (never stdout). */
+  readonly logger?: Logger;
+  /** `serverInfo.name` on the legacy path when the server gives none. Default `mcp-server`. */
+  readonly name?: string;
+  /** `serverInfo.version` on the legacy path when the server gives none. Default `0.0.0`. */
+  readonly version?: string;
+}
+
+export interface DualEraHandle {
+  /**
+   * The path the first request selected: `'legacy'` (2025-11-25 through the bridge),
+   * `'modern'` (2026-07-28), or `'none'` when the input ended before any.
+   */
+  readonly era: Promise<SelectedEra>;
+  /**
+   * Settles when the connection has stopped and its last frame is written: at the end of the
+   * input plus at most the grace of the requests in flight. There is no watchdog: stopping the
+   * process is the embedder's decision. Rejects only on an internal failure.
+   */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Serves the server of `factory` on stdio for clients of both revisions.
+ *
+ * @example
+ * ```ts
+ * const { closed } = serveDualEra(() => createMyServer());
+ * await closed;
+ * process.exit(0);
+ * ```
+ */
+export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOptions = {}): DualEraHandle {
+  const input = options.io?.input ?? process.stdin;
+  const output = options.io?.output ?? process.stdout;
+  const logger = options.logger ?? silentLogger;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_DECODE_LINES_CONFIG.maxLineBytes;
+  const maxDepth = DEFAULT_DECODE_LINES_CONFIG.maxDepth;
+  const serve = dualEra(factory, {
+    discover: options.discover ?? 'answer',
+    limits: { ...EMBEDDED_LIMITS, ...options.limits },
+    maxLineBytes,
+    maxDepth,
+    name: options.name ?? 'mcp-server',
+    version: options.version ?? '0.0.0',
+    logger,
+  });
+
+  let settleEra: (era: SelectedEra) => void = () => undefined;
+  const era = new Promise<SelectedEra>((resolve) => (settleEra = resolve));
+  // A client that went away makes writes fail (EPIPE); the end of the input follows.
+  const ignoreWriteError = (): void => undefined;
+  output.on('error', ignoreWriteError);
+
+  const closed = new Promise<void>((resolve, reject) => {
+    const finish = (): void => {
+      output.off('error', ignoreWriteError);
+      settleEra('none');
+    };
+    readChunks(input)
+      .pipe(
+        catchError((error: unknown) => {
+          const name = error instanceof Error ? error.name : 'unknown';
+          logger.log('embed', 'warn', `reading the input failed (${name}); this ends the connection`);
+          return EMPTY;
+        }),
+        decodeLines({ maxLineBytes, maxDepth }),
+        serve,
+        mergeMap((out) => {
+          if (out.kind === 'frame') return [out.frame];
+          settleEra(out.era);
+          return [];
+        }),
+        encodeFrames(),
+        writeLines(output),
+      )
+      .subscribe({
+        complete: () => {
+          finish();
+          resolve();
+        },
+        error: (error: unknown) => {
+          finish();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      });
+  });
+  return { era, closed };
+}
