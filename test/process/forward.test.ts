@@ -42,10 +42,11 @@ beforeAll(async () => {
 afterAll(killAllPeers);
 
 /** Sends a request and resolves with its response, checked against the 2025-11-25 schema. */
-async function ask(peer: RawPeer, frame: object & { id: string | number; method: string }): Promise<Frame> {
+async function ask(peer: RawPeer, frame: object): Promise<Frame> {
+  const { id, method } = frame as { id: string | number; method: string };
   peer.send(frame);
-  const response = await peer.nextFrame(responseTo(frame.id));
-  expect(clientFrameProblems(response, 'result' in response ? frame.method : undefined, ALLOWED)).toEqual([]);
+  const response = await peer.nextFrame(responseTo(id));
+  expect(clientFrameProblems(response, 'result' in response ? method : undefined, ALLOWED)).toEqual([]);
   return response;
 }
 

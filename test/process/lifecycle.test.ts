@@ -50,12 +50,12 @@ const FIXTURE_RESULT = {
 /** Sends a request and resolves with its response, checked against the 2025-11-25 schema. */
 async function ask(
   peer: RawPeer,
-  frame: object & { id: string | number },
+  frame: object,
   method?: string,
   allow: readonly string[] = [],
 ): Promise<Frame> {
   peer.send(frame);
-  const response = await peer.nextFrame(responseTo(frame.id));
+  const response = await peer.nextFrame(responseTo((frame as { id: unknown }).id));
   expect(clientFrameProblems(response, 'result' in response ? method : undefined, allow)).toEqual([]);
   return response;
 }
