@@ -1,0 +1,127 @@
+/**
+ * Shared pieces of the reliability tests: a client that answers the bridge's requests like
+ * VS Code does, and process checks (pids, RSS) for the fault injection tests.
+ */
+import { readFileSync } from 'node:fs';
+import { parseFrame } from '../helpers/rawPeer.js';
+import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+
+/** The answer of the client to one bridge request, or undefined to leave it unanswered. */
+export type Answerer = (request: Frame) => Record<string, unknown> | undefined;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A value for one property of a form: the first enum value, "Ada", 36, true (the interop answers). */
+function formValue(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema['enum'])) return schema['enum'][0];
+  switch (schema['type']) {
+    case 'integer':
+    case 'number':
+      return 36;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    default:
+      return 'Ada';
+  }
+}
+
+/** Answers like VS Code whose user accepts everything (reference-behaviors.md §9.13). */
+export const acceptAll: Answerer = (request) => {
+  const params = isRecord(request['params']) ? request['params'] : {};
+  switch (request['method']) {
+    case 'elicitation/create': {
+      if (params['mode'] === 'url') return { action: 'accept' };
+      const schema = isRecord(params['requestedSchema']) ? params['requestedSchema'] : {};
+      const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+      const content = Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [
+          name,
+          formValue(isRecord(property) ? property : {}),
+        ]),
+      );
+      return { action: 'accept', content };
+    }
+    case 'sampling/createMessage':
+      return { model: 'reliability', role: 'assistant', content: { type: 'text', text: 'hello' } };
+    case 'roots/list':
+      return { roots: [{ uri: 'file:///work/project', name: 'project' }, { uri: 'vscode-vfs://github/x' }] };
+    default:
+      return undefined;
+  }
+};
+
+export interface AutoAnswer {
+  /** Bridge requests answered so far. */
+  readonly answered: number;
+  /** Bridge requests seen so far (answered or not). */
+  readonly seen: number;
+  stop(): void;
+}
+
+/** Watches the stdout of the bridge and answers each bridge request (`b-N`) with `answer`. */
+export function autoAnswer(peer: RawPeer, answer: Answerer = acceptAll, everyMs = 5): AutoAnswer {
+  let cursor = 0;
+  let answered = 0;
+  let seen = 0;
+  const timer = setInterval(() => {
+    for (; cursor < peer.lines.length; cursor++) {
+      const frame = parseFrame(peer.lines[cursor]!);
+      if (frame === undefined || typeof frame['method'] !== 'string') continue;
+      const id = frame['id'];
+      if (typeof id !== 'string' || !id.startsWith('b-')) continue;
+      seen += 1;
+      const result = answer(frame);
+      if (result === undefined) continue;
+      answered += 1;
+      peer.send({ jsonrpc: '2.0', id, result });
+    }
+  }, everyMs);
+  return {
+    get answered() {
+      return answered;
+    },
+    get seen() {
+      return seen;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** The resident set size of a process in KiB (Linux /proc), or undefined when it is gone. */
+export function rssKiB(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while a process runs; a zombie counts as gone (it runs no code any more). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
