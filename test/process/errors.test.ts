@@ -1,0 +1,111 @@
+/**
+ * Upstream misbehaviour through the built bridge, in raw lines (reference-behaviors.md §3.6,
+ * §3.10, §9.6): results that are not valid, lines that are not JSON, and upstream errors that
+ * pass unchanged, except -32042. Each test has its own scripted upstream. Needs the build
+ * (`npx tsc -p tsconfig.build.json`).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
+import {
+  bridgeErrorResponse,
+  bridgeLines,
+  clientFrameProblems,
+  handshake,
+  req,
+  scripted,
+  startBridge,
+} from '../helpers/bridgeProcess.js';
+import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
+import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+
+const echo = (id: string | number, text: string): object =>
+  req(id, 'tools/call', { name: 'echo', arguments: { text } });
+
+/** A bridge in front of a scripted mode, initialized; it dies with the test. */
+async function bridgeTo(context: TestContext, mode: string): Promise<RawPeer> {
+  const bridge = startBridge({ upstream: scripted(mode) });
+  context.onTestFinished(() => bridge.kill());
+  const initialized = await handshake(bridge);
+  expect(initialized).toHaveProperty('result');
+  return bridge;
+}
+
+/** Sends a request and resolves with its response, checked against the 2025-11-25 schema. */
+async function ask(bridge: RawPeer, frame: object): Promise<Frame> {
+  const { id, method } = frame as { id: string | number; method: string };
+  bridge.send(frame);
+  const response = await bridge.nextFrame(responseTo(id));
+  expect(clientFrameProblems(response, 'result' in response ? method : undefined)).toEqual([]);
+  return response;
+}
+
+afterAll(killAllPeers);
+
+describe.concurrent('errors of the upstream', () => {
+  it('turns a result with an unknown resultType into -32603 invalid_response', async (context) => {
+    const bridge = await bridgeTo(context, 'unknown-result-type');
+    expect(await ask(bridge, echo(1, 'x'))).toEqual(bridgeErrorResponse(1, 'invalid_response'));
+    expect(await ask(bridge, echo('s', 'x'))).toEqual(bridgeErrorResponse('s', 'invalid_response'));
+    expect(bridgeLines(bridge.stderr)).toContainEqual(
+      expect.stringMatching(/^mcp-bridge-vscode: bridge: warning: request 1 \(tools\/call\): .*resultType/),
+    );
+  });
+
+  it('drops lines of the upstream that are not JSON, and answers the next request', async (context) => {
+    const bridge = await bridgeTo(context, 'garbage');
+    for (const id of [0, 'g-1', 2]) {
+      expect(await ask(bridge, echo(id, `text ${String(id)}`))).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: `text ${String(id)}` }] },
+      });
+    }
+    const dropped = bridgeLines(bridge.stderr).filter((line) => line.includes('not valid'));
+    expect(dropped).toHaveLength(3);
+    // The log line names the kind of problem, never the line itself.
+    expect(bridge.stderr.filter((line) => line.includes('this line is not JSON'))).toEqual([]);
+  });
+
+  it('passes an upstream error unchanged, with its data and without a cause', async (context) => {
+    const bridge = await bridgeTo(context, 'error-with-data');
+    expect(await ask(bridge, echo('e', 'x'))).toEqual({
+      jsonrpc: '2.0',
+      id: 'e',
+      error: {
+        code: -32002,
+        message: 'Resource not found',
+        data: { uri: 'file:///missing.txt', hint: 'kept as it is' },
+      },
+    });
+  });
+
+  it('turns -32042 into -32603 with the same message and no data', async (context) => {
+    const bridge = await bridgeTo(context, 'url-elicitation-error');
+    expect(await ask(bridge, echo(0, 'x'))).toEqual({
+      jsonrpc: '2.0',
+      id: 0,
+      error: { code: -32603, message: 'This request needs a URL elicitation.' },
+    });
+    // VS Code would open every URL of the data: none reaches the client.
+    expect(bridge.lines.some((line) => line.includes('https://example.com/sign-in'))).toBe(false);
+  });
+
+  it('strips the members of 2026-07-28 from the results of a scripted upstream', async (context) => {
+    const bridge = await bridgeTo(context, 'echo');
+    const listed = await ask(bridge, req('list', 'tools/list'));
+    expect(listed.result).toEqual({
+      tools: [
+        {
+          name: 'echo',
+          description: 'Returns the text it gets.',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
+      ],
+    });
+    expect(await ask(bridge, echo(1, 'a "quoted" text'))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'a "quoted" text' }] },
+    });
+  });
+});
