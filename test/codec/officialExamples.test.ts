@@ -9,7 +9,13 @@ import { buildInitializeResult } from '../../src/codec/initializeResult.js';
 import { buildUpstreamMeta, forwardParams } from '../../src/codec/meta.js';
 import { classifyResult, shapeResult } from '../../src/codec/results.js';
 import { toUpstreamClientCapabilities } from '../../src/codec/capabilities.js';
-import type { JsonObject } from '../../src/protocol/jsonrpc.js';
+import { EMPTY_INPUT_SESSION, askFrame, planRound } from '../../src/codec/input/index.js';
+import type { PlanContext } from '../../src/codec/input/index.js';
+import { gapReplay, toLegacyListenEvent } from '../../src/codec/listen.js';
+import type { DeclaredLists } from '../../src/codec/listen.js';
+import { toLegacyLogMessage } from '../../src/codec/logMessage.js';
+import { toClientError } from '../../src/codec/upstreamError.js';
+import type { ErrorObject, JsonObject, NotificationFrame } from '../../src/protocol/jsonrpc.js';
 import {
   findModernLeaks,
   validateDefinition,
@@ -136,5 +142,177 @@ describe('official 2026-07-28 examples through the codec', () => {
       params: { ...forwardParams(legacyParams), _meta: { ...meta, progressToken: 1 } },
     };
     expect(validateModernRequest(frame)).toEqual([]);
+  });
+});
+
+/** Every example file of a kind, parsed. */
+const files = (kind: string): [string, JsonObject][] => {
+  const dir = new URL(`${kind}/`, root);
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => [`${kind}/${file}`, JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as JsonObject]);
+};
+
+/** A client that declares every input kind, sampling with tools included. */
+const EVERY_KIND: JsonObject = {
+  elicitation: { form: {}, url: {} },
+  sampling: { tools: {}, context: {} },
+  roots: { listChanged: true },
+};
+/** VS Code 1.140: no sampling.tools (reference-behaviors.md §9.1). */
+const VSCODE: JsonObject = { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } };
+
+const planContext = (clientCapabilities: JsonObject): PlanContext => {
+  let ids = 0;
+  return {
+    clientCapabilities,
+    maxInputRequests: 16,
+    session: EMPTY_INPUT_SESSION,
+    nextElicitationId: () => `elicitation-${++ids}`,
+  };
+};
+
+/** The official input requests, each as one entry of `inputRequests`. */
+function inputRequestExamples(): [string, JsonObject][] {
+  const strip = ({ id: _id, jsonrpc: _jsonrpc, ...rest }: JsonObject): JsonObject => rest;
+  return [
+    ...files('ElicitRequest').map(([name, value]): [string, JsonObject] => [name, strip(value)]),
+    ...files('CreateMessageRequest').map(([name, value]): [string, JsonObject] => [name, strip(value)]),
+    ...files('ListRootsRequest').map(([name, value]): [string, JsonObject] => [name, strip(value)]),
+    ...files('ElicitRequestFormParams').map(([name, params]): [string, JsonObject] => [
+      name,
+      { method: 'elicitation/create', params },
+    ]),
+    ...files('ElicitRequestURLParams').map(([name, params]): [string, JsonObject] => [
+      name,
+      { method: 'elicitation/create', params },
+    ]),
+    ...files('CreateMessageRequestParams').map(([name, params]): [string, JsonObject] => [
+      name,
+      { method: 'sampling/createMessage', params },
+    ]),
+    ...Object.entries(files('InputRequests')[0]![1]).map(([key, value]): [string, JsonObject] => [
+      `InputRequests/${key}`,
+      value as JsonObject,
+    ]),
+  ];
+}
+
+/** The 2025-11-25 bridge requests of a planned round, checked like frames to the client. */
+function expectValidAsks(result: JsonObject, capabilities: JsonObject): number {
+  const planned = planRound(result, planContext(capabilities));
+  if (!('plan' in planned)) throw new Error(`${planned.failure.cause}: ${planned.failure.detail}`);
+  planned.plan.asks.forEach((ask, index) => {
+    const frame = askFrame(`b-${index + 1}`, ask);
+    expect(validateLegacyFrame(frame, 'toClient')).toEqual([]);
+    expect(findModernLeaks(frame)).toEqual([]);
+  });
+  return planned.plan.asks.length;
+}
+
+describe('official 2026-07-28 input requests through the input planner', () => {
+  it.each(files('InputRequiredResult'))('%s plans valid 2025-11-25 bridge requests', (_name, result) => {
+    expect(validateDefinition('2026-07-28', 'InputRequiredResult', result)).toEqual([]);
+    const asks = expectValidAsks(result, EVERY_KIND);
+    const requests = result['inputRequests'];
+    expect(asks).toBe(typeof requests === 'object' && requests !== null ? Object.keys(requests).length : 0);
+  });
+
+  it('the request-state-only example is retried with the state echoed and no inputResponses', () => {
+    const [, result] = files('InputRequiredResult').find(([name]) => name.includes('request-state-only'))!;
+    const planned = planRound(result, planContext(VSCODE));
+    if (!('plan' in planned)) throw new Error('expected a plan');
+    expect(planned.plan.asks).toEqual([]);
+    expect(planned.plan.answersInputRequests).toBe(false);
+    expect(planned.plan.requestState).toBe(result['requestState']);
+  });
+
+  it.each(inputRequestExamples())('%s becomes a valid 2025-11-25 bridge request', (_name, inputRequest) => {
+    expect(
+      expectValidAsks({ resultType: 'input_required', inputRequests: { key: inputRequest } }, EVERY_KIND),
+    ).toBe(1);
+  });
+
+  it.each(inputRequestExamples())(
+    '%s is asked of VS Code, or refused as undeclared',
+    (_name, inputRequest) => {
+      const result = { resultType: 'input_required', inputRequests: { key: inputRequest } };
+      const planned = planRound(result, planContext(VSCODE));
+      if ('failure' in planned) {
+        // Only sampling with tools: VS Code does not declare sampling.tools (§4.3).
+        expect(planned.failure.cause).toBe('undeclared_input_request');
+        expect(planned.failure.detail).toContain('sampling.tools');
+      } else {
+        expect(expectValidAsks(result, VSCODE)).toBe(1);
+      }
+    },
+  );
+});
+
+const ALL_LISTS: DeclaredLists = { tools: true, prompts: true, resources: true, subscribe: true };
+const LISTEN_EVENTS = [
+  'ToolListChangedNotification',
+  'PromptListChangedNotification',
+  'ResourceListChangedNotification',
+  'ResourceUpdatedNotification',
+];
+
+describe('official 2026-07-28 notifications through the codec', () => {
+  it.each(LISTEN_EVENTS.flatMap(files))('%s becomes a valid 2025-11-25 notification', (_name, frame) => {
+    const event = toLegacyListenEvent(frame as unknown as NotificationFrame, ALL_LISTS);
+    if (event === undefined) throw new Error('the event was dropped');
+    expect(validateLegacyFrame(event, 'toClient')).toEqual([]);
+    expect(findModernLeaks(event)).toEqual([]);
+  });
+
+  it.each(LISTEN_EVENTS.flatMap(files))('%s is dropped when its list was not declared', (_name, frame) => {
+    const none: DeclaredLists = { tools: false, prompts: false, resources: false, subscribe: false };
+    expect(toLegacyListenEvent(frame as unknown as NotificationFrame, none)).toBeUndefined();
+  });
+
+  it.each([...files('SubscriptionsAcknowledgedNotification'), ...files('CancelledNotification')])(
+    '%s never reaches the client',
+    (_name, frame) => {
+      expect(toLegacyListenEvent(frame as unknown as NotificationFrame, ALL_LISTS)).toBeUndefined();
+    },
+  );
+
+  it('the gap replay after an acknowledgment is valid for 2025-11-25', () => {
+    for (const event of gapReplay(ALL_LISTS, ['file:///project/config.json'])) {
+      expect(validateLegacyFrame(event, 'toClient')).toEqual([]);
+    }
+  });
+
+  it.each(files('LoggingMessageNotification'))(
+    '%s becomes a valid 2025-11-25 log message',
+    (_name, frame) => {
+      const message = toLegacyLogMessage(frame as unknown as NotificationFrame, 'debug');
+      if (message === undefined) throw new Error('the message was dropped');
+      expect(validateLegacyFrame(message, 'toClient')).toEqual([]);
+      expect(findModernLeaks(message)).toEqual([]);
+      // Without a level set by the client, nothing passes (§5.7).
+      expect(toLegacyLogMessage(frame as unknown as NotificationFrame, undefined)).toBeUndefined();
+    },
+  );
+});
+
+const ERROR_KINDS = [
+  'InternalError',
+  'InvalidParamsError',
+  'MethodNotFoundError',
+  'ParseError',
+  'HeaderMismatchError',
+  'MissingRequiredClientCapabilityError',
+  'UnsupportedProtocolVersionError',
+];
+
+describe('official 2026-07-28 errors through the codec', () => {
+  it.each(ERROR_KINDS.flatMap(files))('%s becomes a valid 2025-11-25 error response', (_name, example) => {
+    const error = ('error' in example ? example['error'] : example) as unknown as ErrorObject;
+    const frame = { jsonrpc: '2.0', id: 1, error: toClientError(error) };
+    expect(validateLegacyFrame(frame, 'toClient')).toEqual([]);
+    expect(findModernLeaks(frame)).toEqual([]);
+    // Upstream errors pass unchanged (§3.6): code, message and data.
+    expect(frame.error).toEqual(error);
   });
 });
