@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../../src/index.js';
 import * as operators from '../../operators/index.js';
 import * as testing from '../../src/testing/index.js';
+import * as embed from '../../src/embed/index.js';
 
 // Every export is an API decision (style.md §3.2): this test pins the runtime names.
 describe('public API', () => {
@@ -52,5 +53,9 @@ describe('public API', () => {
       'req',
       'res',
     ]);
+  });
+
+  it('the embed entry exports the dual-era server', () => {
+    expect(Object.keys(embed).sort()).toEqual(['EMBEDDED_LIMITS', 'dualEra', 'serveDualEra']);
   });
 });
