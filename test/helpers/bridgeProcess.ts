@@ -174,17 +174,31 @@ export const tapped = (upstream: readonly string[] = [process.execPath, FIXTURE]
   ...upstream,
 ];
 
+/** The tapped frames of each peer parsed so far, so that polling parses each stderr line once. */
+const tappedFrames = new WeakMap<
+  RawPeer,
+  { scanned: number; '>': Record<string, unknown>[]; '<': Record<string, unknown>[] }
+>();
+
 /** The frames the tapped upstream got (`>`) or sent (`<`) so far, in order. */
 export function upstreamFrames(peer: RawPeer, direction: '>' | '<'): Record<string, unknown>[] {
-  const prefix = `${TAP_PREFIX}${direction} `;
-  return peer.stderr.flatMap((line) => {
-    if (!line.startsWith(prefix)) return [];
+  let parsed = tappedFrames.get(peer);
+  if (parsed === undefined) {
+    parsed = { scanned: 0, '>': [], '<': [] };
+    tappedFrames.set(peer, parsed);
+  }
+  for (; parsed.scanned < peer.stderr.length; parsed.scanned++) {
+    const line = peer.stderr[parsed.scanned]!;
+    if (!line.startsWith(TAP_PREFIX)) continue;
+    const way = line.slice(TAP_PREFIX.length, TAP_PREFIX.length + 1);
+    if (way !== '>' && way !== '<') continue;
     try {
-      return [JSON.parse(line.slice(prefix.length)) as Record<string, unknown>];
+      parsed[way].push(JSON.parse(line.slice(TAP_PREFIX.length + 2)) as Record<string, unknown>);
     } catch {
-      return [];
+      // Not a frame: the upstream wrote something else.
     }
-  });
+  }
+  return [...parsed[direction]];
 }
 
 /** Resolves with the tapped frames that match once there is at least one, polling every 10 ms. */

@@ -97,9 +97,15 @@ class Client {
     );
   }
   /** Waits until the tap has shown `count` upstream requests of the call tagged `trace`. */
-  async upstreamRounds(trace: string, count: number): Promise<Frame[]> {
-    await untilUpstream(this.peer, '>', () => this.upstreamOf(trace).length >= count);
-    return this.upstreamOf(trace);
+  async upstreamRounds(trace: string, count: number, timeoutMs = 10_000): Promise<Frame[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const sent = this.upstreamOf(trace);
+      if (sent.length >= count) return sent;
+      if (Date.now() > deadline)
+        throw new Error(`${sent.length} of ${count} upstream requests in ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
   /** What the upstream got last for `trace` as `inputResponses`. */
   async lastInputResponses(trace: string, rounds: number): Promise<unknown> {

@@ -1,0 +1,460 @@
+/**
+ * Notifications and subscriptions through the built bridge (issue 4; reference-behaviors.md §5,
+ * §2.5, §9.5, §9.10 items 13–16): raw JSON-RPC transcripts of a client with the capabilities of
+ * VS Code in front of the 2026-07-28 fixture server, with a tap that shows what the upstream got.
+ * Needs the build (`npx tsc -p tsconfig.build.json`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FIXTURE,
+  framesSince,
+  initializeRequest,
+  miniUpstream,
+  note,
+  req,
+  startBridge,
+  tapped,
+  untilUpstream,
+  upstreamFrames,
+} from '../helpers/bridgeProcess.js';
+import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
+import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+import { findModernLeaks, validateLegacyFrame } from '../helpers/schemas.js';
+
+const TOOLS = 'notifications/tools/list_changed';
+const PROMPTS = 'notifications/prompts/list_changed';
+const RESOURCES = 'notifications/resources/list_changed';
+const UPDATED = 'notifications/resources/updated';
+const NOTES = 'file:///fixture/notes.txt';
+const README = 'file:///fixture/readme.txt';
+const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+const TOGGLE_RUNS = 1000;
+/** Calls written at once: below the in-flight limit of the bridge (256). */
+const TOGGLE_BATCH = 200;
+const LISTS = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
+
+afterAll(killAllPeers);
+
+const paramsOf = (frame: Frame): Record<string, unknown> => (frame.params ?? {}) as Record<string, unknown>;
+const textOf = (frame: Frame): string => (frame.result as { content: { text: string }[] }).content[0]!.text;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const isListen = (frame: Frame): boolean => frame.method === 'subscriptions/listen';
+const listenFilterOf = (frame: Frame): unknown => paramsOf(frame).notifications;
+
+let pings = 0;
+/** A ping and its response: every frame the bridge made before it is written by then. */
+async function barrier(peer: RawPeer): Promise<string> {
+  const id = `barrier-${++pings}`;
+  peer.send(req(id, 'ping'));
+  await peer.nextFrame(responseTo(id));
+  return id;
+}
+
+const EVENTS: readonly unknown[] = [TOOLS, PROMPTS, RESOURCES, UPDATED];
+/** Resolves with the first `count` list changes and updates from line `from` on, once written. */
+async function eventsSince(peer: RawPeer, from: number, count: number, timeoutMs = 10_000): Promise<Frame[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = framesSince(peer, from).filter((frame) => EVENTS.includes(frame.method));
+    if (events.length >= count) return events.slice(0, count);
+    if (Date.now() > deadline) throw new Error(`${events.length} of ${count} events in ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+/** Sends a request and resolves with its response. */
+function request(
+  peer: RawPeer,
+  id: string | number,
+  method: string,
+  params?: object,
+  timeoutMs?: number,
+): Promise<Frame> {
+  peer.send(req(id, method, params));
+  return peer.nextFrame(responseTo(id), timeoutMs);
+}
+const callTool = (peer: RawPeer, id: string | number, name: string, args: object = {}): Promise<Frame> =>
+  request(peer, id, 'tools/call', { name, arguments: args });
+
+/** The methods of the notifications the bridge wrote from line `from` on. */
+const notificationsSince = (peer: RawPeer, from: number): string[] =>
+  framesSince(peer, from)
+    .filter((frame) => !('id' in frame))
+    .map((frame) => String(frame.method));
+
+/** Initializes and sends notifications/initialized; resolves with the capabilities of the result. */
+async function connect(peer: RawPeer): Promise<Record<string, unknown>> {
+  // Starting three Node processes can take long on a loaded machine.
+  const response = await request(peer, 'init', 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
+  peer.send(note('notifications/initialized'));
+  return (response.result as { capabilities: Record<string, unknown> }).capabilities;
+}
+
+/** Every frame is valid for 2025-11-25 and has no 2026-07-28 member; `except` ids are left out. */
+function expectValidTranscript(peer: RawPeer, except: readonly unknown[] = []): void {
+  const problems = framesSince(peer)
+    .filter((frame) => !except.includes(frame.id))
+    .flatMap((frame) => [...validateLegacyFrame(frame, 'toClient'), ...findModernLeaks(frame)]);
+  expect(problems).toEqual([]);
+}
+
+describe('the listener of a connection to the fixture server with every list and subscriptions', () => {
+  let peer: RawPeer;
+  beforeAll(() => {
+    peer = startBridge({ upstream: tapped() });
+  });
+
+  it('notifications/initialized before the initialize result starts no listen stream', async () => {
+    peer.send(note('notifications/initialized'));
+    const response = await request(peer, 1, 'initialize', paramsOf(initializeRequest() as Frame));
+    expect((response.result as { capabilities: unknown }).capabilities).toEqual({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      logging: {},
+      completions: {},
+    });
+    await sleep(300);
+    await barrier(peer);
+    expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
+    expect(notificationsSince(peer, 0)).toEqual([]);
+  });
+
+  it('logging/setLevel before notifications/initialized is accepted', async () => {
+    expect(await request(peer, 2, 'logging/setLevel', { level: 'debug' })).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {},
+    });
+  });
+
+  it('notifications/initialized after the initialize result opens a listen stream for the declared lists, with the log level', async () => {
+    peer.send(note('notifications/initialized'));
+    const [listen] = await untilUpstream(peer, '>', isListen);
+    expect(listenFilterOf(listen!)).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+    });
+    expect(paramsOf(listen!)._meta).toMatchObject({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      [LOG_LEVEL]: 'debug',
+    });
+  });
+
+  it('its acknowledgment gives one list change per declared list: tools, prompts, resources', async () => {
+    expect(await eventsSince(peer, 0, 3)).toEqual([note(TOOLS), note(PROMPTS), note(RESOURCES)]);
+    await sleep(200);
+    const from = peer.lines.length;
+    await barrier(peer);
+    expect(notificationsSince(peer, from)).toEqual([]);
+  });
+
+  it('log messages have exactly level, logger and data, reach the client at the level of logging/setLevel, and come before the result', async () => {
+    const from = peer.lines.length;
+    const debug = await callTool(peer, 10, 'log');
+    const message = (level: string) =>
+      note('notifications/message', { level, logger: 'fixture', data: `a message at the level ${level}` });
+    expect(framesSince(peer, from)).toEqual([
+      message('debug'),
+      message('info'),
+      message('warning'),
+      message('error'),
+      debug,
+    ]);
+    await request(peer, 11, 'logging/setLevel', { level: 'warning' });
+    const next = peer.lines.length;
+    const warning = await callTool(peer, 12, 'log');
+    expect(framesSince(peer, next)).toEqual([message('warning'), message('error'), warning]);
+  });
+
+  it('each later upstream request carries the level of the last logging/setLevel as io.modelcontextprotocol/logLevel', async () => {
+    const echoed = JSON.parse(textOf(await callTool(peer, 13, 'meta_echo'))) as Record<string, unknown>;
+    expect(echoed[LOG_LEVEL]).toBe('warning');
+  });
+
+  it(`a tool that changes the tool list: each list change reaches the client in the order the upstream wrote it relative to the results, ${TOGGLE_RUNS} runs`, async () => {
+    // The calls go out in batches without waiting, so the upstream interleaves changes and
+    // results as it likes; the client must see exactly that order. A traceparent per call maps
+    // the upstream id of each result to the call.
+    const callOfTrace = new Map<string, string>();
+    const traceOf = (call: string): string => {
+      const trace = `00-${(callOfTrace.size + 1).toString(16).padStart(32, '0')}-${'2'.repeat(16)}-01`;
+      callOfTrace.set(trace, call);
+      return trace;
+    };
+    const from = peer.lines.length;
+    await request(peer, 'toggle-start', 'tools/list', { _meta: { traceparent: traceOf('toggle-start') } });
+    for (let start = 0; start < TOGGLE_RUNS; start += TOGGLE_BATCH) {
+      const calls = Array.from({ length: TOGGLE_BATCH }, (_, i) => `toggle-${start + i}`).map((id, i) =>
+        // Disable, enable, disable…
+        req(id, 'tools/call', {
+          name: 'toggle',
+          arguments: { enabled: (start + i) % 2 === 1 },
+          _meta: { traceparent: traceOf(id) },
+        }),
+      );
+      peer.child.stdin!.write(calls.map((call) => `${JSON.stringify(call)}\n`).join(''));
+      await peer.nextFrame(responseTo(`toggle-${start + TOGGLE_BATCH - 1}`));
+    }
+    const last = `toggle-${TOGGLE_RUNS - 1}`;
+    // The upstream id of each call, from the requests the upstream got.
+    const traceparent = (frame: Frame): unknown =>
+      (paramsOf(frame)._meta as Record<string, unknown> | undefined)?.traceparent;
+    const sent = await untilUpstream(
+      peer,
+      '>',
+      (frame) => callOfTrace.get(String(traceparent(frame))) === last,
+    );
+    const callOf = new Map(
+      upstreamFrames(peer, '>').flatMap((frame) => {
+        const call = callOfTrace.get(String(traceparent(frame)));
+        return call === undefined ? [] : [[frame.id, call] as const];
+      }),
+    );
+    await untilUpstream(peer, '<', (frame) => frame.id === sent[0]!.id && 'result' in frame);
+    // What the upstream wrote after the result of toggle-start, and what the client got.
+    const upstream = upstreamFrames(peer, '<');
+    const upstreamOrder = upstream
+      .slice(upstream.findIndex((frame) => callOf.get(frame.id) === 'toggle-start' && 'result' in frame) + 1)
+      .flatMap((frame) =>
+        frame.method === TOOLS ? ['change'] : 'result' in frame ? [callOf.get(frame.id) ?? '?'] : [],
+      );
+    const client = framesSince(peer, from);
+    const clientOrder = client
+      .slice(client.findIndex((frame) => frame.id === 'toggle-start') + 1)
+      .flatMap((frame) =>
+        frame.method === TOOLS
+          ? ['change']
+          : String(frame.id).startsWith('toggle-')
+            ? [String(frame.id)]
+            : [],
+      );
+    expect(clientOrder.slice(0, clientOrder.indexOf(last) + 1)).toEqual(
+      upstreamOrder.slice(0, upstreamOrder.indexOf(last) + 1),
+    );
+    expect(clientOrder.filter((kind) => kind.startsWith('toggle-'))).toHaveLength(TOGGLE_RUNS);
+    // Every toggle was a real change: one list change per call.
+    expect(clientOrder.filter((kind) => kind === 'change')).toHaveLength(TOGGLE_RUNS);
+    const { tools } = (await request(peer, 14, 'tools/list')).result as { tools: { name: string }[] };
+    expect(tools.map((tool) => tool.name)).toContain('toggled');
+  });
+
+  it('resources/subscribe: {} comes first, then each update of the URI before the result of touch, and none after resources/unsubscribe', async () => {
+    const from = peer.lines.length;
+    expect((await request(peer, 20, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
+    const [listen] = await untilUpstream(
+      peer,
+      '>',
+      (frame) => isListen(frame) && 'resourceSubscriptions' in (listenFilterOf(frame) as object),
+    );
+    expect(listenFilterOf(listen!)).toEqual({ ...LISTS, resourceSubscriptions: [NOTES] });
+    const touched = await callTool(peer, 21, 'touch', { uri: NOTES });
+    // A change of the subscriptions alone replays nothing.
+    expect(framesSince(peer, from).slice(1)).toEqual([note(UPDATED, { uri: NOTES }), touched]);
+    expect((await request(peer, 22, 'resources/unsubscribe', { uri: NOTES })).result).toEqual({});
+    const after = peer.lines.length;
+    await callTool(peer, 23, 'touch', { uri: NOTES });
+    await sleep(100);
+    await barrier(peer);
+    expect(notificationsSince(peer, after)).toEqual([]);
+  });
+
+  it('the response of resources/subscribe comes before the first update of its URI', async () => {
+    const from = peer.lines.length;
+    // The touch follows the subscribe at once: any update must come after the response.
+    peer.child.stdin!.write(
+      `${JSON.stringify(req(30, 'resources/subscribe', { uri: README }))}\n` +
+        `${JSON.stringify(req(31, 'tools/call', { name: 'touch', arguments: { uri: README } }))}\n`,
+    );
+    await peer.nextFrame(responseTo(30));
+    await peer.nextFrame(responseTo(31));
+    await callTool(peer, 32, 'touch', { uri: README });
+    const frames = framesSince(peer, from);
+    const response = frames.findIndex((frame) => frame.id === 30);
+    const firstUpdate = frames.findIndex((frame) => frame.method === UPDATED);
+    expect(firstUpdate).toBeGreaterThan(response);
+    expect((await request(peer, 33, 'resources/unsubscribe', { uri: README })).result).toEqual({});
+  });
+
+  it('two resources/subscribe at the same time both get {}, and both URIs get their updates', async () => {
+    peer.child.stdin!.write(
+      `${JSON.stringify(req(40, 'resources/subscribe', { uri: NOTES }))}\n` +
+        `${JSON.stringify(req(41, 'resources/subscribe', { uri: README }))}\n`,
+    );
+    expect((await peer.nextFrame(responseTo(40))).result).toEqual({});
+    expect((await peer.nextFrame(responseTo(41))).result).toEqual({});
+    // The second change opens a stream with the full URI set.
+    const both = { ...LISTS, resourceSubscriptions: [NOTES, README] };
+    await untilUpstream(
+      peer,
+      '>',
+      (frame) => isListen(frame) && JSON.stringify(listenFilterOf(frame)) === JSON.stringify(both),
+    );
+    const listens = upstreamFrames(peer, '>').filter(isListen).slice(-2);
+    expect(listens.map(listenFilterOf)).toEqual([
+      { ...LISTS, resourceSubscriptions: [NOTES] },
+      { ...LISTS, resourceSubscriptions: [NOTES, README] },
+    ]);
+    const from = peer.lines.length;
+    const notes = await callTool(peer, 42, 'touch', { uri: NOTES });
+    const readme = await callTool(peer, 43, 'touch', { uri: README });
+    expect(framesSince(peer, from)).toEqual([
+      note(UPDATED, { uri: NOTES }),
+      notes,
+      note(UPDATED, { uri: README }),
+      readme,
+    ]);
+  });
+
+  it('after drop_listen the bridge opens a new stream with the current level, replays the lists and the URIs, and list changes arrive again', async () => {
+    const before = upstreamFrames(peer, '>').filter(isListen).at(-1)!.id as number;
+    const from = peer.lines.length;
+    expect(textOf(await callTool(peer, 50, 'drop_listen'))).toBe('ended 1 listen streams');
+    expect(await eventsSince(peer, from, 5)).toEqual([
+      note(TOOLS),
+      note(PROMPTS),
+      note(RESOURCES),
+      note(UPDATED, { uri: NOTES }),
+      note(UPDATED, { uri: README }),
+    ]);
+    const reopened = await untilUpstream(
+      peer,
+      '>',
+      (frame) => isListen(frame) && (frame.id as number) > before,
+    );
+    expect(reopened).toHaveLength(1);
+    expect(paramsOf(reopened[0]!)._meta).toMatchObject({ [LOG_LEVEL]: 'warning' });
+    expect(peer.stderr.some((line) => line.includes('the upstream server ended the listen stream'))).toBe(
+      true,
+    );
+    const added = await callTool(peer, 51, 'add_tool');
+    expect(framesSince(peer, from).slice(-2)).toEqual([note(TOOLS), added]);
+  });
+
+  it('no notifications/cancelled reaches the client, and every frame is valid for 2025-11-25 without a 2026-07-28 member', () => {
+    expect(notificationsSince(peer, 0)).not.toContain('notifications/cancelled');
+    // meta_echo returns the upstream _meta as its structured content, on purpose.
+    expectValidTranscript(peer, [13]);
+  });
+
+  it('the end of stdin with an open listen stream ends the bridge with code 0 at once', async () => {
+    peer.closeStdin();
+    const started = Date.now();
+    expect(await peer.exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('the listener with other upstream capabilities', () => {
+  /** A bridge in front of the tapped fixture with `flags`, initialized; resolves with the declared capabilities. */
+  async function start(
+    ...flags: string[]
+  ): Promise<{ peer: RawPeer; capabilities: Record<string, unknown> }> {
+    const peer = startBridge({ upstream: tapped([process.execPath, FIXTURE, ...flags]) });
+    return { peer, capabilities: await connect(peer) };
+  }
+
+  it('an upstream with the list changes of the tools only: the bridge declares and sends only those', async () => {
+    const { peer, capabilities } = await start('--tools-list-changed-only');
+    expect(capabilities).toMatchObject({ tools: { listChanged: true } });
+    expect(capabilities).not.toMatchObject({ prompts: { listChanged: true } });
+    expect(capabilities).not.toMatchObject({ resources: { listChanged: true } });
+    expect(capabilities).not.toMatchObject({ resources: { subscribe: true } });
+    const [listen] = await untilUpstream(peer, '>', isListen);
+    expect(listenFilterOf(listen!)).toEqual({ toolsListChanged: true });
+    expect(await eventsSince(peer, 0, 1)).toEqual([note(TOOLS)]);
+    const from = peer.lines.length;
+    const prompt = await callTool(peer, 1, 'toggle', { enabled: false, target: 'prompt' });
+    const added = await callTool(peer, 2, 'add_tool');
+    expect(framesSince(peer, from)).toEqual([prompt, note(TOOLS), added]);
+    expect((await request(peer, 3, 'resources/subscribe', { uri: NOTES })).error).toMatchObject({
+      code: -32601,
+    });
+    peer.kill();
+  });
+
+  it('an upstream without notifications: no listen stream, no list change, and resources/subscribe is -32601', async () => {
+    const { peer, capabilities } = await start('--no-list-changed');
+    expect(JSON.stringify(capabilities)).not.toMatch(/listChanged":true|subscribe":true/);
+    const added = await callTool(peer, 1, 'add_tool');
+    expect((await request(peer, 2, 'resources/subscribe', { uri: NOTES })).error).toMatchObject({
+      code: -32601,
+      data: { cause: 'method_not_found' },
+    });
+    await sleep(300);
+    await barrier(peer);
+    expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([]);
+    expect(textOf(added)).toBe('added added_1');
+    expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
+    peer.kill();
+  });
+
+  it('an upstream with resources.subscribe and no list changes: the first resources/subscribe opens the first stream, without a replay', async () => {
+    const { peer, capabilities } = await start('--subscribe-only');
+    expect(capabilities).toMatchObject({ resources: { subscribe: true } });
+    await sleep(300);
+    await barrier(peer);
+    expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
+    expect((await request(peer, 1, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
+    const [listen] = await untilUpstream(peer, '>', isListen);
+    expect(listenFilterOf(listen!)).toEqual({ resourceSubscriptions: [NOTES] });
+    const touched = await callTool(peer, 2, 'touch', { uri: NOTES });
+    expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([note(UPDATED, { uri: NOTES })]);
+    expect(peer.lines.indexOf(JSON.stringify(note(UPDATED, { uri: NOTES })))).toBeLessThan(
+      peer.lines.indexOf(JSON.stringify(touched)),
+    );
+    // The last unsubscribe without lists ends the stream, and none opens.
+    expect((await request(peer, 3, 'resources/unsubscribe', { uri: NOTES })).result).toEqual({});
+    await untilUpstream(
+      peer,
+      '>',
+      (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
+    );
+    await sleep(700);
+    expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);
+    peer.kill();
+  });
+
+  it('an upstream that refuses the listen stream: resources/subscribe gets the error of the upstream, and no list change arrives', async () => {
+    const { peer } = await start('--refuse-listen');
+    await untilUpstream(peer, '<', (frame) => 'error' in frame);
+    const refusal = { code: -32603, message: 'This server refuses listen streams.' };
+    expect((await request(peer, 1, 'resources/subscribe', { uri: NOTES })).error).toEqual(refusal);
+    const added = await callTool(peer, 2, 'add_tool');
+    await sleep(200);
+    await barrier(peer);
+    expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([]);
+    expect(textOf(added)).toBe('added added_1');
+    expect(peer.stderr.some((line) => line.includes('refused the listen stream'))).toBe(true);
+    peer.kill();
+  });
+
+  it('an upstream notifications/cancelled that ends the listen stream never reaches the client, and a client request with the id of that stream completes', async () => {
+    const peer = startBridge({ upstream: tapped(miniUpstream()) });
+    await connect(peer);
+    for (const after of [false, true]) {
+      // The upstream id of the open stream, which the client uses for its own request.
+      const listens = await untilUpstream(peer, '>', isListen);
+      const listenId = listens.at(-1)!.id as number;
+      const from = peer.lines.length;
+      const ended = await callTool(peer, listenId, 'end_listen', { after });
+      expect(ended).toEqual({
+        jsonrpc: '2.0',
+        id: listenId,
+        result: { content: [{ type: 'text', text: 'ended' }] },
+      });
+      await untilUpstream(
+        peer,
+        '<',
+        (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listenId,
+      );
+      // The bridge opens a new stream; its acknowledgment replays the tool list.
+      expect(await eventsSince(peer, from, 1)).toEqual([note(TOOLS)]);
+      await untilUpstream(peer, '>', (frame) => isListen(frame) && (frame.id as number) > listenId);
+    }
+    await barrier(peer);
+    expect(framesSince(peer).map((frame) => frame.method)).not.toContain('notifications/cancelled');
+    peer.kill();
+  });
+});
