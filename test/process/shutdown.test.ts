@@ -1,0 +1,230 @@
+/**
+ * How the built bridge stops, and what it writes on stderr (reference-behaviors.md §2.13, §2.14,
+ * §3.1, §3.11, §3.12, §9.10): the end of stdin, SIGTERM, the loss of the upstream process, an
+ * upstream that closes its stdout, and the log lines at debug level. Needs the build
+ * (`npx tsc -p tsconfig.build.json`).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
+import {
+  FIXTURE,
+  bridgeErrorResponse,
+  bridgeLines,
+  childPids,
+  clientFrameProblems,
+  handshake,
+  initializeRequest,
+  isRunning,
+  req,
+  scripted,
+  startBridge,
+  untaggedLines,
+  upstreamPid,
+  waitUntil,
+} from '../helpers/bridgeProcess.js';
+import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
+import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
+
+/** reference-behaviors.md §2.13: bridge and child gone within 2 x grace + 2 s after the end of stdin. */
+const EXIT_BOUND_MS = 6_000;
+const MARKER = 'MARKER-5f1c';
+
+/** A bridge that dies with the test, whatever happens. */
+function bridgeFor(context: TestContext, options?: Parameters<typeof startBridge>[0]): RawPeer {
+  const bridge = startBridge(options);
+  context.onTestFinished(() => bridge.kill());
+  return bridge;
+}
+
+/** Resolves with the exit of the bridge and how long it took from now; fails after `boundMs`. */
+async function exitWithin(bridge: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the bridge did not exit in ${boundMs} ms`)), boundMs);
+  });
+  try {
+    const exit = await Promise.race([bridge.exit, late]);
+    return { ...exit, ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends a request and resolves with its response. */
+async function ask(bridge: RawPeer, frame: object): Promise<Record<string, unknown>> {
+  bridge.send(frame);
+  return bridge.nextFrame(responseTo((frame as { id: unknown }).id));
+}
+
+afterAll(killAllPeers);
+
+describe.concurrent('the end of stdin', () => {
+  it('stops an idle bridge with code 0 within 6 s, and its child with it', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    const child = await upstreamPid(bridge);
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
+    expect(isRunning(child)).toBe(false);
+  });
+
+  it('stops the bridge with code 0 during a slow call, without a response to the call', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    const child = await upstreamPid(bridge);
+    bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
+    // The ping comes back after the call went upstream.
+    await ask(bridge, req('ping', 'ping'));
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
+    expect(isRunning(child)).toBe(false);
+    expect(bridge.lines.map((line) => parseFrame(line)!).filter(responseTo('slow'))).toEqual([]);
+  });
+
+  it('stops the bridge with code 0 before initialize, with stdout empty and no child started', async (context) => {
+    const bridge = bridgeFor(context);
+    await waitUntil(() => bridge.child.pid !== undefined, 1_000, 'the start of the bridge');
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
+    expect(bridge.lines).toEqual([]);
+  });
+
+  it('stops the bridge with code 0 while initialize waits, without a response to it', async (context) => {
+    const bridge = bridgeFor(context, { upstream: scripted('no-discover') });
+    bridge.send(initializeRequest(1));
+    const child = await upstreamPid(bridge);
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
+    expect(isRunning(child)).toBe(false);
+    expect(bridge.lines).toEqual([]);
+  });
+});
+
+describe.concurrent('a signal', () => {
+  it('stops the bridge on SIGTERM within 6 s, and its child with it', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    const child = await upstreamPid(bridge);
+    bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
+    await ask(bridge, req('ping', 'ping'));
+    bridge.child.kill('SIGTERM');
+    const exit = await exitWithin(bridge, EXIT_BOUND_MS);
+    expect(exit.signal).toBeNull();
+    expect(exit.code).toBe(0);
+    expect(isRunning(child)).toBe(false);
+  });
+});
+
+describe.concurrent('the loss of the upstream process', () => {
+  it('fails every call in flight with -32603 upstream_exited, and the bridge exits with code 1', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
+    bridge.send(req(0, 'tools/call', { name: 'crash', arguments: {} }));
+    const failures = [await bridge.nextFrame(responseTo('slow')), await bridge.nextFrame(responseTo(0))];
+    expect(failures).toEqual([
+      bridgeErrorResponse('slow', 'upstream_exited'),
+      bridgeErrorResponse(0, 'upstream_exited'),
+    ]);
+    for (const frame of failures) expect(clientFrameProblems(frame)).toEqual([]);
+    // stdin is still open: the loss alone ends the bridge.
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
+    expect(bridgeLines(bridge.stderr)).toContainEqual(
+      'mcp-bridge-vscode: bridge: error: the upstream server exited with code 3',
+    );
+  });
+
+  it('makes an idle bridge exit with code 1', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    const answer = await ask(bridge, req(1, 'tools/call', { name: 'crash', arguments: { after_ms: 100 } }));
+    expect(answer.result).toEqual({ content: [{ type: 'text', text: 'the server stops in 100 ms' }] });
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
+  });
+
+  it('fails a call when the upstream exits in the middle of it, and the bridge exits with code 1', async (context) => {
+    const bridge = bridgeFor(context, { upstream: scripted('exit-mid-request') });
+    await handshake(bridge);
+    expect(await ask(bridge, req('mid', 'tools/call', { name: 'echo', arguments: { text: 'x' } }))).toEqual(
+      bridgeErrorResponse('mid', 'upstream_exited'),
+    );
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
+  });
+
+  it('fails initialize when the upstream closes its stdout and runs on, and the bridge stops that child', async (context) => {
+    const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
+    bridge.send(initializeRequest(1));
+    const child = await upstreamPid(bridge);
+    expect(await bridge.nextFrame(responseTo(1))).toEqual(
+      bridgeErrorResponse(1, 'closed', 'server/discover'),
+    );
+    // Stopped by the bridge, not by its own end (it would run for 120 s).
+    await waitUntil(() => !isRunning(child), 5_000, 'the stop of the child');
+    expect(bridge.child.exitCode).toBeNull();
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0 });
+  });
+});
+
+describe('the log lines', () => {
+  it('at debug level: stdout has only JSON-RPC, every bridge line is tagged, one line per upstream exchange, no frame content', async (context) => {
+    const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
+    await handshake(bridge);
+    const requests: [string | number, string, object][] = [
+      ['list', 'tools/list', {}],
+      [2, 'tools/call', { name: 'echo', arguments: { text: MARKER } }],
+      [
+        0,
+        'tools/call',
+        { name: 'meta_echo', arguments: {}, _meta: { 'vscode.marker': MARKER, baggage: MARKER } },
+      ],
+      [3, 'prompts/get', { name: 'greet', arguments: { name: MARKER } }],
+      [4, 'resources/read', { uri: `file:///fixture/${MARKER}` }],
+      [5, 'tools/call', { name: 'no_such_tool', arguments: { text: MARKER } }],
+    ];
+    for (const [id, method, params] of requests) await ask(bridge, req(id, method, params));
+    // Lines the bridge cannot read, and requests it answers itself, with the marker.
+    bridge.send(`{"jsonrpc":"2.0","id":6,"method":"${MARKER}"`);
+    bridge.send(req(7, MARKER, { text: MARKER }));
+    bridge.send(req(8, 'logging/setLevel', { level: MARKER }));
+    await ask(bridge, req('last', 'ping'));
+    bridge.closeStdin();
+    expect((await exitWithin(bridge, EXIT_BOUND_MS)).code).toBe(0);
+
+    for (const line of bridge.lines) {
+      expect(parseFrame(line)).toMatchObject({ jsonrpc: '2.0' });
+    }
+    expect(untaggedLines(bridge.stderr)).toEqual([]);
+    expect(bridge.stderr.filter((line) => line.includes(MARKER))).toEqual([]);
+    expect(bridge.stderr.filter((line) => line.includes('{'))).toEqual([]);
+
+    const exchanges = bridgeLines(bridge.stderr).filter((line) =>
+      line.startsWith('mcp-bridge-vscode: bridge: debug: upstream request '),
+    );
+    // server/discover, the listen stream, and one per forwarded request, each exactly once.
+    const pattern =
+      /^mcp-bridge-vscode: bridge: debug: upstream request (\d+) \(([a-z/]+), round 1 of (no client request|client request (\S+))\): (\w+) after \d+ ms$/;
+    for (const line of exchanges) expect(line).toMatch(pattern);
+    const parsed = exchanges.map((line) => pattern.exec(line)!);
+    expect(parsed.map((match) => [match[2], match[4]])).toEqual(
+      expect.arrayContaining([
+        ['server/discover', undefined],
+        ['subscriptions/listen', undefined],
+        ...requests.map(([id, method]) => [method, String(id)]),
+      ]),
+    );
+    expect(parsed).toHaveLength(2 + requests.length);
+    expect(new Set(parsed.map((match) => match[1])).size).toBe(parsed.length);
+  });
+
+  it('at the default level: no debug line, and no line of the bridge for a session without trouble', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshake(bridge);
+    await ask(bridge, req(1, 'tools/call', { name: 'echo', arguments: { text: MARKER } }));
+    bridge.closeStdin();
+    expect((await exitWithin(bridge, EXIT_BOUND_MS)).code).toBe(0);
+    expect(bridgeLines(bridge.stderr)).toEqual([]);
+    expect(childPids(bridge.child.pid!)).toEqual([]);
+  });
+});
