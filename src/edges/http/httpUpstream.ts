@@ -32,6 +32,7 @@ import { requestHeaders } from './headers.js';
 import { responseMessages } from './response.js';
 import { errorCode } from './sse.js';
 import { createToolHeaderCache } from './toolHeaders.js';
+import { createToolCalls } from './toolList.js';
 
 export type { StaticHeader } from './headers.js';
 export type { ProxyEnv } from './dispatcher.js';
@@ -66,8 +67,9 @@ export interface HttpUpstreamConnection extends UpstreamConnection {
    */
   invalidTools(): Map<string, string>;
   /**
-   * True when a `tools/list` result named the tool. A `tools/call` of an unknown tool carries no
-   * `Mcp-Param-*` headers: list the tools first (protocol-mapping.md §7.1.4).
+   * True when a `tools/list` result named the tool. A `tools/call` of an unknown tool lists every
+   * page of tools first, and a call refused with -32020 lists them again and is sent once more
+   * (protocol-mapping.md §7.1.4, toolList.ts).
    */
   knowsTool(name: string): boolean;
 }
@@ -262,8 +264,19 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       );
     });
 
+  // A call needs the current definition of its tool (protocol-mapping.md §7.1.4).
+  const callTool = createToolCalls({
+    send: exchange,
+    knowsTool: (name) => tools.known(name),
+    logger,
+    scope: SCOPE,
+  });
+
   return {
-    request: (method, params, options = {}) => exchange(method, params, options),
+    request: (method, params, options = {}) =>
+      method === 'tools/call' && dispatcher !== undefined
+        ? callTool(params, options)
+        : exchange(method, params, options),
     notifications$: logMessages.asObservable(),
     exit$: NEVER,
     remote: true,

@@ -48,6 +48,15 @@ const responseOf = async (events: Promise<Awaited<ReturnType<typeof call>>>) => 
   return last.frame;
 };
 
+/**
+ * Lists the tools once, so that the connection knows their definitions and a `tools/call` is one
+ * POST (without it, a call lists the tools first: toolList.test.ts). Returns the requests so far.
+ */
+const known = async (connection: HttpUpstreamConnection): Promise<number> => {
+  await collect(connection.request('tools/list', { _meta: META }));
+  return server.received.length;
+};
+
 const failure = async (promise: Promise<unknown>): Promise<BridgeError> => {
   const error = await promise.then(
     () => undefined,
@@ -82,10 +91,12 @@ describe('request headers', () => {
     '%s is one POST with exactly the transport headers and the static ones',
     async (method, params, name) => {
       const connection = connect({ headers: [{ name: 'X-Api-Key', value: 'secret-value' }] });
+      const before = method === 'tools/call' ? await known(connection) : 0;
       const frame = await responseOf(collect(connection.request(method, { _meta: META, ...params })));
       expect(frame).toHaveProperty('result');
-      expect(server.received).toHaveLength(1);
-      const { httpMethod, headers } = server.received[0]!;
+      const sent = server.received.slice(before);
+      expect(sent).toHaveLength(1);
+      const { httpMethod, headers } = sent[0]!;
       expect(httpMethod).toBe('POST');
       const names = name === undefined ? EXPECTED_NAMES : [...EXPECTED_NAMES, 'mcp-name'].sort();
       expect(Object.keys(headers).sort()).toEqual(names);
@@ -128,13 +139,13 @@ describe('request headers', () => {
     const connection = connect();
     const params = { _meta: { ...META, keep: 'me' }, name: 'echo', arguments: { text: 'x' } };
     const snapshot = structuredClone(params);
-    await collect(connection.request('tools/call', params));
     await collect(connection.request('tools/list', { _meta: META }));
+    await collect(connection.request('tools/call', params));
     expect(params).toEqual(snapshot);
     expect(server.received.map((request) => request.body?.['id'])).toEqual([1, 2]);
     expect(server.received.map((request) => (request.body?.['params'] as JsonObject)['_meta'])).toEqual([
-      { ...META, keep: 'me', progressToken: 1 },
-      { ...META, progressToken: 2 },
+      { ...META, progressToken: 1 },
+      { ...META, keep: 'me', progressToken: 2 },
     ]);
   });
 });
@@ -173,10 +184,13 @@ describe('x-mcp-header', () => {
     expect(names).toEqual(['mcp-param-region']);
   });
 
-  it('a call before any tools/list lacks the headers and gets the 400 -32020 error of the server as its response', async () => {
+  it('a call before any tools/list lists the tools first, then sends the Mcp-Param headers', async () => {
     const connection = connect();
     const frame = await responseOf(call(connection, 'echo_headers', { region: 'eu' }));
-    expect(frame).toMatchObject({ id: 1, error: { code: -32020 } });
+    expect(frame).toMatchObject({ id: 2, result: {} });
+    expect(server.received.map((request) => request.method)).toEqual(['tools/list', 'tools/call']);
+    expect(server.received[1]!.headers['mcp-param-region']).toBe('eu');
+    expect(connection.knowsTool('echo_headers')).toBe(true);
   });
 
   it('hides tools with invalid annotations, reports them, and refuses their calls locally', async () => {
@@ -225,13 +239,15 @@ describe('x-mcp-header', () => {
 
 describe('responses', () => {
   it('reads a JSON response', async () => {
-    const events = await call(connect(), 'echo', { text: 'hello' });
+    const connection = connect();
+    await known(connection);
+    const events = await call(connection, 'echo', { text: 'hello' });
     expect(events).toEqual([
       {
         type: 'response',
         frame: {
           jsonrpc: '2.0',
-          id: 1,
+          id: 2,
           result: { resultType: 'complete', content: [{ type: 'text', text: 'hello' }] },
         },
       },
@@ -240,6 +256,7 @@ describe('responses', () => {
 
   it('reads an SSE response: progress before the result, notifications/message on notifications$', async () => {
     const connection = connect();
+    await known(connection);
     const messages: NotificationFrame[] = [];
     const subscription = connection.notifications$.subscribe((frame) => messages.push(frame));
     const events = await call(connection, 'echo_sse', { text: 'streamed' });
@@ -248,9 +265,9 @@ describe('responses', () => {
     expect(events[0]!.frame).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/progress',
-      params: { progressToken: 1, progress: 1 },
+      params: { progressToken: 2, progress: 1 },
     });
-    expect(events[1]!.frame).toMatchObject({ id: 1, result: { content: [{ text: 'streamed' }] } });
+    expect(events[1]!.frame).toMatchObject({ id: 2, result: { content: [{ text: 'streamed' }] } });
     expect(messages).toEqual([
       {
         jsonrpc: '2.0',
@@ -309,13 +326,15 @@ describe('responses', () => {
   });
 
   it('gives an id-less JSON-RPC error of a 4xx body the id of the request', async () => {
+    const connection = connect();
+    await known(connection);
     server.intercept = () => ({
       status: 400,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32602, message: 'bad _meta' } }),
     });
-    const frame = await responseOf(call(connect(), 'echo'));
-    expect(frame).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad _meta' } });
+    const frame = await responseOf(call(connection, 'echo'));
+    expect(frame).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad _meta' } });
   });
 
   it.each([
@@ -365,15 +384,16 @@ describe('responses', () => {
   });
 
   it('fails an SSE stream that ends before the response with closed, for that request only', async () => {
+    const connection = connect();
+    await known(connection);
     server.intercept = (request) =>
-      request.body?.['id'] === 1
+      request.body?.['id'] === 2
         ? {
             status: 200,
             headers: { 'content-type': 'text/event-stream' },
-            body: 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n',
+            body: 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}\n\n',
           }
         : undefined;
-    const connection = connect();
     const events: unknown[] = [];
     const error = await failure(
       new Promise((resolve, reject) => {
@@ -388,28 +408,31 @@ describe('responses', () => {
     expect(error).toMatchObject({ code: 'closed', httpStatus: 200 });
     expect(error.detail).toBe('tools/call: the response stream ended before the response');
     expect(await responseOf(call(connection, 'echo', { text: 'next' }))).toHaveProperty('result');
-    expect(server.received).toHaveLength(2);
+    expect(server.received).toHaveLength(3);
   });
 
   it('fails a stream that breaks before the response with closed and never sends the request again', async () => {
     const connection = connect();
+    const before = await known(connection);
     const error = await failure(call(connection, 'break_stream'));
     expect(error).toMatchObject({ code: 'closed', httpStatus: 200 });
     expect(error.detail).toBe('tools/call: the response stream broke (UND_ERR_SOCKET)');
-    expect(server.received).toHaveLength(1);
+    expect(server.received).toHaveLength(before + 1);
   });
 
   it('fails an SSE event that is not JSON-RPC, drops server requests and ignores other event types', async () => {
+    const connection = connect();
+    await known(connection);
     server.intercept = () => ({
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8' },
       body:
         ': comment\n\nevent: ping\ndata: not json\n\n' +
         'data: {"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}\n\n' +
-        'retry: 5\nid: 3\ndata: {"jsonrpc":"2.0",\ndata: "id":1,"result":{"ok":true}}\n\n',
+        'retry: 5\nid: 3\ndata: {"jsonrpc":"2.0",\ndata: "id":2,"result":{"ok":true}}\n\n',
     });
-    const events = await call(connect(), 'echo');
-    expect(events).toEqual([{ type: 'response', frame: { jsonrpc: '2.0', id: 1, result: { ok: true } } }]);
+    const events = await call(connection, 'echo');
+    expect(events).toEqual([{ type: 'response', frame: { jsonrpc: '2.0', id: 2, result: { ok: true } } }]);
     expect(logger.lines.map((line) => line.text)).toContain(
       'dropped a request of the upstream server on a response stream (sampling/createMessage)',
     );
@@ -523,6 +546,7 @@ describe('cancellation and lifetime', () => {
 describe('logging', () => {
   it('writes one debug line per exchange, without the URL, header values or contents', async () => {
     const connection = connect({ headers: [{ name: 'X-Api-Key', value: 'secret-value' }] });
+    await known(connection);
     await collect(
       connection.request(
         'tools/call',
@@ -544,16 +568,19 @@ describe('logging', () => {
     const debug = logger.lines.filter((line) => line.level === 'debug').map((line) => line.text);
     expect(debug).toEqual([
       expect.stringMatching(
-        /^upstream request 1 \(tools\/call, round 2 of client request "c-7"\): response after \d+ ms \(HTTP status 200\)$/,
+        /^upstream request 1 \(tools\/list, round 1 of no client request\): response after \d+ ms \(HTTP status 200\)$/,
       ),
       expect.stringMatching(
-        /^upstream request 2 \(tools\/list, round 1 of no client request\): response after \d+ ms \(HTTP status 200\)$/,
+        /^upstream request 2 \(tools\/call, round 2 of client request "c-7"\): response after \d+ ms \(HTTP status 200\)$/,
       ),
       expect.stringMatching(
-        /^upstream request 3 \(tools\/call, round 1 of no client request\): failed \(invalid_response\) after \d+ ms \(HTTP status 404\)$/,
+        /^upstream request 3 \(tools\/list, round 1 of no client request\): response after \d+ ms \(HTTP status 200\)$/,
       ),
       expect.stringMatching(
-        /^upstream request 4 \(tools\/call, round 1 of no client request\): cancelled after \d+ ms/,
+        /^upstream request 4 \(tools\/call, round 1 of no client request\): failed \(invalid_response\) after \d+ ms \(HTTP status 404\)$/,
+      ),
+      expect.stringMatching(
+        /^upstream request 5 \(tools\/call, round 1 of no client request\): cancelled after \d+ ms/,
       ),
     ]);
     for (const { text } of logger.lines) {

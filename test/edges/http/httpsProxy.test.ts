@@ -97,7 +97,8 @@ describe('proxy', () => {
       proxy = await startConnectProxy({ targetPort: server.port });
       const connection = connect({ url: remoteUrl(), caPem: certs.caPem, env: { [variable]: proxy.url } });
       expect(await echo(connection)).toHaveProperty('result');
-      expect(proxy.connects).toBe(1);
+      // The tools/list that teaches the tool definitions, then the call: a tunnel each.
+      expect(proxy.connects).toBe(2);
       connection.close();
       await proxy.close();
       proxy = undefined;
@@ -114,7 +115,8 @@ describe('proxy', () => {
       env: { HTTPS_PROXY: withCredentials },
     });
     expect(await echo(connection)).toHaveProperty('result');
-    expect(proxy.authorizations).toEqual([expected]);
+    // Every tunnel (the tools/list that teaches the tool definitions, then the call) has them.
+    expect(proxy.authorizations).toEqual([expected, expected]);
     expect(server.received[0]!.headers).not.toHaveProperty('proxy-authorization');
   });
 

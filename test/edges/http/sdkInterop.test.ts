@@ -114,14 +114,15 @@ describe('HTTP edge against the SDK server', () => {
     expect(frame).toMatchObject({ result: { contents: [{ text: 'content' }] } });
   });
 
-  it('gets the 400 -32020 of the server when the Mcp-Param headers are missing', async () => {
+  it('a call before any tools/list lists the tools first, and the server accepts its Mcp-Param headers', async () => {
     connection = createHttpUpstream({ url, env: {} }, recordingLogger());
     const frame = await last(
       collect(
         connection.request('tools/call', { _meta: META, name: 'annotated', arguments: { region: 'eu' } }),
       ),
     );
-    expect(frame).toMatchObject({ error: { code: -32020 } });
+    expect(frame).toMatchObject({ result: { content: [{ text: JSON.stringify({ region: 'eu' }) }] } });
+    expect(connection.knowsTool('annotated')).toBe(true);
   });
 
   it('keeps a listen stream of the SDK server open and passes the acknowledgement and a list change', async () => {
