@@ -1,0 +1,199 @@
+/**
+ * The per-method time limits of createBridge in virtual time (reference-behaviors.md §3.5, §2.12):
+ * a forwarded request without an upstream answer fails with -32603 `timeout` at its limit, and
+ * its upstream exchange is unsubscribed (which sends `notifications/cancelled` on stdio). The
+ * limits of the executable are 120 s and 1 h, too long for a process test; here they are short.
+ */
+import { NEVER, of, tap } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
+import type { BridgeLimits } from '../../src/bridge/config.js';
+import { createBridge } from '../../src/bridge/createBridge.js';
+import type { Logger } from '../../src/bridge/log.js';
+import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
+import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
+import type { Inbound } from '../../src/protocol/parseLine.js';
+import { err, progress, req, res } from '../../src/testing/frames.js';
+import { createProtocolScheduler } from '../../src/testing/scheduler.js';
+
+const scheduler = (): TestScheduler =>
+  createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+const LIMITS: BridgeLimits = {
+  ...DEFAULT_LIMITS,
+  listTimeoutMs: 300,
+  readTimeoutMs: 500,
+  callTimeoutMs: 1_000,
+  slowFirstMs: 10_000,
+  slowEveryMs: 30_000,
+};
+
+const DISCOVER_RESULT: JsonObject = {
+  resultType: 'complete',
+  capabilities: { tools: {}, prompts: {} },
+  _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'fake', version: '1.0.0' } },
+};
+const INITIALIZE_RESULT: JsonObject = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {}, prompts: {} },
+  serverInfo: { name: 'fake', version: '1.0.0' },
+};
+
+const frame = (value: Frame): Inbound => ({ kind: 'frame', frame: value });
+
+// Client lines (inbound, lower case) and frames for the client (outbound, upper case).
+const client: Record<string, Inbound> = {
+  i: frame(
+    req(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    }),
+  ),
+  c: frame(req(2, 'tools/call', { name: 'wait', arguments: {} })),
+  l: frame(req('list', 'tools/list', {})),
+  g: frame(req(0, 'prompts/get', { name: 'greet' })),
+  p: frame(req(3, 'ping')),
+  t: frame(req(4, 'tools/call', { name: 'wait', arguments: {}, _meta: { progressToken: 'tok' } })),
+  m: frame(
+    req(5, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'n', value: '' },
+    }),
+  ),
+  r: frame(req(6, 'resources/read', { uri: 'file:///a' })),
+  x: frame(req(7, 'resources/templates/list', {})),
+  k: frame({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }),
+};
+const out: Record<string, Frame> = {
+  I: res(1, INITIALIZE_RESULT),
+  C: err(2, -32603, 'timeout', 'tools/call: no response in 1 s'),
+  L: err('list', -32603, 'timeout', 'tools/list: no response in 300 ms'),
+  G: err(0, -32603, 'timeout', 'prompts/get: no response in 500 ms'),
+  P: res(3, {}),
+  T: err(4, -32603, 'timeout', 'tools/call: no response in 1 s'),
+  M: err(5, -32603, 'timeout', 'completion/complete: no response in 300 ms'),
+  R: err(6, -32603, 'timeout', 'resources/read: no response in 500 ms'),
+  X: err(7, -32603, 'timeout', 'resources/templates/list: no response in 300 ms'),
+  A: res('list', { tools: [] }),
+  1: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1 } },
+  2: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 2 } },
+};
+
+// Upstream exchange events (inbound): a tools/list answer, progress notes with the upstream token.
+const up: Record<string, ExchangeEvent> = {
+  a: { type: 'response', frame: res(2, { resultType: 'complete', tools: [] }) },
+  1: { type: 'notification', frame: progress(2, 1) },
+  2: { type: 'notification', frame: progress(2, 2) },
+};
+
+interface Call {
+  readonly method: string;
+  cancelReason?: string;
+}
+
+/** A bridge over a fake upstream that answers server/discover and leaves every other request open. */
+function setup(
+  ts: TestScheduler,
+  exchanges: Record<string, Observable<ExchangeEvent>>,
+  limits: BridgeLimits = LIMITS,
+) {
+  const calls: Call[] = [];
+  const lines: string[] = [];
+  const upstream: UpstreamConnection = {
+    request: (method, _params, options = {}) => {
+      const call: Call = { method };
+      calls.push(call);
+      if (method === 'server/discover') {
+        return of<ExchangeEvent>({ type: 'response', frame: res(1, DISCOVER_RESULT) });
+      }
+      return (exchanges[method] ?? NEVER).pipe(
+        tap({ unsubscribe: () => (call.cancelReason = options.cancelReason?.()) }),
+      );
+    },
+    notifications$: NEVER,
+    exit$: NEVER,
+    remote: false,
+    close: () => undefined,
+  };
+  const logger: Logger = {
+    log: (scope, level, text) => lines.push(`${scope}: ${level}: ${text}`),
+    enabled: () => true,
+  };
+  const bridge = createBridge(
+    { version: '9.9.9', fallbackName: 'fake', limits },
+    { connect: () => of(upstream), logger, scheduler: ts },
+  );
+  return { bridge, calls, lines };
+}
+
+describe('time limits of forwarded requests', () => {
+  it('fails tools/list, prompts/get and tools/call at their limits with timeout, and cancels each exchange', () => {
+    const ts = scheduler();
+    let calls: Call[] = [];
+    ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const exchanges = { 'tools/call': cold('-'), 'tools/list': cold('-'), 'prompts/get': cold('-') };
+      const fake = setup(ts, exchanges);
+      calls = fake.calls;
+      // i at 0, c at 5, l at 6, g at 7; limits 1 s, 300 ms and 500 ms.
+      const input = hot('i 4ms c l g', client);
+      expectObservable(fake.bridge(input), '^ 2s !').toBe('I 305ms L 200ms G 497ms C', out);
+      expectSubscriptions(exchanges['tools/list'].subscriptions).toBe('6ms ^ 299ms !');
+      expectSubscriptions(exchanges['prompts/get'].subscriptions).toBe('7ms ^ 499ms !');
+      expectSubscriptions(exchanges['tools/call'].subscriptions).toBe('5ms ^ 999ms !');
+    });
+    expect(calls.map((call) => [call.method, call.cancelReason])).toEqual([
+      ['server/discover', undefined],
+      ['tools/call', 'the request timed out'],
+      ['tools/list', 'the request timed out'],
+      ['prompts/get', 'the request timed out'],
+    ]);
+  });
+
+  it('gives completion/complete and resources/templates/list the list limit, resources/read the read limit', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const fake = setup(ts, {});
+      const input = hot('i 4ms m r x', client);
+      expectObservable(fake.bridge(input), '^ 2s !').toBe('I 304ms M - X 198ms R', out);
+    });
+  });
+
+  it('stops the clock when the answer comes first', () => {
+    const ts = scheduler();
+    ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const list = cold('   200ms (a|)', up);
+      const fake = setup(ts, { 'tools/list': list });
+      const input = hot('i 4ms l', client);
+      expectObservable(fake.bridge(input), '^ 2s !').toBe('I 204ms A', out);
+      expectSubscriptions(list.subscriptions).toBe('5ms ^ 199ms !');
+    });
+  });
+
+  it('forwards progress before the limit, and progress never extends it', () => {
+    const ts = scheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const call = cold('400ms 1 400ms 2 -', up);
+      const fake = setup(ts, { 'tools/call': call });
+      const input = hot('i 3ms t', client);
+      // t at 4: progress at 404 and 805, the limit at 1004.
+      expectObservable(fake.bridge(input), '^ 2s !').toBe('I 403ms 1 400ms 2 198ms T', out);
+    });
+  });
+
+  it('cancels the exchange of a request the client cancels, without a response, before the limit', () => {
+    const ts = scheduler();
+    let calls: Call[] = [];
+    ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const call = cold('-');
+      const fake = setup(ts, { 'tools/call': call });
+      calls = fake.calls;
+      const input = hot('i 4ms c 99ms k 10ms p', client);
+      expectObservable(fake.bridge(input), '^ 2s !').toBe('I 115ms P', out);
+      expectSubscriptions(call.subscriptions).toBe('5ms ^ 99ms !');
+    });
+    expect(calls[1]).toEqual({ method: 'tools/call', cancelReason: 'the client canceled the request' });
+  });
+});
