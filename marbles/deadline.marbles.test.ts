@@ -1,3 +1,4 @@
+import { of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../operators/withDeadline.js';
@@ -30,6 +31,15 @@ describe('withDeadline', () => {
       const exchange = cold('   --(r|)');
       const output = exchange.pipe(withDeadline({ limitMs: 1000, error: () => timeout }));
       expectObservable(output).toBe('--(r|)');
+    });
+  });
+
+  it('a response in the frame of the subscription stops the clock', () => {
+    scheduler().run(({ expectObservable }) => {
+      // A memory upstream answers during the subscription: the limit must not fail it later.
+      const exchange = of('r');
+      const output = exchange.pipe(withDeadline({ limitMs: 5, error: () => timeout }));
+      expectObservable(output).toBe('(r|)');
     });
   });
 });

@@ -4,7 +4,7 @@ import {
   finalize,
   merge,
   mergeMap,
-  Subject,
+  ReplaySubject,
   takeUntil,
   throwError,
   timer,
@@ -35,7 +35,7 @@ export interface WithDeadlineConfig {
  * Rules:
  * 1. Values pass unchanged until the limit.
  * 2. At the limit, the source is unsubscribed and the output fails with `config.error()`.
- * 3. A source that completes first stops the clock.
+ * 3. A source that completes first stops the clock, also when it completes synchronously.
  * 4. Limits above 2^31-1 ms (about 24.8 days) are capped there.
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
@@ -45,7 +45,8 @@ export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFun
   if (!(limitMs >= 0)) throw new RangeError('limitMs must be ≥ 0');
   return (source) =>
     defer(() => {
-      const ended = new Subject<void>();
+      // Replayed: a source that ends during its subscription ends before the clock starts.
+      const ended = new ReplaySubject<void>(1);
       const deadline$ = timer(limitMs, scheduler).pipe(
         mergeMap(() => throwError(config.error)),
         takeUntil(ended),
