@@ -64,18 +64,25 @@ describe('static authorization and secrets of the URL form', () => {
     expect(await endAndExit(peer)).toBe(0);
   });
 
-  it('a wrong token fails initialize with -32603 and HTTP status 401 in the detail, without a sign-in and without secrets', async () => {
-    const peer = startUrlBridge(
-      `${url}?key=${QUERY_KEY}`,
-      ['--log-level', 'debug', '--header-env', 'Authorization=BRIDGE_TOKEN', '--header', `X-Other: ${OTHER}`],
-      bridgeEnv({ BRIDGE_TOKEN: 'Bearer SECRET-wrong' }),
-    );
+  it('a wrong inline token fails initialize with -32603 and HTTP status 401 in the detail, with the inline warning and without a sign-in or secrets', async () => {
+    const peer = startUrlBridge(`${url}?key=${QUERY_KEY}`, [
+      '--log-level',
+      'debug',
+      '--header',
+      'Authorization: Bearer SECRET-wrong',
+      '--header',
+      `X-Other: ${OTHER}`,
+    ]);
     peer.send(initializeRequest(1));
     const response = await peer.nextFrame(responseTo(1));
     expect(response).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
     const detail = (response['error'] as { data: { detail: string } }).data.detail;
     expect(detail).toContain('HTTP status 401');
-    // --header with a credential-like name only warns for the known names; X-Other is not one.
+    // Only the known credential names warn; X-Other is not one.
+    expect(peer.stderr.filter((line) => line.includes(': warning: the value of the header'))).toEqual([
+      'mcp-bridge-vscode: vscode: warning: the value of the header Authorization is on the command line, ' +
+        'where other local users may see it: give it with --header-env instead',
+    ]);
     expect(peer.stderr.filter((line) => /sign.?in|browser|authorization server/i.test(line))).toEqual([]);
     expect(leaks(peer, [...SECRETS, 'SECRET-wrong'])).toEqual([]);
     expect(await endAndExit(peer)).toBe(0);
