@@ -91,7 +91,7 @@ const up: Record<string, ExchangeEvent> = {
 
 interface Call {
   readonly method: string;
-  cancelReason?: string;
+  cancelReason?: string | undefined;
 }
 
 /** A bridge over a fake upstream that answers server/discover and leaves every other request open. */
@@ -134,7 +134,11 @@ describe('time limits of forwarded requests', () => {
     const ts = scheduler();
     let calls: Call[] = [];
     ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
-      const exchanges = { 'tools/call': cold('-'), 'tools/list': cold('-'), 'prompts/get': cold('-') };
+      const exchanges = {
+        'tools/call': cold<ExchangeEvent>('-'),
+        'tools/list': cold<ExchangeEvent>('-'),
+        'prompts/get': cold<ExchangeEvent>('-'),
+      };
       const fake = setup(ts, exchanges);
       calls = fake.calls;
       // i at 0, c at 5, l at 6, g at 7; limits 1 s, 300 ms and 500 ms.
@@ -187,7 +191,7 @@ describe('time limits of forwarded requests', () => {
     const ts = scheduler();
     let calls: Call[] = [];
     ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
-      const call = cold('-');
+      const call = cold<ExchangeEvent>('-');
       const fake = setup(ts, { 'tools/call': call });
       calls = fake.calls;
       const input = hot('i 4ms c 99ms k 10ms p', client);
