@@ -201,3 +201,30 @@ describe('time limits of forwarded requests', () => {
     expect(calls[1]).toEqual({ method: 'tools/call', cancelReason: 'the client canceled the request' });
   });
 });
+
+describe('the limit of server/discover', () => {
+  it('ends with the answer: an answer that comes at once gets no error at the limit later', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      // The fake upstream answers server/discover synchronously, as an in-memory upstream may.
+      const fake = setup(ts, {}, { ...LIMITS, discoverTimeoutMs: 1_000 });
+      expectObservable(fake.bridge(hot('i 3s p', client)), '^ 5s !').toBe('I 3s P', out);
+    });
+  });
+});
+describe('slow-request lines', () => {
+  it('logs the first line after 10 s, then one every 30 s, while the upstream does not answer', () => {
+    const ts = scheduler();
+    let lines: string[] = [];
+    ts.run(({ hot, expectObservable }) => {
+      const fake = setup(ts, {}, { ...LIMITS, callTimeoutMs: 3_600_000 });
+      lines = fake.lines;
+      expectObservable(fake.bridge(hot('i 4ms c', client)), '^ 75s !').toBe('I', out);
+    });
+    expect(lines.filter((line) => line.includes('still waiting'))).toEqual([
+      'bridge: info: still waiting for the upstream server: tools/call (request 2, 10 s)',
+      'bridge: info: still waiting for the upstream server: tools/call (request 2, 40 s)',
+      'bridge: info: still waiting for the upstream server: tools/call (request 2, 70 s)',
+    ]);
+  });
+});
