@@ -1,0 +1,78 @@
+/**
+ * Interop (issues 2, 3 and 4): the `@modelcontextprotocol/client` 2.x `Client` in its legacy mode
+ * (`versionNegotiation: { mode: 'legacy' }`, the plain 2025-11-25 `initialize` handshake; see
+ * `ClientOptions.versionNegotiation` in its typings) through the built bridge in front of the
+ * 2026-07-28-only fixture: a list change and a form. Needs the build
+ * (`npx tsc -p tsconfig.build.json`).
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BRIDGE, FIXTURE } from '../helpers/bridgeProcess.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+const firstText = (result: unknown): string =>
+  (result as { content: { type: string; text?: string }[] }).content.find((block) => block.type === 'text')
+    ?.text ?? '';
+
+describe('the @modelcontextprotocol/client 2.x Client in legacy mode through the bridge', () => {
+  let client: Client;
+  const toolChanges: unknown[] = [];
+  const forms: string[] = [];
+
+  beforeAll(async () => {
+    client = new Client(
+      { name: 'interop-client-2x', version: '2.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
+    );
+    client.setNotificationHandler('notifications/tools/list_changed', (notification) => {
+      toolChanges.push(notification);
+    });
+    client.setRequestHandler('elicitation/create', (request) => {
+      forms.push(request.params.message);
+      return { action: 'accept', content: { name: 'Ada', age: 36 } };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BRIDGE, '--', process.execPath, FIXTURE],
+        stderr: 'ignore',
+      }),
+    );
+  }, 30_000);
+
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('negotiates 2025-11-25 on the legacy path, and sees the fixture through the bridge', () => {
+    expect(client.getProtocolEra()).toBe('legacy');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect(client.getServerVersion()).toMatchObject({ name: 'bridge-fixture-server' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
+  });
+
+  it('gets an unsolicited notifications/tools/list_changed after add_tool', async () => {
+    // The first one is the replay after the listen stream's acknowledgment.
+    await until(() => toolChanges.length === 1, 'the list change of the replay');
+    expect(firstText(await client.callTool({ name: 'add_tool', arguments: {} }))).toBe('added added_1');
+    await until(() => toolChanges.length === 2, 'the list change of add_tool');
+    expect(toolChanges[1]).toMatchObject({ method: 'notifications/tools/list_changed' });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('added_1');
+  });
+
+  it('answers the form of ask_form, and the tool gets the answer', async () => {
+    expect(firstText(await client.callTool({ name: 'ask_form', arguments: {} }))).toBe(
+      'form: accept {"name":"Ada","age":36}',
+    );
+    expect(forms).toEqual(['Tell us about you.']);
+  });
+});
