@@ -226,6 +226,7 @@ export async function untilUpstream(
  *   before its own result, or after it with `arguments.after: true`;
  * - tool `ask_anyway`: asks for the roots (`arguments.kind: "roots"`) or a sampling with tools,
  *   whatever the client declared, as a server that does not check the capabilities would;
+ * - tool `url_then_form`: asks for a URL, then for a form in the next round;
  * - prompt `refused`: asks a form with a requestState, then refuses that state with -32602.
  * It declares `tools.listChanged` (so the bridge listens) and `prompts`.
  */
@@ -253,7 +254,7 @@ const MINI_UPSTREAM_SOURCE = [
   "      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'mini-upstream', version: '0.0.0' } } });",
   "    case 'subscriptions/listen': listens.push(m.id); return out({ method: 'notifications/subscriptions/acknowledged',",
   "      params: { notifications: p.notifications, _meta: { 'io.modelcontextprotocol/subscriptionId': m.id } } });",
-  "    case 'tools/list': return reply({ resultType: 'complete', tools: ['progress_rounds', 'end_listen', 'ask_anyway']",
+  "    case 'tools/list': return reply({ resultType: 'complete', tools: ['progress_rounds', 'end_listen', 'ask_anyway', 'url_then_form']",
   "      .map((name) => ({ name, inputSchema: { type: 'object' } })) });",
   "    case 'tools/call':",
   "      if (p.name === 'end_listen') {",
@@ -263,6 +264,12 @@ const MINI_UPSTREAM_SOURCE = [
   "      if (p.name === 'ask_anyway') return ask(p.arguments.kind === 'roots' ? { dirs: { method: 'roots/list' } }",
   "        : { model: { method: 'sampling/createMessage', params: { maxTokens: 5, tools: [{ name: 'clock',",
   "          inputSchema: { type: 'object' } }], messages: [{ role: 'user', content: { type: 'text', text: 'Time?' } }] } } });",
+  "      if (p.name === 'url_then_form') {",
+  "        if (p.requestState === undefined) return ask({ login: { method: 'elicitation/create',",
+  "          params: { mode: 'url', message: 'Sign in.', url: 'https://mini.example.com/login' } } }, 'url:2');",
+  "        if (p.requestState === 'url:2') return ask({ name: form('name') }, 'url:3');",
+  "        return reply(text('url then form: ' + JSON.stringify(p.inputResponses)));",
+  '      }',
   "      if (p.name !== 'progress_rounds') return out({ id: m.id, error: { code: -32602, message: 'Unknown tool' } });",
   "      if (p.requestState === undefined) { progress(1); return ask({ first: form('first') }, 'round:2'); }",
   "      if (p.requestState === 'round:2') { progress(1); progress(2); return ask({ second: form('second') }, 'round:3'); }",

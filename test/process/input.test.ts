@@ -38,6 +38,7 @@ const DENIED = {
   data: { n: 1 },
 };
 const CANCELED_BY_CLIENT = 'the client canceled the request';
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const LIST_CHANGES = [
   'notifications/tools/list_changed',
   'notifications/prompts/list_changed',
@@ -480,7 +481,7 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     const first = await client.barrier();
     // A late answer after the cancel is dropped too.
     client.reply(form.id, { action: 'accept', content: { name: 'Ada' } });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const second = await client.barrier();
     expect(framesSince(client.peer, from)).toEqual([
       form,
@@ -508,9 +509,48 @@ describe('input requests of the fixture to a client with the capabilities of VS 
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === retry!.id,
     );
     expect(paramsOf(cancels[0]!).reason).toBe(CANCELED_BY_CLIENT);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const barrier = await client.barrier();
     expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
+  });
+
+  it('a client cancel after the result sends nothing', async () => {
+    client.call(72, 'ask_form');
+    client.reply((await client.asked()).id, { action: 'decline' });
+    expect(textOf(await client.response(72))).toBe('form: decline');
+    const from = client.peer.lines.length;
+    client.peer.send(note('notifications/cancelled', { requestId: 72 }));
+    await sleep(100);
+    const barrier = await client.barrier();
+    expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
+  });
+
+  it('an accepted URL gets its notifications/elicitation/complete also when the client cancels the call in a later round', async () => {
+    const from = client.peer.lines.length;
+    client.call(73, 'ask_url_twice');
+    const url = await client.asked();
+    client.reply(url.id, { action: 'accept' });
+    const form = await client.asked();
+    client.peer.send(note('notifications/cancelled', { requestId: 73 }));
+    await sleep(100);
+    const barrier = await client.barrier();
+    expect(framesSince(client.peer, from)).toEqual([
+      url,
+      form,
+      note('notifications/cancelled', { requestId: form.id, reason: CANCELED_BY_CLIENT }),
+      note('notifications/elicitation/complete', { elicitationId: paramsOf(url).elicitationId }),
+      { jsonrpc: '2.0', id: barrier, result: {} },
+    ]);
+  });
+
+  it('prompts/get with a form: the answer reaches the prompt', async () => {
+    client.peer.send(req('prompt-1', 'prompts/get', { name: 'ask_name' }));
+    const ask = await client.asked();
+    expect(paramsOf(ask)).toMatchObject({ mode: 'form', message: 'What is your name?' });
+    client.reply(ask.id, { action: 'accept', content: { name: 'Ada' } });
+    expect((await client.response('prompt-1')).result).toEqual({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Hello, Ada.' } }],
+    });
   });
 
   it('a refused request state of tools/call becomes an isError result that says to run the tool again', async () => {
@@ -657,6 +697,23 @@ describe('input requests of an upstream that asks without checking, with progres
     });
   });
 
+  it('the completion of an accepted URL comes before the bridge request of the next round', async () => {
+    const from = client.peer.lines.length;
+    client.call('url-1', 'url_then_form');
+    const url = await client.asked();
+    expect(paramsOf(url)).toMatchObject({ mode: 'url', url: 'https://mini.example.com/login' });
+    client.reply(url.id, { action: 'accept' });
+    const form = await client.asked();
+    client.reply(form.id, { action: 'accept', content: { name: 'Ada' } });
+    const result = await client.response('url-1');
+    expect(framesSince(client.peer, from)).toEqual([
+      url,
+      note('notifications/elicitation/complete', { elicitationId: paramsOf(url).elicitationId }),
+      form,
+      result,
+    ]);
+  });
+
   it('a refused request state of prompts/get becomes -32602 that says to send the request again', async () => {
     client.peer.send(req('prompt-1', 'prompts/get', { name: 'refused' }));
     client.reply((await client.asked()).id, { action: 'accept', content: { ok: 'yes' } });
@@ -672,7 +729,7 @@ describe('input requests of an upstream that asks without checking, with progres
   });
 });
 
-describe('input requests at the end of the input', () => {
+describe('input requests when the connection ends', () => {
   it('the end of stdin during a wait cancels the bridge request before the bridge exits with code 0', async () => {
     const peer = startBridge();
     const client = new Client(peer);
@@ -688,5 +745,24 @@ describe('input requests at the end of the input', () => {
       note('notifications/cancelled', { requestId: ask.id, reason: 'the client closed the connection' }),
     );
     expect(frames.some((frame) => frame.id === 'wait-1')).toBe(false);
+  });
+
+  it('an upstream exit during a wait cancels the bridge request before the error response, and the bridge exits with code 1', async () => {
+    const peer = startBridge();
+    const client = new Client(peer);
+    await handshake(peer);
+    client.call('wait-2', 'ask_form');
+    const ask = await client.asked();
+    client.call('crash-1', 'crash', { after_ms: 50 });
+    await client.response('crash-1');
+    expect(await peer.exit).toEqual({ code: 1, signal: null });
+    const frames = framesSince(peer);
+    const cancelled = frames.findIndex(
+      (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === ask.id,
+    );
+    const failed = frames.findIndex((frame) => frame.id === 'wait-2');
+    expect(paramsOf(frames[cancelled]!).reason).toBe('the upstream server stopped');
+    expect(frames[failed]!.error).toMatchObject({ code: -32603, data: { cause: 'upstream_exited' } });
+    expect(cancelled).toBeLessThan(failed);
   });
 });

@@ -457,4 +457,24 @@ describe('the listener with other upstream capabilities', () => {
     expect(framesSince(peer).map((frame) => frame.method)).not.toContain('notifications/cancelled');
     peer.kill();
   });
+
+  it('the end of stdin while the listener waits to open a new stream ends the bridge with code 0 at once, and no stream opens', async () => {
+    const { peer } = await start('--tools-list-changed-only');
+    await untilUpstream(peer, '>', isListen);
+    expect(textOf(await callTool(peer, 1, 'drop_listen'))).toBe('ended 1 listen streams');
+    // The next stream would open 0.5 s after the end of this one.
+    peer.closeStdin();
+    const started = Date.now();
+    expect(await peer.exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);
+  });
+
+  it('the upstream server ends its listen stream at its shutdown: no notifications/cancelled reaches the client, and the bridge exits with code 1', async () => {
+    const { peer } = await start();
+    await untilUpstream(peer, '>', isListen);
+    expect(textOf(await callTool(peer, 1, 'shutdown', { after_ms: 50 }))).toBe('the server stops in 50 ms');
+    expect(await peer.exit).toEqual({ code: 1, signal: null });
+    expect(framesSince(peer).map((frame) => frame.method)).not.toContain('notifications/cancelled');
+  });
 });
