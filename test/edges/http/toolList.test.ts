@@ -47,7 +47,8 @@ async function start(options: CheapHttpUpstreamOptions = {}, config: Partial<Htt
 const call = (connection: HttpUpstreamConnection, name: string, args: JsonObject = {}) =>
   collect(connection.request('tools/call', { _meta: CALL_META, name, arguments: args }));
 
-const lastFrame = async (events: ReturnType<typeof call>) => (await events).at(-1)?.frame as JsonObject;
+const lastFrame = async (events: ReturnType<typeof call>) =>
+  (await events).at(-1)?.frame as unknown as JsonObject;
 
 /** `method` or `tools/call <name>` of each request. */
 const trail = (upstream: CheapHttpUpstream): string[] =>
