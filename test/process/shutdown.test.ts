@@ -15,6 +15,7 @@ import {
   handshake,
   initializeRequest,
   isRunning,
+  note,
   req,
   scripted,
   startBridge,
@@ -83,8 +84,15 @@ describe.concurrent('the end of stdin', () => {
   });
 
   it('stops the bridge with code 0 before initialize, with stdout empty and no child started', async (context) => {
-    const bridge = bridgeFor(context);
-    await waitUntil(() => bridge.child.pid !== undefined, 1_000, 'the start of the bridge');
+    const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
+    // A notification gets no answer on stdout; its debug line shows that the bridge reads.
+    bridge.send(note('notifications/ready'));
+    await waitUntil(
+      () => bridge.stderr.some((line) => line.includes('notifications/ready')),
+      20_000,
+      'the start of the bridge',
+    );
+    expect(childPids(bridge.child.pid!)).toEqual([]);
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
     expect(bridge.lines).toEqual([]);
@@ -225,6 +233,5 @@ describe('the log lines', () => {
     bridge.closeStdin();
     expect((await exitWithin(bridge, EXIT_BOUND_MS)).code).toBe(0);
     expect(bridgeLines(bridge.stderr)).toEqual([]);
-    expect(childPids(bridge.child.pid!)).toEqual([]);
   });
 });
