@@ -472,6 +472,14 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     await client.upstreamStopsAt(trace, 1);
   });
 
+  it('a client error to a roots request fails the call with that error verbatim, and nothing goes upstream', async () => {
+    const trace = client.call(68, 'ask_roots');
+    const failure = { code: -32603, message: 'Unknown error: no workspace' };
+    client.peer.send({ jsonrpc: '2.0', id: (await client.asked('roots/list')).id, error: failure });
+    expect((await client.response(68)).error).toEqual(failure);
+    await client.upstreamStopsAt(trace, 1);
+  });
+
   it('a client cancel during a wait sends notifications/cancelled for each outstanding b- id, and no response', async () => {
     const from = client.peer.lines.length;
     client.call(70, 'multi');
@@ -540,6 +548,23 @@ describe('input requests of the fixture to a client with the capabilities of VS 
       note('notifications/cancelled', { requestId: form.id, reason: CANCELED_BY_CLIENT }),
       note('notifications/elicitation/complete', { elicitationId: paramsOf(url).elicitationId }),
       { jsonrpc: '2.0', id: barrier, result: {} },
+    ]);
+  });
+
+  it('an accepted URL gets its notifications/elicitation/complete before the error when a later round fails', async () => {
+    const from = client.peer.lines.length;
+    client.call(74, 'ask_url_twice');
+    const url = await client.asked();
+    client.reply(url.id, { action: 'accept' });
+    const form = await client.asked();
+    client.reply(form.id, { action: 'later' });
+    const failed = await client.response(74);
+    expect(failed.error).toMatchObject({ data: { cause: 'invalid_client_answer' } });
+    expect(framesSince(client.peer, from)).toEqual([
+      url,
+      form,
+      note('notifications/elicitation/complete', { elicitationId: paramsOf(url).elicitationId }),
+      failed,
     ]);
   });
 

@@ -249,6 +249,14 @@ describe('the listener of a connection to the fixture server with every list and
       (frame) => isListen(frame) && 'resourceSubscriptions' in (listenFilterOf(frame) as object),
     );
     expect(listenFilterOf(listen!)).toEqual({ ...LISTS, resourceSubscriptions: [NOTES] });
+    // The old stream is cancelled once the new one is acknowledged and {} is written.
+    const [first] = upstreamFrames(peer, '>').filter(isListen);
+    const [replaced] = await untilUpstream(
+      peer,
+      '>',
+      (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === first!.id,
+    );
+    expect(paramsOf(replaced!).reason).toBe('the bridge replaced the listen stream');
     const touched = await callTool(peer, 21, 'touch', { uri: NOTES });
     // A change of the subscriptions alone replays nothing.
     expect(framesSince(peer, from).slice(1)).toEqual([note(UPDATED, { uri: NOTES }), touched]);
@@ -305,6 +313,15 @@ describe('the listener of a connection to the fixture server with every list and
       note(UPDATED, { uri: README }),
       readme,
     ]);
+  });
+
+  it('resources/subscribe of a subscribed URI and resources/unsubscribe of an unknown URI get {} at once, and no new stream', async () => {
+    const listens = upstreamFrames(peer, '>').filter(isListen).length;
+    expect((await request(peer, 44, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
+    const unknown = 'file:///fixture/unknown.txt';
+    expect((await request(peer, 45, 'resources/unsubscribe', { uri: unknown })).result).toEqual({});
+    await sleep(200);
+    expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(listens);
   });
 
   it('after drop_listen the bridge opens a new stream with the current level, replays the lists and the URIs, and list changes arrive again', async () => {
