@@ -722,6 +722,21 @@ describe('input requests of an upstream that asks without checking, with progres
     });
   });
 
+  it.each([
+    ['no_message', "input request 'broken': the request does not have the shape of the schema"],
+    ['unknown_method', "input request 'ping': the method is not an input request of revision 2025-11-25"],
+  ])(
+    'an input request that is not valid for 2025-11-25 (%s) fails with invalid_input_request, and nothing is sent',
+    async (kind, detail) => {
+      const from = client.peer.lines.length;
+      const trace = client.call(`invalid-${kind}`, 'ask_anyway', { kind });
+      const response = await client.response(`invalid-${kind}`);
+      expect(response.error).toEqual(bridgeFailure('invalid_input_request', detail));
+      expect(framesSince(client.peer, from)).toEqual([response]);
+      await client.upstreamStopsAt(trace, 1);
+    },
+  );
+
   it('the completion of an accepted URL comes before the bridge request of the next round', async () => {
     const from = client.peer.lines.length;
     client.call('url-1', 'url_then_form');
