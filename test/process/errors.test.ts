@@ -90,6 +90,19 @@ describe.concurrent('errors of the upstream', () => {
     expect(bridge.lines.some((line) => line.includes('https://example.com/sign-in'))).toBe(false);
   });
 
+  it('fails a request whose upstream answer is longer than --max-line-bytes at once, and reads on', async (context) => {
+    const bridge = startBridge({ bridgeArgs: ['--max-line-bytes', '1000'] });
+    context.onTestFinished(() => bridge.kill());
+    await handshake(bridge);
+    // The list of the fixture is longer than 1000 bytes; the answer of echo is not.
+    expect(await ask(bridge, req('list', 'tools/list'))).toEqual(
+      bridgeErrorResponse('list', 'invalid_response', 'tools/list'),
+    );
+    expect((await ask(bridge, echo(0, 'short'))).result).toEqual({
+      content: [{ type: 'text', text: 'short' }],
+    });
+  });
+
   it('strips the members of 2026-07-28 from the results of a scripted upstream', async (context) => {
     const bridge = await bridgeTo(context, 'echo');
     const listed = await ask(bridge, req('list', 'tools/list'));

@@ -208,6 +208,24 @@ describe('tools/call', () => {
     expect(await call('add', { a: 1, b: 1 })).toEqual({ content: [{ type: 'text', text: '2' }] });
   });
 
+  it('cancels a request named by id 0', async () => {
+    bridge.send(req(0, 'tools/call', { name: 'slow', arguments: { ms: 20_002 } }));
+    const [upstreamCall] = await untilUpstream(
+      bridge,
+      '>',
+      (frame) => (frame.params as { arguments?: { ms?: number } } | undefined)?.arguments?.ms === 20_002,
+    );
+    bridge.send(note('notifications/cancelled', { requestId: 0 }));
+    await untilUpstream(
+      bridge,
+      '>',
+      (frame) =>
+        notification('notifications/cancelled')(frame) &&
+        (frame.params as { requestId?: unknown }).requestId === upstreamCall!.id,
+    );
+    expect(await call('echo', { text: 'after the cancel of 0' })).toHaveProperty('content');
+  });
+
   it('keeps structured content that is an object, with its text block', async () => {
     expect(await call('structured', { text: 'abc' })).toEqual({
       content: [{ type: 'text', text: '3 bytes' }],

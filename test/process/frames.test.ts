@@ -192,6 +192,21 @@ describe('frames of the client', () => {
     expect(await next()).toEqual({ jsonrpc: '2.0', id: 34, result: {} });
   });
 
+  it('drops responses of the client that belong to no request, without an answer', async () => {
+    const before = bridge.lines.length;
+    write(
+      [
+        '{"jsonrpc":"2.0","id":35,"result":{}}',
+        '{"jsonrpc":"2.0","id":"b-99","result":{}}',
+        '{"jsonrpc":"2.0","id":"x-1","error":{"code":-32601,"message":"Method not found"}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+        '',
+      ].join('\n'),
+    );
+    await expectOpen(36);
+    expect(bridge.lines).toHaveLength(before + 1);
+  });
+
   it('writes only JSON-RPC lines on stdout, and no content of a bad line on stderr', () => {
     for (const line of bridge.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     expect(bridge.stderr.filter((line) => line.includes('xxxx') || line.includes('not json'))).toEqual([]);

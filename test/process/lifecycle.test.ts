@@ -288,6 +288,19 @@ describe('a failed initialize', () => {
   });
 });
 
+describe('logging/setLevel before initialize', () => {
+  it('sets the level that every upstream request carries after initialize', async () => {
+    const bridge = fresh();
+    expect(await ask(bridge, req(1, 'logging/setLevel', { level: 'warning' }))).toHaveProperty('result');
+    expect(await ask(bridge, req(2, 'logging/setLevel', { level: 'verbose' }))).toEqual(
+      bridgeErrorResponse(2, 'invalid_params'),
+    );
+    expect(await ask(bridge, initializeRequest(3))).toHaveProperty('result');
+    const meta = await upstreamMeta(bridge, 4);
+    expect(meta['io.modelcontextprotocol/logLevel']).toBe('warning');
+  });
+});
+
 describe('the serverInfo of an upstream without one', () => {
   let dir: string;
   beforeAll(() => {

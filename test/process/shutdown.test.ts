@@ -109,6 +109,51 @@ describe.concurrent('the end of stdin', () => {
   });
 });
 
+/**
+ * An upstream (run with `node -e`) that answers server/discover, ignores the end of its stdin and
+ * SIGTERM, and starts a grandchild in its process group; it writes the pid of the grandchild.
+ */
+const STUBBORN_SOURCE = [
+  "process.on('SIGTERM', () => process.stderr.write('stubborn: ignored SIGTERM\\n'));",
+  "const { spawn } = require('node:child_process');",
+  "const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });",
+  "process.stderr.write('stubborn: grandchild ' + grandchild.pid + '\\n');",
+  "require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {",
+  '  const m = JSON.parse(line);',
+  "  if (m.method !== 'server/discover') return;",
+  "  const result = { resultType: 'complete', capabilities: { tools: {} } };",
+  "  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');",
+  '});',
+  'setInterval(() => {}, 1000);',
+].join('\n');
+
+describe('an upstream that does not stop', () => {
+  it('is killed with its process group at the end of stdin, and the bridge exits with code 0 within 6 s', async (context) => {
+    const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
+    await handshake(bridge);
+    const child = await upstreamPid(bridge);
+    await waitUntil(
+      () => bridge.stderr.some((line) => line.startsWith('stubborn: grandchild ')),
+      10_000,
+      'the grandchild',
+    );
+    const grandchild = Number(
+      bridge.stderr
+        .find((line) => line.startsWith('stubborn: grandchild '))!
+        .split(' ')
+        .pop(),
+    );
+    context.onTestFinished(() => {
+      for (const pid of [child, grandchild]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    });
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
+    expect(bridge.stderr).toContain('stubborn: ignored SIGTERM');
+    expect(isRunning(child)).toBe(false);
+    expect(isRunning(grandchild)).toBe(false);
+  });
+});
+
 describe.concurrent('a signal', () => {
   it('stops the bridge on SIGTERM within 6 s, and its child with it', async (context) => {
     const bridge = bridgeFor(context);
