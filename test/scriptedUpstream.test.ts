@@ -194,6 +194,13 @@ describe.concurrent('the scripted upstream', () => {
     });
   });
 
+  it('deep-schema lists one tool whose input schema nests 80 levels of not', async (context) => {
+    const peer = start(context, 'deep-schema');
+    const listed = (await lastAnswer(peer, DISCOVER, LIST)).result as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['deep']);
+    expect(JSON.stringify(listed.tools[0]).match(/"not"/g)).toHaveLength(80);
+  });
+
   it('an unknown mode exits with code 2', async (context) => {
     const peer = start(context, 'no-such-mode');
     expect((await peer.exit).code).toBe(2);
