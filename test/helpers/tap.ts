@@ -79,14 +79,23 @@ export function upstreamFrameProblems(frame: Frame): string[] {
   return [`the bridge sent the notification ${frame['method']} upstream`];
 }
 
-/** Errors of a frame the bridge wrote to the client: the schema of 2025-11-25 and the deny-list. */
+/**
+ * Errors of a frame the bridge wrote to the client: the schema of 2025-11-25 and the deny-list.
+ *
+ * One deliberate difference is accepted: the error response to a line whose id cannot be
+ * recovered has `"id": null` (JSON-RPC 2.0 and reference-behaviors.md §2.7), while the 2025-11-25
+ * schema only knows an absent id. Such a frame is checked without its id.
+ */
 export function clientFrameProblems(frame: Frame, method?: string): string[] {
   const leaks = findModernLeaks(frame).filter((pointer) => !ALLOWED_LEAKS.includes(pointer));
+  const checked = 'error' in frame && frame['id'] === null ? withoutId(frame) : frame;
   return [
-    ...validateLegacyFrame(frame, 'toClient', method),
+    ...validateLegacyFrame(checked, 'toClient', method),
     ...leaks.map((pointer) => `a 2026-07-28 member at ${pointer}`),
   ];
 }
+
+const withoutId = ({ id: _id, ...rest }: Frame): Frame => rest;
 
 const kindOf = (frame: Frame, method: string | undefined): string => {
   if (typeof frame['method'] === 'string') {
@@ -169,7 +178,10 @@ export function createTap(): Tap {
       return { toClient, toUpstream, kinds, problems };
     },
     upstreamFrames() {
-      return readUpstream().flatMap((line) => parseFrame(line) ?? []);
+      return readUpstream().flatMap((line) => {
+        const frame = parseFrame(line);
+        return frame === undefined ? [] : [frame];
+      });
     },
     dispose() {
       rmSync(dir, { recursive: true, force: true });
