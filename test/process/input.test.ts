@@ -190,6 +190,17 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     });
   });
 
+  it('two calls wait at the same time: each answer goes to the round of its own bridge request', async () => {
+    client.call(13, 'ask_form');
+    client.call(14, 'ask_sample');
+    const form = await client.asked('elicitation/create');
+    const sampling = await client.asked('sampling/createMessage');
+    client.reply(sampling.id, SAMPLED);
+    expect(textOf(await client.response(14))).toBe('model: Hi.');
+    client.reply(form.id, { action: 'accept', content: { name: 'Ada' } });
+    expect(textOf(await client.response(13))).toBe('form: accept {"name":"Ada"}');
+  });
+
   it('a form: the upstream gets accept with the content, and decline and cancel without content', async () => {
     const trace = client.call(20, 'ask_form');
     const ask = await client.asked();

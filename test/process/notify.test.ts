@@ -238,6 +238,12 @@ describe('the listener of a connection to the fixture server with every list and
     expect(clientOrder.filter((kind) => kind === 'change')).toHaveLength(TOGGLE_RUNS);
     const { tools } = (await request(peer, 14, 'tools/list')).result as { tools: { name: string }[] };
     expect(tools.map((tool) => tool.name)).toContain('toggled');
+    // A toggle to the current state changes nothing, so no list change comes.
+    const noop = peer.lines.length;
+    await callTool(peer, 15, 'toggle', { enabled: true });
+    await sleep(100);
+    await barrier(peer);
+    expect(notificationsSince(peer, noop)).toEqual([]);
   });
 
   it('resources/subscribe: {} comes first, then each update of the URI before the result of touch, and none after resources/unsubscribe', async () => {
