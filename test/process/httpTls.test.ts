@@ -12,6 +12,7 @@ import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
 import {
+  bridgeEnv,
   call,
   callTool,
   endAndExit,
@@ -71,7 +72,9 @@ describe('trust of the URL form', () => {
     expect(peer.stderr).toContain(
       'mcp-bridge-vscode: bridge: error: server/discover failed: transport_failed',
     );
-    expect([...peer.lines, ...peer.stderr].filter((line) => line.includes(String(server.port)))).toEqual([]);
+    expect(
+      [...peer.lines, ...peer.stderr].filter((line) => line.includes(`127.0.0.1:${server.port}`)),
+    ).toEqual([]);
     expect(await endAndExit(peer)).toBe(0);
   });
 
@@ -82,5 +85,23 @@ describe('trust of the URL form', () => {
     expect(firstText(await callTool(peer, 'echo', { text: 'over tls' }))).toBe('over tls');
     expect(server.received.map((request) => request.method)).toContain('tools/call');
     expect(await endAndExit(peer)).toBe(0);
+  });
+
+  it('--ca-file adds to the default CAs: a CA of NODE_EXTRA_CA_CERTS stays trusted', async () => {
+    const server = await startFixture();
+    const other = makeTestCerts();
+    try {
+      const otherCa = writeIn(dir, 'other-ca.pem', other.caPem);
+      // The server's CA comes from NODE_EXTRA_CA_CERTS only; --ca-file names an unrelated CA.
+      const peer = startUrlBridge(
+        server.url,
+        ['--ca-file', otherCa],
+        bridgeEnv({ NODE_EXTRA_CA_CERTS: caFile }),
+      );
+      expect(await handshake(peer)).toHaveProperty('result.serverInfo.name', 'bridge-fixture-server');
+      expect(await endAndExit(peer)).toBe(0);
+    } finally {
+      other.remove();
+    }
   });
 });

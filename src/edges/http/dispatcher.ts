@@ -3,6 +3,7 @@
  * from the environment (reference-behaviors.md §6.3). Loopback hosts never go through a proxy; a
  * proxy is reached with a CONNECT tunnel, and its credentials come only from the proxy URL.
  */
+import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import tls from 'node:tls';
 import { Agent, ProxyAgent } from 'undici';
@@ -127,10 +128,29 @@ export function chooseProxy(target: URL, env: ProxyEnv): ProxyChoice {
   return { kind: 'proxy', variable: chosen.name, proxy };
 }
 
-/** System and Node default CAs plus the extra PEM: an explicit `ca` replaces the defaults in Node. */
-function trustedCas(caPem: string): string[] {
+/**
+ * The certificates of NODE_EXTRA_CA_CERTS, which Node adds to its default store at start; an
+ * unreadable file adds none (Node itself only warns about it).
+ */
+function extraCas(env: ProxyEnv): string[] {
+  const file = env['NODE_EXTRA_CA_CERTS'];
+  if (file === undefined || file === '') return [];
+  try {
+    return [readFileSync(file, 'utf8')];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The default CAs of Node plus the extra PEM: an explicit `ca` replaces the defaults in Node, so
+ * they are listed too. Without `tls.getCACertificates` (Node 20) the defaults are the bundled CAs
+ * and the certificates of NODE_EXTRA_CA_CERTS.
+ */
+function trustedCas(caPem: string, env: ProxyEnv): string[] {
   const getCa = (tls as { getCACertificates?: (type?: string) => string[] }).getCACertificates;
-  const defaults = typeof getCa === 'function' ? getCa('default') : [...tls.rootCertificates];
+  const defaults =
+    typeof getCa === 'function' ? getCa('default') : [...tls.rootCertificates, ...extraCas(env)];
   return [...defaults, caPem];
 }
 
@@ -138,6 +158,7 @@ function trustedCas(caPem: string): string[] {
 export interface DispatcherConfig {
   /** Extra trusted CA certificates (PEM), added to the default ones. */
   readonly caPem?: string;
+  /** The proxy variables, and NODE_EXTRA_CA_CERTS for the default CAs. */
   readonly env: ProxyEnv;
 }
 
@@ -154,7 +175,7 @@ export type DispatcherResult =
 export function createDispatcher(target: URL, config: DispatcherConfig): DispatcherResult {
   const choice = chooseProxy(target, config.env);
   if (choice.kind === 'invalid') return { ok: false, reason: `${choice.variable}: ${choice.reason}` };
-  const tlsOptions = config.caPem === undefined ? {} : { ca: trustedCas(config.caPem) };
+  const tlsOptions = config.caPem === undefined ? {} : { ca: trustedCas(config.caPem, config.env) };
   try {
     if (choice.kind === 'direct') {
       return { ok: true, proxied: false, dispatcher: new Agent({ ...NO_TIMEOUTS, connect: tlsOptions }) };
