@@ -133,7 +133,7 @@ describe('the SDK 1.x client through the URL form', () => {
     await exercise(sdk);
     const listens = fixture.received.filter((request) => request.method === 'subscriptions/listen');
     expect(listens.length).toBeGreaterThanOrEqual(1);
-    expect(stderr.filter((line) => line.includes(String(fixture!.port)))).toEqual([]);
+    expect(stderr.filter((line) => line.includes(`127.0.0.1:${fixture!.port}`))).toEqual([]);
   });
 
   it('works through the CONNECT proxy of HTTPS_PROXY, for a host that is not loopback', async () => {
