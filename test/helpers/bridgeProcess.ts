@@ -224,8 +224,9 @@ export async function untilUpstream(
  * - tool `progress_rounds`: progress in each of three rounds (1; 1 again and 2; 3), two forms;
  * - tool `end_listen`: ends each open listen stream with an upstream `notifications/cancelled`,
  *   before its own result, or after it with `arguments.after: true`;
- * - tool `ask_anyway`: asks by `arguments.kind` for the roots (`roots`), a sampling with tools
- *   (`sampling_tools`), a form without message (`no_message`) or a `ping` (`unknown_method`),
+ * - tool `ask_anyway`: asks by `arguments.kind` for the roots (`roots`), a form and the roots
+ *   (`form_and_roots`), a sampling with tools (`sampling_tools`), a form without message
+ *   (`no_message`) or a `ping` (`unknown_method`),
  *   whatever the client declared and whether it is valid, as a careless server would;
  * - tool `url_then_form`: asks for a URL, then for a form in the next round;
  * - prompt `refused`: asks a form with a requestState, then refuses that state with -32602.
@@ -264,6 +265,7 @@ const MINI_UPSTREAM_SOURCE = [
   '      }',
   "      if (p.name === 'ask_anyway') return ask({",
   "        roots: { dirs: { method: 'roots/list' } },",
+  "        form_and_roots: { name: form('name'), dirs: { method: 'roots/list' } },",
   "        sampling_tools: { model: { method: 'sampling/createMessage', params: { maxTokens: 5, tools: [{ name: 'clock',",
   "          inputSchema: { type: 'object' } }], messages: [{ role: 'user', content: { type: 'text', text: 'Time?' } }] } } },",
   "        no_message: { broken: { method: 'elicitation/create', params: { mode: 'form',",

@@ -38,6 +38,7 @@ const DENIED = {
   data: { n: 1 },
 };
 const CANCELED_BY_CLIENT = 'the client canceled the request';
+let invalidAnswers = 0;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const LIST_CHANGES = [
   'notifications/tools/list_changed',
@@ -385,17 +386,25 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     await client.upstreamStopsAt(trace, 1);
   });
 
-  it('accepted content that is not valid against the requestedSchema fails with invalid_client_answer, and nothing goes upstream', async () => {
-    const trace = client.call(61, 'ask_form');
-    client.reply((await client.asked()).id, { action: 'accept', content: { age: 'old' } });
-    expect((await client.response(61)).error).toEqual(
-      bridgeFailure(
-        'invalid_client_answer',
-        "input request 'profile': the accepted content is not valid against the requestedSchema",
-      ),
-    );
-    await client.upstreamStopsAt(trace, 1);
-  });
+  it.each([
+    ['a wrong type', { action: 'accept', content: { name: 'Ada', age: 'old' } }],
+    ['a value outside the enum', { action: 'accept', content: { name: 'Ada', color: 'pink' } }],
+    ['no content', { action: 'accept' }],
+  ])(
+    'accepted content that is not valid against the requestedSchema (%s) fails with invalid_client_answer, and nothing goes upstream',
+    async (_, answer) => {
+      const id = `invalid-${++invalidAnswers}`;
+      const trace = client.call(id, 'ask_form');
+      client.reply((await client.asked()).id, answer);
+      expect((await client.response(id)).error).toEqual(
+        bridgeFailure(
+          'invalid_client_answer',
+          "input request 'profile': the accepted content is not valid against the requestedSchema",
+        ),
+      );
+      await client.upstreamStopsAt(trace, 1);
+    },
+  );
 
   it('answers with an unknown b-99, a numeric id (also the id of the call) or another string id get no output and resolve nothing', async () => {
     const from = client.peer.lines.length;
@@ -675,6 +684,17 @@ describe('input requests of an upstream that asks without checking, with progres
     const from = client.peer.lines.length;
     const trace = client.call('roots-1', 'ask_anyway', { kind: 'roots' });
     const response = await client.response('roots-1');
+    expect(response.error).toEqual(
+      bridgeFailure('undeclared_input_request', "input request 'dirs': the client did not declare roots"),
+    );
+    expect(framesSince(client.peer, from)).toEqual([response]);
+    await client.upstreamStopsAt(trace, 1);
+  });
+
+  it('a round with a declared and an undeclared kind fails as a whole: not even the declared one is sent', async () => {
+    const from = client.peer.lines.length;
+    const trace = client.call('both-1', 'ask_anyway', { kind: 'form_and_roots' });
+    const response = await client.response('both-1');
     expect(response.error).toEqual(
       bridgeFailure('undeclared_input_request', "input request 'dirs': the client did not declare roots"),
     );
