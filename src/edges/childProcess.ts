@@ -13,6 +13,13 @@ import type { Logger } from '../bridge/log.js';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { readChunks, writeLines } from './stdio.js';
 
+/**
+ * Nesting limit of upstream frames. Far above the 64 levels of client lines: an upstream tool
+ * schema deeper than that must still list (reference-behaviors.md §3.8, §9.6 item 7); bounded so
+ * that a hostile upstream cannot exhaust the stack of the recursive walks over a result.
+ */
+export const UPSTREAM_MAX_DEPTH = 1024;
+
 export interface ChildUpstreamConfig {
   readonly argv: readonly string[];
   readonly maxLineBytes: number;
@@ -86,7 +93,10 @@ export function spawnChildUpstream(
     child.once('spawn', () => {
       subscriber.next({
         pid: child.pid,
-        inbound$: readChunks(child.stdout).pipe(decodeLines({ maxLineBytes: config.maxLineBytes }), share()),
+        inbound$: readChunks(child.stdout).pipe(
+          decodeLines({ maxLineBytes: config.maxLineBytes, maxDepth: UPSTREAM_MAX_DEPTH }),
+          share(),
+        ),
         send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
         exit$: exit$.asObservable(),
         close: () => {

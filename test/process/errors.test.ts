@@ -103,6 +103,16 @@ describe.concurrent('errors of the upstream', () => {
     });
   });
 
+  it('lists a tool whose input schema is deeper than the nesting limit of client lines, unchanged below 64 levels', async (context) => {
+    const bridge = await bridgeTo(context, 'deep-schema');
+    const listed = await ask(bridge, req('deep', 'tools/list'));
+    let node = (listed.result as { tools: { inputSchema: { properties: { value: unknown } } }[] }).tools[0]!
+      .inputSchema.properties.value as Record<string, unknown>;
+    for (let level = 0; level < 80; level++) node = node['not'] as Record<string, unknown>;
+    // The items fix walks 64 levels; the array schema below them stays as the upstream sent it.
+    expect(node).toEqual({ type: 'array' });
+  });
+
   it('strips the members of 2026-07-28 from the results of a scripted upstream', async (context) => {
     const bridge = await bridgeTo(context, 'echo');
     const listed = await ask(bridge, req('list', 'tools/list'));
