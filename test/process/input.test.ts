@@ -521,6 +521,23 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     ]);
   });
 
+  it('a client cancel cancels only the bridge requests the client has not answered', async () => {
+    const from = client.peer.lines.length;
+    client.call(75, 'multi');
+    const form = await client.asked('elicitation/create');
+    const roots = await client.asked('roots/list');
+    client.reply(roots.id, { roots: [] });
+    client.peer.send(note('notifications/cancelled', { requestId: 75 }));
+    await sleep(100);
+    const barrier = await client.barrier();
+    expect(framesSince(client.peer, from)).toEqual([
+      form,
+      roots,
+      note('notifications/cancelled', { requestId: form.id, reason: CANCELED_BY_CLIENT }),
+      { jsonrpc: '2.0', id: barrier, result: {} },
+    ]);
+  });
+
   it('a client cancel during the retry round sends nothing to the client, and the upstream gets the cancellation', async () => {
     const trace = client.call(71, 'ask_form');
     const ask = await client.asked();

@@ -450,6 +450,9 @@ describe('the listener with other upstream capabilities', () => {
     expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([]);
     expect(textOf(added)).toBe('added added_1');
     expect(peer.stderr.some((line) => line.includes('refused the listen stream'))).toBe(true);
+    expect(
+      peer.stderr.some((line) => line.includes('the listen stream for a change of the subscriptions failed')),
+    ).toBe(true);
     peer.kill();
   });
 
