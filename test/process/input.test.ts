@@ -457,6 +457,13 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     );
     expect(textOf(await client.response(64))).toBe('form: cancel');
     expect(await client.lastInputResponses(trace, 2)).toEqual({ profile: { action: 'cancel' } });
+    // A lone surrogate escape is not valid JSON for the bridge (JSON.parse would accept it).
+    client.call(69, 'ask_form');
+    const surrogate = await client.asked();
+    client.peer.send(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(surrogate.id)},"result":{"action":"accept","content":{"name":"\\ud800"}}}`,
+    );
+    expect(textOf(await client.response(69))).toBe('form: cancel');
     client.call(65, 'ask_sample');
     const sampling = await client.asked('sampling/createMessage');
     client.peer.send(`{"jsonrpc":"2.0","id":${JSON.stringify(sampling.id)},"result":[}`);
@@ -629,6 +636,23 @@ describe('input requests of the fixture to a client with the capabilities of VS 
         line.includes('request 80 (tools/call): the upstream server refused the request state'),
       ),
     ).toBe(true);
+  });
+
+  it('no answer of the client, URL or frame content appears on the stderr of the bridge', () => {
+    const own = client.peer.stderr.filter((line) => line.startsWith('mcp-bridge-vscode: '));
+    expect(own.length).toBeGreaterThan(0);
+    for (const marker of [
+      'Mallory',
+      'Eve',
+      'Bob',
+      'Hi.',
+      'vscode-vfs',
+      SIGN_IN_URL,
+      'file:///etc',
+      '"jsonrpc"',
+    ]) {
+      expect(own.filter((line) => line.includes(marker))).toEqual([]);
+    }
   });
 
   it('every frame the bridge wrote is valid for 2025-11-25 and has no 2026-07-28 member', () => {

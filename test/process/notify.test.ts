@@ -355,6 +355,13 @@ describe('the listener of a connection to the fixture server with every list and
     expect(framesSince(peer, from).slice(-2)).toEqual([note(TOOLS), added]);
   });
 
+  it('no log message or frame content appears on the stderr of the bridge', () => {
+    const own = peer.stderr.filter((line) => line.startsWith('mcp-bridge-vscode: '));
+    expect(
+      own.filter((line) => line.includes('a message at the level') || line.includes('"jsonrpc"')),
+    ).toEqual([]);
+  });
+
   it('no notifications/cancelled reaches the client, and every frame is valid for 2025-11-25 without a 2026-07-28 member', () => {
     expect(notificationsSince(peer, 0)).not.toContain('notifications/cancelled');
     // meta_echo returns the upstream _meta as its structured content, on purpose.
