@@ -4,12 +4,12 @@
  * POSTs `notifications/cancelled`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake, note } from '../helpers/bridgeProcess.js';
+import { note } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { callTool, firstText, startUrlBridge, until } from './httpSupport.js';
+import { callTool, firstText, handshake, startUrlBridge, until } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 

@@ -4,12 +4,11 @@
  * request fails alone, and an HTTP upstream never makes the bridge exit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { call, callTool, endAndExit, firstText, startUrlBridge } from './httpSupport.js';
+import { call, callTool, endAndExit, firstText, handshake, startUrlBridge } from './httpSupport.js';
 
 const MiB = 1024 * 1024;
 let fixture: HttpFixture | undefined;

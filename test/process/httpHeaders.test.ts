@@ -3,12 +3,20 @@
  * (protocol-mapping.md §7.1.2, reference-behaviors.md §6.2), through the real executable.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import { bridgeEnv, call, callTool, endAndExit, leaks, startUrlBridge, until } from './httpSupport.js';
+import {
+  bridgeEnv,
+  call,
+  callTool,
+  endAndExit,
+  handshake,
+  leaks,
+  startUrlBridge,
+  until,
+} from './httpSupport.js';
 
 const KEY = 'SECRET-k7-header-env';
 let fixture: HttpFixture | undefined;

@@ -3,12 +3,11 @@
  * `data:` icons reach the client, everywhere icons occur; an `icons` array left empty disappears.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import { startCheapHttpUpstream } from '../fixtures/cheapHttpUpstream.js';
 import type { CheapHttpUpstream } from '../fixtures/cheapHttpUpstream.js';
 import { ICONS } from '../fixtures/cheapHttpTools.js';
-import { call, callTool, endAndExit, startUrlBridge } from './httpSupport.js';
+import { call, callTool, endAndExit, handshake, startUrlBridge } from './httpSupport.js';
 
 let upstream: CheapHttpUpstream | undefined;
 

@@ -4,12 +4,11 @@
  * stopped on other statuses, each with its stderr line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import { callTool, endAndExit, firstText, startUrlBridge, until } from './httpSupport.js';
+import { callTool, endAndExit, firstText, handshake, startUrlBridge, until } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 

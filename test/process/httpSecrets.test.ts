@@ -10,9 +10,18 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handshake, initializeRequest } from '../helpers/bridgeProcess.js';
+import { initializeRequest } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
-import { bridgeEnv, callTool, endAndExit, firstText, leaks, startUrlBridge } from './httpSupport.js';
+import {
+  bridgeEnv,
+  callTool,
+  endAndExit,
+  firstText,
+  handshake,
+  leaks,
+  startUrlBridge,
+  WAIT_MS,
+} from './httpSupport.js';
 
 const FIXTURE = new URL('../../dist/test/fixtures/httpFixture.js', import.meta.url).pathname;
 const TOKEN = 'SECRET-t1-bearer';
@@ -74,7 +83,7 @@ describe('static authorization and secrets of the URL form', () => {
       `X-Other: ${OTHER}`,
     ]);
     peer.send(initializeRequest(1));
-    const response = await peer.nextFrame(responseTo(1));
+    const response = await peer.nextFrame(responseTo(1), WAIT_MS);
     expect(response).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
     const detail = (response['error'] as { data: { detail: string } }).data.detail;
     expect(detail).toContain('HTTP status 401');
@@ -94,7 +103,7 @@ describe('static authorization and secrets of the URL form', () => {
     closed.search = `?key=${QUERY_KEY}`;
     const peer = startUrlBridge(closed.href, ['--log-level', 'debug']);
     peer.send(initializeRequest(1));
-    const response = await peer.nextFrame(responseTo(1));
+    const response = await peer.nextFrame(responseTo(1), WAIT_MS);
     expect(response).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
     expect(leaks(peer, [...SECRETS, closed.host, '/mcp'])).toEqual([]);
     expect(await endAndExit(peer)).toBe(0);

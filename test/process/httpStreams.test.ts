@@ -3,12 +3,11 @@
  * §7.1.5): progress with the client's token, and log messages at the level of logging/setLevel.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { call, endAndExit, firstText, startUrlBridge } from './httpSupport.js';
+import { call, endAndExit, firstText, handshake, startUrlBridge } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 

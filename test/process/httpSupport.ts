@@ -4,8 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BRIDGE } from '../helpers/bridgeProcess.js';
-import { exchange, spawnPeer } from '../helpers/rawPeer.js';
+import { BRIDGE, initializeRequest, note } from '../helpers/bridgeProcess.js';
+import { exchange, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
 export { makeTestCerts } from '../edges/http/support.js';
@@ -25,10 +25,24 @@ export function startUrlBridge(url: string, args: readonly string[] = [], env?: 
   return spawnPeer(process.execPath, [BRIDGE, ...args, url], env ?? bridgeEnv());
 }
 
+/**
+ * A start and the first request of a bridge take a while on a loaded machine (the executable loads
+ * its modules, then asks the upstream); the waits of these tests allow that.
+ */
+export const WAIT_MS = 20_000;
+
+/** Initializes with the capabilities of VS Code and sends notifications/initialized. */
+export async function handshake(peer: RawPeer): Promise<Frame> {
+  peer.send(initializeRequest(1));
+  const response = await peer.nextFrame(responseTo(1), WAIT_MS);
+  peer.send(note('notifications/initialized'));
+  return response;
+}
+
 let nextId = 100;
 
 /** Sends a request with a fresh id and resolves with its response. */
-export function call(peer: RawPeer, method: string, params?: object, timeoutMs?: number): Promise<Frame> {
+export function call(peer: RawPeer, method: string, params?: object, timeoutMs = WAIT_MS): Promise<Frame> {
   const id = nextId++;
   const frame =
     params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };

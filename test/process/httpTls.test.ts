@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handshake, initializeRequest } from '../helpers/bridgeProcess.js';
+import { initializeRequest } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
@@ -17,8 +17,10 @@ import {
   callTool,
   endAndExit,
   firstText,
+  handshake,
   makeTestCerts,
   startUrlBridge,
+  WAIT_MS,
   writeIn,
 } from './httpSupport.js';
 import type { TestCerts } from './httpSupport.js';
@@ -51,7 +53,7 @@ describe('trust of the URL form', () => {
     const server = await startFixture();
     const peer = startUrlBridge(server.url, ['--log-level', 'debug']);
     peer.send(initializeRequest(1));
-    const first = await peer.nextFrame(responseTo(1));
+    const first = await peer.nextFrame(responseTo(1), WAIT_MS);
     expect(first).toMatchObject({
       error: {
         code: -32603,
@@ -66,7 +68,7 @@ describe('trust of the URL form', () => {
     // The bridge keeps running: ping is answered, and a new initialize is tried again.
     expect(await call(peer, 'ping')).toMatchObject({ result: {} });
     peer.send(initializeRequest(2));
-    const second = await peer.nextFrame(responseTo(2));
+    const second = await peer.nextFrame(responseTo(2), WAIT_MS);
     expect(second).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
     expect(server.received).toEqual([]);
     expect(peer.stderr).toContain(

@@ -4,14 +4,13 @@
  * tools first (every page), and a call refused with -32020 lists them again and is sent once more.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { handshake } from '../helpers/bridgeProcess.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startCheapHttpUpstream } from '../fixtures/cheapHttpUpstream.js';
 import type { CheapHttpUpstream } from '../fixtures/cheapHttpUpstream.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { call, callTool, endAndExit, firstText, startUrlBridge } from './httpSupport.js';
+import { call, callTool, endAndExit, firstText, handshake, startUrlBridge } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 let cheap: CheapHttpUpstream | undefined;
