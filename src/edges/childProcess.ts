@@ -88,7 +88,9 @@ export function spawnChildUpstream(
       exit$.complete();
     });
     // Lives until close() completes out$ (not tied to this subscription: callers may take(1)).
-    out$.pipe(writeLines(child.stdin)).subscribe();
+    // stdin ends after the last queued frame was handed to it, so that the cancellations written
+    // at a stop still reach the child.
+    out$.pipe(writeLines(child.stdin)).subscribe({ complete: () => child.stdin.end() });
 
     child.once('spawn', () => {
       subscriber.next({
@@ -102,7 +104,6 @@ export function spawnChildUpstream(
         close: () => {
           if (exited) return;
           out$.complete();
-          child.stdin.end();
           // A server should exit at the end of its stdin; if it does not, stop it (style of VS Code's stop).
           timers.push(setTimeout(() => signalGroup(child, 'SIGTERM'), config.stopGraceMs));
           timers.push(setTimeout(() => signalGroup(child, 'SIGKILL'), config.stopGraceMs * 2));

@@ -19,7 +19,10 @@ import {
   req,
   scripted,
   startBridge,
+  tapped,
   untaggedLines,
+  untilUpstream,
+  upstreamFrames,
   upstreamPid,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
@@ -70,17 +73,27 @@ describe.concurrent('the end of stdin', () => {
     expect(isRunning(child)).toBe(false);
   });
 
-  it('stops the bridge with code 0 during a slow call, without a response to the call', async (context) => {
-    const bridge = bridgeFor(context);
+  it('stops the bridge with code 0 during a slow call, cancelling it upstream, without a response to it', async (context) => {
+    // A tap between the bridge and the fixture shows what the fixture got.
+    const bridge = bridgeFor(context, { upstream: tapped() });
     await handshake(bridge);
-    const child = await upstreamPid(bridge);
+    const tap = await upstreamPid(bridge);
+    await waitUntil(() => childPids(tap).length > 0, 10_000, 'the start of the fixture');
+    const fixture = childPids(tap)[0]!;
     bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
-    // The ping comes back after the call went upstream.
-    await ask(bridge, req('ping', 'ping'));
+    const [call] = await untilUpstream(bridge, '>', (frame) => frame.method === 'tools/call');
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
-    expect(isRunning(child)).toBe(false);
+    expect(isRunning(tap)).toBe(false);
+    expect(isRunning(fixture)).toBe(false);
     expect(bridge.lines.map((line) => parseFrame(line)!).filter(responseTo('slow'))).toEqual([]);
+    // The call is cancelled upstream (the listen stream too) before the fixture's stdin ends.
+    const cancels = upstreamFrames(bridge, '>').filter((frame) => frame.method === 'notifications/cancelled');
+    expect(cancels).toContainEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: call!.id, reason: 'the client closed the connection' },
+    });
   });
 
   it('stops the bridge with code 0 before initialize, with stdout empty and no child started', async (context) => {
