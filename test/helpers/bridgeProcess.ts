@@ -322,3 +322,18 @@ export function bridgeErrorResponse(
     error: { code: code ?? tableCode, message, data: detail === undefined ? { cause } : { cause, detail } },
   };
 }
+
+/**
+ * `handshake` with a longer wait for the first answer: a loaded machine may take more than 10 s to
+ * start Node twice (the bridge, then its upstream).
+ */
+export async function handshakeWithin(
+  peer: RawPeer,
+  timeoutMs: number,
+  capabilities: object = VSCODE_CAPABILITIES,
+): Promise<Record<string, unknown>> {
+  peer.send(initializeRequest(1, capabilities));
+  const response = await peer.nextFrame((f) => f.id === 1, timeoutMs);
+  peer.send(note('notifications/initialized'));
+  return response;
+}
