@@ -5,7 +5,7 @@
  * (`npx tsc -p tsconfig.build.json`).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BRIDGE, FIXTURE } from '../helpers/bridgeProcess.js';
 import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
@@ -17,6 +17,8 @@ const UPSTREAM = ['--', process.execPath, FIXTURE];
 
 const run = (args: string[]): RawPeer => spawnPeer(process.execPath, [BRIDGE, ...args]);
 
+// Two at a time: each test starts Node twice, on a machine of two cores.
+vi.setConfig({ maxConcurrency: 2 });
 afterAll(killAllPeers);
 
 describe.concurrent('the command line', () => {

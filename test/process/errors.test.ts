@@ -4,19 +4,22 @@
  * pass unchanged, except -32042. Each test has its own scripted upstream. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { TestContext } from 'vitest';
 import {
   bridgeErrorResponse,
   bridgeLines,
   clientFrameProblems,
-  handshake,
+  handshakeWithin,
   req,
   scripted,
   startBridge,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+
+/** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
+const STARTUP_MS = 30_000;
 
 const echo = (id: string | number, text: string): object =>
   req(id, 'tools/call', { name: 'echo', arguments: { text } });
@@ -25,7 +28,7 @@ const echo = (id: string | number, text: string): object =>
 async function bridgeTo(context: TestContext, mode: string): Promise<RawPeer> {
   const bridge = startBridge({ upstream: scripted(mode) });
   context.onTestFinished(() => bridge.kill());
-  const initialized = await handshake(bridge);
+  const initialized = await handshakeWithin(bridge, STARTUP_MS);
   expect(initialized).toHaveProperty('result');
   return bridge;
 }
@@ -34,11 +37,13 @@ async function bridgeTo(context: TestContext, mode: string): Promise<RawPeer> {
 async function ask(bridge: RawPeer, frame: object): Promise<Frame> {
   const { id, method } = frame as { id: string | number; method: string };
   bridge.send(frame);
-  const response = await bridge.nextFrame(responseTo(id));
+  const response = await bridge.nextFrame(responseTo(id), STARTUP_MS);
   expect(clientFrameProblems(response, 'result' in response ? method : undefined)).toEqual([]);
   return response;
 }
 
+// Two at a time: each test starts Node twice, on a machine of two cores.
+vi.setConfig({ maxConcurrency: 2 });
 afterAll(killAllPeers);
 
 describe.concurrent('errors of the upstream', () => {
@@ -93,7 +98,7 @@ describe.concurrent('errors of the upstream', () => {
   it('fails a request whose upstream answer is longer than --max-line-bytes at once, and reads on', async (context) => {
     const bridge = startBridge({ bridgeArgs: ['--max-line-bytes', '1000'] });
     context.onTestFinished(() => bridge.kill());
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     // The list of the fixture is longer than 1000 bytes; the answer of echo is not.
     expect(await ask(bridge, req('list', 'tools/list'))).toEqual(
       bridgeErrorResponse('list', 'invalid_response', 'tools/list'),

@@ -10,7 +10,7 @@ import {
   FIXTURE,
   bridgeErrorResponse,
   clientFrameProblems,
-  handshake,
+  handshakeWithin,
   note,
   req,
   scripted,
@@ -21,6 +21,9 @@ import {
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+
+/** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
+const STARTUP_MS = 30_000;
 
 type Tool = { name: string; inputSchema: Frame; outputSchema?: Frame; _meta?: Frame };
 /** Keys that the structured content of meta_echo holds as data, and the MCP Apps extension id. */
@@ -37,7 +40,7 @@ let nextId = 100;
 
 beforeAll(async () => {
   bridge = startBridge({ upstream: tapped([process.execPath, FIXTURE, '--many-tools', '29']) });
-  expect(await handshake(bridge)).toHaveProperty('result');
+  expect(await handshakeWithin(bridge, STARTUP_MS)).toHaveProperty('result');
 });
 afterAll(killAllPeers);
 
@@ -45,7 +48,7 @@ afterAll(killAllPeers);
 async function ask(peer: RawPeer, frame: object): Promise<Frame> {
   const { id, method } = frame as { id: string | number; method: string };
   peer.send(frame);
-  const response = await peer.nextFrame(responseTo(id));
+  const response = await peer.nextFrame(responseTo(id), STARTUP_MS);
   expect(clientFrameProblems(response, 'result' in response ? method : undefined, ALLOWED)).toEqual([]);
   return response;
 }
@@ -93,7 +96,7 @@ describe('tools/list', () => {
   }) => {
     const paged = startBridge({ upstream: scripted('paged') });
     onTestFinished(() => paged.kill());
-    await handshake(paged);
+    await handshakeWithin(paged, STARTUP_MS);
     const { tools, pages } = await listAll(paged);
     expect(pages.map((page) => page.nextCursor)).toEqual(['4', '8', '12', '16', '20', '24', '28', undefined]);
     expect(pages.at(-1)).toEqual({ tools: [{ name: 'tool_28', inputSchema: { type: 'object' } }] });
@@ -194,7 +197,10 @@ describe('tools/call', () => {
     );
     bridge.send(note('notifications/cancelled', { requestId: id, reason: 'the user stopped it' }));
     const [cancel] = await untilUpstream(bridge, '>', notification('notifications/cancelled'));
-    expect(cancel!.params).toMatchObject({ requestId: upstreamCall!.id });
+    expect(cancel!.params).toEqual({
+      requestId: upstreamCall!.id,
+      reason: 'the client canceled the request',
+    });
     await expect
       .poll(() => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: slow: canceled')))
       .toBe(true);
@@ -286,7 +292,7 @@ describe('tools/call', () => {
   }) => {
     const own = startBridge();
     onTestFinished(() => own.kill());
-    await handshake(own);
+    await handshakeWithin(own, STARTUP_MS);
     expect(await ask(own, req('lvl', 'logging/setLevel', { level: 'error' }))).toEqual({
       jsonrpc: '2.0',
       id: 'lvl',

@@ -24,6 +24,9 @@ import {
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
+/** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
+const STARTUP_MS = 30_000;
+
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
 /** The members of `_meta` that meta_echo returns in its structured content. */
@@ -55,7 +58,7 @@ async function ask(
   allow: readonly string[] = [],
 ): Promise<Frame> {
   peer.send(frame);
-  const response = await peer.nextFrame(responseTo((frame as { id: unknown }).id));
+  const response = await peer.nextFrame(responseTo((frame as { id: unknown }).id), STARTUP_MS);
   expect(clientFrameProblems(response, 'result' in response ? method : undefined, allow)).toEqual([]);
   return response;
 }
@@ -151,7 +154,7 @@ describe('the initialize of VS Code', () => {
     // A second initialize while the first runs, and a request that must wait for ready.
     bridge.send(initializeRequest('again'));
     bridge.send(req(2, 'tools/list'));
-    initialized = await bridge.nextFrame(responseTo(1));
+    initialized = await bridge.nextFrame(responseTo(1), STARTUP_MS);
     bridge.send(note('notifications/initialized'));
   });
   afterAll(() => bridge.kill());
@@ -166,13 +169,15 @@ describe('the initialize of VS Code', () => {
   });
 
   it('answers a second initialize while the first runs with -32600 already_initialized', async () => {
-    const second = await bridge.nextFrame(responseTo('again'));
+    const second = await bridge.nextFrame(responseTo('again'), STARTUP_MS);
     expect(second).toEqual(bridgeErrorResponse('again', 'already_initialized'));
     expect(clientFrameProblems(second)).toEqual([]);
   });
 
   it('answers a request sent while initialize runs with -32600 not_initialized', async () => {
-    expect(await bridge.nextFrame(responseTo(2))).toEqual(bridgeErrorResponse(2, 'not_initialized'));
+    expect(await bridge.nextFrame(responseTo(2), STARTUP_MS)).toEqual(
+      bridgeErrorResponse(2, 'not_initialized'),
+    );
   });
 
   it('answers initialize after ready with -32600 already_initialized, and keeps the upstream', async () => {
@@ -257,7 +262,7 @@ describe('a failed initialize', () => {
     expect(await ask(bridge, req(2, 'logging/setLevel', { level: 'info' }))).toHaveProperty('result');
     expect(await ask(bridge, req(3, 'tools/list'))).toEqual(bridgeErrorResponse(3, 'not_initialized'));
     expect(Date.now() - started).toBeLessThan(900);
-    expect(await bridge.nextFrame(responseTo(1))).toEqual(
+    expect(await bridge.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
       bridgeErrorResponse(1, 'discover_failed', 'no response in 1 s'),
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);

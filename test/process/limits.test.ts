@@ -7,11 +7,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   bridgeErrorResponse,
   clientFrameProblems,
-  handshake,
+  handshakeWithin,
   req,
   startBridge,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
+
+/** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
+const STARTUP_MS = 30_000;
 
 const LIMIT = 256;
 const BURST = 300;
@@ -25,7 +28,7 @@ describe('the in-flight limit', () => {
   }) => {
     const bridge = startBridge();
     onTestFinished(() => bridge.kill());
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const from = bridge.lines.length;
     const ids = Array.from({ length: BURST }, (_, i) => i + 1);
     const burst = ids.map((id) =>
@@ -35,13 +38,13 @@ describe('the in-flight limit', () => {
     bridge.send(req('after-burst', 'ping'));
 
     const refused = ids.slice(LIMIT);
-    const answers = await Promise.all(refused.map((id) => bridge.nextFrame(responseTo(id))));
+    const answers = await Promise.all(refused.map((id) => bridge.nextFrame(responseTo(id), STARTUP_MS)));
     expect(answers).toEqual(refused.map((id) => bridgeErrorResponse(id, 'too_many_requests')));
     expect(clientFrameProblems(answers[0]!)).toEqual([]);
     expect((answers[0]!.error as { message: string }).message).toBe(
       'The connection has too many requests in flight',
     );
-    expect(await bridge.nextFrame(responseTo('after-burst'))).toEqual({
+    expect(await bridge.nextFrame(responseTo('after-burst'), STARTUP_MS)).toEqual({
       jsonrpc: '2.0',
       id: 'after-burst',
       result: {},
@@ -62,7 +65,7 @@ describe('the in-flight limit', () => {
 
     // The places are free again.
     bridge.send(req('again', 'tools/call', { name: 'slow', arguments: { ms: 1 } }));
-    expect((await bridge.nextFrame(responseTo('again'))).result).toEqual({
+    expect((await bridge.nextFrame(responseTo('again'), STARTUP_MS)).result).toEqual({
       content: [{ type: 'text', text: 'slept 1 ms' }],
     });
   });

@@ -4,7 +4,7 @@
  * upstream that closes its stdout, and the log lines at debug level. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { TestContext } from 'vitest';
 import {
   FIXTURE,
@@ -12,7 +12,7 @@ import {
   bridgeLines,
   childPids,
   clientFrameProblems,
-  handshake,
+  handshakeWithin,
   initializeRequest,
   isRunning,
   note,
@@ -28,6 +28,9 @@ import {
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
+
+/** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
+const STARTUP_MS = 30_000;
 
 /** reference-behaviors.md §2.13: bridge and child gone within 2 x grace + 2 s after the end of stdin. */
 const EXIT_BOUND_MS = 6_000;
@@ -58,15 +61,17 @@ async function exitWithin(bridge: RawPeer, boundMs: number): Promise<PeerExit & 
 /** Sends a request and resolves with its response. */
 async function ask(bridge: RawPeer, frame: object): Promise<Record<string, unknown>> {
   bridge.send(frame);
-  return bridge.nextFrame(responseTo((frame as { id: unknown }).id));
+  return bridge.nextFrame(responseTo((frame as { id: unknown }).id), STARTUP_MS);
 }
 
+// Two at a time: each test starts Node twice, on a machine of two cores.
+vi.setConfig({ maxConcurrency: 2 });
 afterAll(killAllPeers);
 
 describe.concurrent('the end of stdin', () => {
   it('stops an idle bridge with code 0 within 6 s, and its child with it', async (context) => {
     const bridge = bridgeFor(context);
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
@@ -76,7 +81,7 @@ describe.concurrent('the end of stdin', () => {
   it('stops the bridge with code 0 during a slow call, cancelling it upstream, without a response to it', async (context) => {
     // A tap between the bridge and the fixture shows what the fixture got.
     const bridge = bridgeFor(context, { upstream: tapped() });
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const tap = await upstreamPid(bridge);
     await waitUntil(() => childPids(tap).length > 0, 10_000, 'the start of the fixture');
     const fixture = childPids(tap)[0]!;
@@ -143,7 +148,7 @@ const STUBBORN_SOURCE = [
 describe('an upstream that does not stop', () => {
   it('is killed with its process group at the end of stdin, and the bridge exits with code 0 within 6 s', async (context) => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
     await waitUntil(
       () => bridge.stderr.some((line) => line.startsWith('stubborn: grandchild ')),
@@ -170,7 +175,7 @@ describe('an upstream that does not stop', () => {
 describe.concurrent('a signal', () => {
   it('stops the bridge on SIGTERM within 6 s, and its child with it', async (context) => {
     const bridge = bridgeFor(context);
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
     bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
     await ask(bridge, req('ping', 'ping'));
@@ -185,10 +190,13 @@ describe.concurrent('a signal', () => {
 describe.concurrent('the loss of the upstream process', () => {
   it('fails every call in flight with -32603 upstream_exited, and the bridge exits with code 1', async (context) => {
     const bridge = bridgeFor(context);
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
     bridge.send(req(0, 'tools/call', { name: 'crash', arguments: {} }));
-    const failures = [await bridge.nextFrame(responseTo('slow')), await bridge.nextFrame(responseTo(0))];
+    const failures = [
+      await bridge.nextFrame(responseTo('slow'), STARTUP_MS),
+      await bridge.nextFrame(responseTo(0), STARTUP_MS),
+    ];
     expect(failures).toEqual([
       bridgeErrorResponse('slow', 'upstream_exited'),
       bridgeErrorResponse(0, 'upstream_exited'),
@@ -203,7 +211,7 @@ describe.concurrent('the loss of the upstream process', () => {
 
   it('makes an idle bridge exit with code 1', async (context) => {
     const bridge = bridgeFor(context);
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const answer = await ask(bridge, req(1, 'tools/call', { name: 'crash', arguments: { after_ms: 100 } }));
     expect(answer.result).toEqual({ content: [{ type: 'text', text: 'the server stops in 100 ms' }] });
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
@@ -211,7 +219,7 @@ describe.concurrent('the loss of the upstream process', () => {
 
   it('fails a call when the upstream exits in the middle of it, and the bridge exits with code 1', async (context) => {
     const bridge = bridgeFor(context, { upstream: scripted('exit-mid-request') });
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     expect(await ask(bridge, req('mid', 'tools/call', { name: 'echo', arguments: { text: 'x' } }))).toEqual(
       bridgeErrorResponse('mid', 'upstream_exited'),
     );
@@ -222,7 +230,7 @@ describe.concurrent('the loss of the upstream process', () => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
     bridge.send(initializeRequest(1));
     const child = await upstreamPid(bridge);
-    expect(await bridge.nextFrame(responseTo(1))).toEqual(
+    expect(await bridge.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
       bridgeErrorResponse(1, 'closed', 'server/discover'),
     );
     // Stopped by the bridge, not by its own end (it would run for 120 s).
@@ -236,7 +244,7 @@ describe.concurrent('the loss of the upstream process', () => {
 describe('the log lines', () => {
   it('at debug level: stdout has only JSON-RPC, every bridge line is tagged, one line per upstream exchange, no frame content', async (context) => {
     const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     const requests: [string | number, string, object][] = [
       ['list', 'tools/list', {}],
       [2, 'tools/call', { name: 'echo', arguments: { text: MARKER } }],
@@ -286,7 +294,7 @@ describe('the log lines', () => {
 
   it('at the default level: no debug line, and no line of the bridge for a session without trouble', async (context) => {
     const bridge = bridgeFor(context);
-    await handshake(bridge);
+    await handshakeWithin(bridge, STARTUP_MS);
     await ask(bridge, req(1, 'tools/call', { name: 'echo', arguments: { text: MARKER } }));
     bridge.closeStdin();
     expect((await exitWithin(bridge, EXIT_BOUND_MS)).code).toBe(0);
