@@ -30,7 +30,8 @@ export interface ErrorObject {
 
 export interface ResultFrame {
   readonly jsonrpc: '2.0';
-  readonly id: RequestId;
+  /** null only on an answer that no request can match (dropped by the receiver, §2.8). */
+  readonly id: RequestId | null;
   readonly result: JsonObject;
 }
 
@@ -88,14 +89,17 @@ export function asFrame(value: unknown): Frame | undefined {
     return isRequestId(id) ? (value as unknown as RequestFrame) : undefined;
   }
   if (method !== undefined) return undefined;
+  // A response with an id no request can have (null, 1.5) is still a response: reference-behaviors.md
+  // §2.8 drops such answers silently instead of answering them with -32600.
+  const responseId = id === null || typeof id === 'string' || typeof id === 'number';
   if (res !== undefined && error === undefined) {
-    return isRequestId(id) && isObject(res) ? (value as unknown as ResultFrame) : undefined;
+    return responseId && isObject(res) ? (value as unknown as ResultFrame) : undefined;
   }
   if (error !== undefined && res === undefined) {
     if (!isObject(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
       return undefined;
     }
-    return id === null || isRequestId(id) ? (value as unknown as ErrorFrame) : undefined;
+    return responseId ? (value as unknown as ErrorFrame) : undefined;
   }
   return undefined;
 }

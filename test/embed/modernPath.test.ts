@@ -28,9 +28,9 @@ const listen = (): ReturnType<typeof modernRequest> =>
 const slow = (ms: number): ReturnType<typeof modernRequest> =>
   modernRequest('tools/call', { name: 'slow', arguments: { ms } });
 
-async function ask(peer: MemoryPeer, frame: { id: unknown }): Promise<Frame> {
+async function ask(peer: MemoryPeer, frame: object): Promise<Frame> {
   peer.send(frame);
-  return peer.nextFrame(responseTo(frame.id));
+  return peer.nextFrame(responseTo((frame as { id?: unknown }).id));
 }
 
 /** Ends the input; resolves with the milliseconds until the connection stopped. */

@@ -24,9 +24,9 @@ afterEach(async () => {
 
 const line = (frame: unknown): string => `${JSON.stringify(frame)}\n`;
 const discover = (id: number | string): object => req(id, 'server/discover', { _meta: MODERN_META });
-const ask = async (peer: MemoryPeer, frame: { id: unknown }): Promise<Frame> => {
+const ask = async (peer: MemoryPeer, frame: object): Promise<Frame> => {
   peer.send(frame);
-  return peer.nextFrame(responseTo(frame.id));
+  return peer.nextFrame(responseTo((frame as { id?: unknown }).id));
 };
 
 /** The 2025-11-25 initialize result of the fixture server, through the bridge. */

@@ -420,17 +420,13 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     expect(textOf(await client.response(62))).toBe('form: accept {"name":"Ada"}');
   });
 
-  // reference-behaviors.md §2.8 lists them among the answers that are dropped without output; the
-  // line parser (src/protocol/parseLine.ts) answers them with -32600 and id null instead.
-  it.fails(
-    '3: answers with a null or a fractional id get no output (known defect: they get -32600)',
-    async () => {
-      const from = client.peer.lines.length;
-      for (const id of [null, 1.5]) client.reply(id, { action: 'accept' });
-      const barrier = await client.barrier();
-      expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
-    },
-  );
+  // reference-behaviors.md §2.8: answers with ids no bridge request has are dropped without output.
+  it('3: answers with a null or a fractional id get no output', async () => {
+    const from = client.peer.lines.length;
+    for (const id of [null, 1.5]) client.reply(id, { action: 'accept' });
+    const barrier = await client.barrier();
+    expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
+  });
 
   it('a duplicate answer and a late answer are dropped', async () => {
     const trace = client.call(63, 'ask_form');
