@@ -20,6 +20,7 @@ import {
   upstreamFrames,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, parseFrame, responseTo } from '../helpers/rawPeer.js';
+import { validateModernRequest } from '../helpers/schemas.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
 /** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
@@ -373,5 +374,35 @@ describe('methods that are not forwarded', () => {
     await call('echo', { text: 'marker of the end' });
     const after = upstreamFrames(bridge, '>').slice(before);
     expect(after.map((frame) => frame.method)).toEqual(['tools/call']);
+  });
+});
+
+describe('the upstream side', () => {
+  it('sends server/discover first, with the identity and the capabilities of VS Code', () => {
+    const [discover] = upstreamFrames(bridge, '>');
+    expect(discover).toMatchObject({ jsonrpc: '2.0', method: 'server/discover' });
+    expect((discover!.params as { _meta: Frame })._meta).toMatchObject({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'Visual Studio Code', version: '1.140.0' },
+      'io.modelcontextprotocol/clientCapabilities': {
+        roots: {},
+        sampling: {},
+        elicitation: { form: {}, url: {} },
+      },
+    });
+  });
+
+  it('sends only valid 2026-07-28 requests, each with the protocol _meta and an integer id of its own', () => {
+    const requests = upstreamFrames(bridge, '>').filter((frame) => 'id' in frame && 'method' in frame);
+    expect(requests.length).toBeGreaterThan(20);
+    for (const frame of requests) {
+      expect(validateModernRequest(frame), JSON.stringify(frame.method)).toEqual([]);
+      const meta = (frame.params as { _meta: Frame })._meta;
+      expect(meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
+      expect(meta.progressToken).toBe(frame.id);
+    }
+    const ids = requests.map((frame) => frame.id as number);
+    expect(ids.every(Number.isInteger)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
