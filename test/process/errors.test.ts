@@ -118,7 +118,7 @@ describe.concurrent('errors of the upstream', () => {
     expect(node).toEqual({ type: 'array' });
   });
 
-  it('strips the members of 2026-07-28 from the results of a scripted upstream', async (context) => {
+  it('strips the members of 2026-07-28 from the results of a scripted upstream, and forwards methods it does not declare', async (context) => {
     const bridge = await bridgeTo(context, 'echo');
     const listed = await ask(bridge, req('list', 'tools/list'));
     expect(listed.result).toEqual({
@@ -135,5 +135,19 @@ describe.concurrent('errors of the upstream', () => {
       id: 1,
       result: { content: [{ type: 'text', text: 'a "quoted" text' }] },
     });
+    // The upstream declares no completions and no prompts; the requests still go to it, and its
+    // errors come back unchanged.
+    const complete = req(2, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'name', value: 'A' },
+    });
+    for (const frame of [complete, req(3, 'prompts/list'), req(4, 'resources/templates/list')]) {
+      const { id } = frame as { id: number };
+      expect(await ask(bridge, frame)).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32601, message: 'Method not found' },
+      });
+    }
   });
 });
