@@ -18,6 +18,8 @@ import { fallbackServerName } from '../codec/initializeResult.js';
 import { isBridgeError } from '../errors.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import { createHttpUpstream } from '../edges/http/httpUpstream.js';
+import { createFlowControl } from '../edges/flowControl.js';
+import type { FlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';
 import type { ServeOptions } from './args.js';
@@ -46,6 +48,7 @@ function connector(
   logger: Logger,
   child: ChildTracker,
   caPem: string | undefined,
+  flow: FlowControl,
 ): () => Observable<UpstreamConnection> {
   const upstream = options.upstream;
   if (upstream.kind === 'url') {
@@ -71,6 +74,7 @@ function connector(
       map((transport) => {
         child.pid = transport.pid;
         child.exited = firstValueFrom(transport.exit$, { defaultValue: undefined });
+        flow.add(transport);
         return createRpcConnection(transport, logger);
       }),
     );
@@ -80,6 +84,8 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const caPem = options.caPem;
   for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
   const child: ChildTracker = { pid: undefined, exited: undefined };
+  // A client that does not read stdout stops the reading of stdin and of the upstream.
+  const flow = createFlowControl(process.stdout, [process.stdin]);
   const upstream = options.upstream;
   const fallbackName = fallbackServerName({
     ...(options.name === undefined ? {} : { name: options.name }),
@@ -92,7 +98,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
       fallbackName,
       limits: { ...DEFAULT_LIMITS, discoverTimeoutMs: options.discoverTimeoutMs },
     },
-    { connect: connector(options, logger, child, caPem), logger },
+    { connect: connector(options, logger, child, caPem, flow), logger },
   );
 
   const stop$ = new Subject<void>();
@@ -122,16 +128,23 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     decodeLines({ maxLineBytes: options.maxLineBytes }),
   );
   const code = await new Promise<number>((resolve) => {
-    inbound$.pipe(bridge, encodeFrames(), writeLines(process.stdout)).subscribe({
-      complete: () => resolve(0),
-      error: (error: unknown) => {
-        if (!isBridgeError(error) || error.code !== 'upstream_exited') {
-          const name = error instanceof Error ? error.name : 'unknown';
-          logger.log('bridge', 'err', `the bridge stopped on an internal failure (${name})`);
-        }
-        resolve(1);
-      },
-    });
+    inbound$
+      .pipe(
+        bridge,
+        encodeFrames(),
+        tap(() => flow.check()),
+        writeLines(process.stdout),
+      )
+      .subscribe({
+        complete: () => resolve(0),
+        error: (error: unknown) => {
+          if (!isBridgeError(error) || error.code !== 'upstream_exited') {
+            const name = error instanceof Error ? error.name : 'unknown';
+            logger.log('bridge', 'err', `the bridge stopped on an internal failure (${name})`);
+          }
+          resolve(1);
+        },
+      });
   });
   // Give the child a bounded time to exit after its stdin closed (the edge escalates to signals).
   if (child.exited !== undefined) {

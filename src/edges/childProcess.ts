@@ -11,6 +11,7 @@ import type { Frame } from '../protocol/jsonrpc.js';
 import type { LineTransport } from '../bridge/rpcConnection.js';
 import type { Logger } from '../bridge/log.js';
 import { decodeLines } from '../../operators/decodeLines.js';
+import type { Pausable } from './flowControl.js';
 import { readChunks, writeLines } from './stdio.js';
 
 /**
@@ -55,7 +56,7 @@ export function killGroup(pid: number | undefined): void {
 export function spawnChildUpstream(
   config: ChildUpstreamConfig,
   logger: Logger,
-): Observable<LineTransport & { readonly pid: number | undefined }> {
+): Observable<LineTransport & Pausable & { readonly pid: number | undefined }> {
   return new Observable((subscriber) => {
     const [command, ...args] = config.argv;
     if (command === undefined) {
@@ -101,6 +102,9 @@ export function spawnChildUpstream(
         ),
         send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
         exit$: exit$.asObservable(),
+        // Back-pressure: the child's writes wait while the client does not read (flowControl.ts).
+        pause: () => void child.stdout.pause(),
+        resume: () => void child.stdout.resume(),
         close: () => {
           if (exited) return;
           out$.complete();

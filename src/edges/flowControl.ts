@@ -1,0 +1,57 @@
+/**
+ * Back-pressure across the bridge: while the client does not read its stdout, the bridge stops
+ * reading its inputs (the client's stdin and the upstream's stdout), so that a flood of results
+ * or notifications waits in the pipes of the other processes instead of the bridge's memory.
+ * (zig-bridge-sdk gets the same from its blocking writes: reference-behaviors.md §9.10.)
+ *
+ * The output is checked before each line goes to it: a line that arrives while the output still
+ * waits for a 'drain' pauses every input; the 'drain' (or the end of the output) resumes them.
+ * Frames already in the bridge still go out, so what waits in memory is bounded by the work in
+ * flight, not by what the peers send.
+ */
+import type { Writable } from 'node:stream';
+
+/** An input the bridge can stop reading for a while (a readable stream, or an edge over one). */
+export interface Pausable {
+  pause(): void;
+  resume(): void;
+}
+
+export interface FlowControl {
+  /** Call before each line goes to the output. */
+  check(): void;
+  /** Adds an input once it exists (the upstream's stdout after the start of the child). */
+  add(input: Pausable): void;
+  /** True while the inputs are paused. */
+  readonly paused: boolean;
+}
+
+export function createFlowControl(output: Writable, inputs: readonly Pausable[] = []): FlowControl {
+  const all = new Set<Pausable>(inputs);
+  let paused = false;
+  const resume = (): void => {
+    output.off('drain', resume);
+    output.off('close', resume);
+    output.off('error', resume);
+    if (!paused) return;
+    paused = false;
+    for (const input of all) input.resume();
+  };
+  return {
+    check() {
+      if (paused || !output.writableNeedDrain) return;
+      paused = true;
+      for (const input of all) input.pause();
+      output.on('drain', resume);
+      output.on('close', resume);
+      output.on('error', resume);
+    },
+    add(input) {
+      all.add(input);
+      if (paused) input.pause();
+    },
+    get paused() {
+      return paused;
+    },
+  };
+}

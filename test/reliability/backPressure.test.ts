@@ -1,0 +1,104 @@
+/**
+ * Issue 6, deliverable 3: a client that never reads stdout while results pile up. The bridge must
+ * stop reading its inputs (src/edges/flowControl.ts), so that its memory stays bounded and the
+ * client's own writes block; once the client reads again, every answer arrives. Needs the build.
+ */
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFlowControl } from '../../src/edges/flowControl.js';
+import { BRIDGE, initializeRequest, scripted } from '../helpers/bridgeProcess.js';
+import { rssKiB, sleep } from './support.js';
+
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('createFlowControl', () => {
+  it('pauses every input while the output waits for a drain, and resumes them at the drain', async () => {
+    const output = new PassThrough({ highWaterMark: 4 });
+    const calls: string[] = [];
+    const input = (name: string) => ({
+      pause: () => calls.push(`${name} pause`),
+      resume: () => calls.push(`${name} resume`),
+    });
+    const flow = createFlowControl(output, [input('stdin')]);
+    flow.check();
+    expect(calls).toEqual([]);
+    output.write('12345678');
+    flow.check();
+    flow.check();
+    flow.add(input('upstream'));
+    expect(calls).toEqual(['stdin pause', 'upstream pause']);
+    expect(flow.paused).toBe(true);
+    output.read();
+    await sleep(0);
+    expect(calls).toEqual(['stdin pause', 'upstream pause', 'stdin resume', 'upstream resume']);
+    expect(flow.paused).toBe(false);
+  });
+});
+
+describe('a client that does not read stdout', () => {
+  it('makes the bridge stop reading: its memory stays bounded, and every answer comes once it reads', async () => {
+    const child = spawn(process.execPath, [BRIDGE, '--', ...scripted('echo')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    child.stdin.on('error', () => undefined);
+    const pid = child.pid!;
+    const write = (frame: object): Promise<boolean> =>
+      new Promise((resolve) => {
+        if (child.stdin.write(`${JSON.stringify(frame)}\n`)) resolve(true);
+        else {
+          const timer = setTimeout(() => resolve(false), 1_500);
+          child.stdin.once('drain', () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        }
+      });
+    // stdout is never read: nothing consumes it until the end of the test.
+    await write(initializeRequest(0));
+    await sleep(1_500);
+    const before = rssKiB(pid)!;
+    const text = 'x'.repeat(100_000);
+    let sent = 0;
+    const deadline = Date.now() + 15_000;
+    // Each call comes back as a 100 kB result; without back-pressure they would pile up in the bridge.
+    while (Date.now() < deadline && sent < 5_000) {
+      sent += 1;
+      if (
+        !(await write({
+          jsonrpc: '2.0',
+          id: sent,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text } },
+        }))
+      )
+        break;
+    }
+    const blockedAfter = sent;
+    await sleep(1_000);
+    const after = rssKiB(pid)!;
+    console.log(
+      `back-pressure: the client's writes blocked after ${blockedAfter} calls of 100 kB; ` +
+        `bridge RSS ${before} KiB before, ${after} KiB while blocked`,
+    );
+    expect(blockedAfter).toBeLessThan(5_000);
+    expect(after - before).toBeLessThan(100 * 1024);
+
+    // The client reads again: every call gets its answer, then the bridge stops at the end of stdin.
+    const answered = new Set<number>();
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const frame = JSON.parse(line) as { id?: number; result?: unknown };
+      if (typeof frame.id === 'number' && frame.id > 0 && frame.result !== undefined) answered.add(frame.id);
+    });
+    while (answered.size < blockedAfter && Date.now() < deadline + 20_000) await sleep(50);
+    expect(answered.size).toBe(blockedAfter);
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+  });
+});
