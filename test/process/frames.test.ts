@@ -103,6 +103,18 @@ describe('frames of the client', () => {
     await expectOpen(12);
   });
 
+  it('recovers the top-level id, not one nested in params, with its escapes', async () => {
+    write('{"jsonrpc":"2.0","method":"x","params":{"id":"inner"},"id":"outer",}\n');
+    expect(await next()).toEqual(errorFrame('outer', 'parse_error'));
+    write('{"params":{"a":[{"id":9}]},"id":-3,\n');
+    expect(await next()).toEqual(errorFrame(-3, 'parse_error'));
+    write('{"id":"a\\"b\\u0041","jsonrpc":"2.0",\n');
+    expect(await next()).toEqual(errorFrame('a"bA', 'parse_error'));
+    // 1.5 is no id of JSON-RPC for MCP (string or integer).
+    write('{"id":1.5,"jsonrpc":\n');
+    expect(await next()).toEqual(errorFrame(null, 'parse_error'));
+  });
+
   it('answers a line without a recoverable id with -32700 and id null', async () => {
     write('this is not JSON at all\n');
     expect(await next()).toEqual(errorFrame(null, 'parse_error'));
