@@ -209,6 +209,16 @@ describe.concurrent('the loss of the upstream process', () => {
     );
   });
 
+  it('logs the signal that stopped the upstream, and the bridge exits with code 1', async (context) => {
+    const bridge = bridgeFor(context);
+    await handshakeWithin(bridge, STARTUP_MS);
+    process.kill(await upstreamPid(bridge), 'SIGKILL');
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
+    expect(bridgeLines(bridge.stderr)).toContain(
+      'mcp-bridge-vscode: bridge: error: the upstream server stopped on signal SIGKILL',
+    );
+  });
+
   it('makes an idle bridge exit with code 1', async (context) => {
     const bridge = bridgeFor(context);
     await handshakeWithin(bridge, STARTUP_MS);
