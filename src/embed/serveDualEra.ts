@@ -5,12 +5,13 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { EMPTY, catchError, mergeMap } from 'rxjs';
+import { EMPTY, catchError, mergeMap, tap } from 'rxjs';
 import { DEFAULT_DECODE_LINES_CONFIG, decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import type { BridgeLimits } from '../bridge/config.js';
 import type { Logger } from '../bridge/log.js';
 import { silentLogger } from '../bridge/log.js';
+import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { dualEra } from './dualEra.js';
 import { EMBEDDED_LIMITS } from './legacyPath.js';
@@ -85,6 +86,8 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
   // A client that went away makes writes fail (EPIPE); the end of the input follows.
   const ignoreWriteError = (): void => undefined;
   output.on('error', ignoreWriteError);
+  // A client that does not read the output stops the reading of the input (back-pressure).
+  const flow = createFlowControl(output, [input]);
 
   const closed = new Promise<void>((resolve, reject) => {
     const finish = (): void => {
@@ -106,6 +109,7 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
           return [];
         }),
         encodeFrames(),
+        tap(() => flow.check()),
         writeLines(output),
       )
       .subscribe({

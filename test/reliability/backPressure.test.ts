@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFlowControl } from '../../src/edges/flowControl.js';
 import { BRIDGE, initializeRequest, scripted } from '../helpers/bridgeProcess.js';
@@ -40,11 +41,14 @@ describe('createFlowControl', () => {
   });
 });
 
-describe('a client that does not read stdout', () => {
-  it('makes the bridge stop reading: its memory stays bounded, and every answer comes once it reads', async () => {
-    const child = spawn(process.execPath, [BRIDGE, '--', ...scripted('echo')], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+const EMBEDDED = fileURLToPath(new URL('../../dist/test/fixtures/embeddedServer.js', import.meta.url));
+
+describe.each([
+  { name: 'the bridge', argv: [BRIDGE, '--', ...scripted('echo')] },
+  { name: 'the embedded server on the legacy path', argv: [EMBEDDED] },
+])('a client that does not read the stdout of $name', ({ argv }) => {
+  it('stops the reading: memory stays bounded, and every answer comes once the client reads', async () => {
+    const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
     children.push(child);
     child.stdin.on('error', () => undefined);
     const pid = child.pid!;
@@ -59,37 +63,35 @@ describe('a client that does not read stdout', () => {
           });
         }
       });
-    // stdout is never read: nothing consumes it until the end of the test.
+    // stdout is never read: nothing consumes it until the client "reads again" below.
     await write(initializeRequest(0));
     await sleep(1_500);
     const before = rssKiB(pid)!;
     const text = 'x'.repeat(100_000);
     let sent = 0;
     const deadline = Date.now() + 15_000;
-    // Each call comes back as a 100 kB result; without back-pressure they would pile up in the bridge.
+    // Each call comes back as a 100 kB result; without back-pressure they would pile up in memory.
     while (Date.now() < deadline && sent < 5_000) {
       sent += 1;
-      if (
-        !(await write({
-          jsonrpc: '2.0',
-          id: sent,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text } },
-        }))
-      )
-        break;
+      const call = {
+        jsonrpc: '2.0',
+        id: sent,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text } },
+      };
+      if (!(await write(call))) break;
     }
     const blockedAfter = sent;
     await sleep(1_000);
     const after = rssKiB(pid)!;
     console.log(
-      `back-pressure: the client's writes blocked after ${blockedAfter} calls of 100 kB; ` +
-        `bridge RSS ${before} KiB before, ${after} KiB while blocked`,
+      `back-pressure (${argv.length === 1 ? 'embedded' : 'bridge'}): the client's writes blocked after ` +
+        `${blockedAfter} calls of 100 kB; RSS ${before} KiB before, ${after} KiB while blocked`,
     );
     expect(blockedAfter).toBeLessThan(5_000);
     expect(after - before).toBeLessThan(100 * 1024);
 
-    // The client reads again: every call gets its answer, then the bridge stops at the end of stdin.
+    // The client reads again: every call gets its answer, then the process stops at the end of stdin.
     const answered = new Set<number>();
     createInterface({ input: child.stdout }).on('line', (line) => {
       const frame = JSON.parse(line) as { id?: number; result?: unknown };
