@@ -392,6 +392,13 @@ describe('the upstream side', () => {
     });
   });
 
+  it('wrote only valid 2025-11-25 frames to the client, without a member of 2026-07-28', () => {
+    expect(bridge.lines.length).toBeGreaterThan(40);
+    for (const line of bridge.lines) {
+      expect(clientFrameProblems(parseFrame(line)!, undefined, ALLOWED), line.slice(0, 120)).toEqual([]);
+    }
+  });
+
   it('sends only valid 2026-07-28 requests, each with the protocol _meta and an integer id of its own', () => {
     const requests = upstreamFrames(bridge, '>').filter((frame) => 'id' in frame && 'method' in frame);
     expect(requests.length).toBeGreaterThan(20);
