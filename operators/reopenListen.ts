@@ -12,9 +12,10 @@ import {
 } from 'rxjs';
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
-import { isBridgeError } from '../src/errors.js';
+import { decideListenEnd } from '../src/codec/listenEnd.js';
+import type { ListenEnd } from '../src/codec/listenEnd.js';
 import { formatDuration } from '../src/protocol/errors.js';
-import type { ErrorObject, NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
+import type { NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
 
 /** One frame of a `subscriptions/listen` exchange (the shape of the bridge's ExchangeEvent). */
 export type ListenEvent =
@@ -52,50 +53,8 @@ export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
   failBeforeFirstAck: false,
 });
 
-/** How one stream ended. */
-type End = { readonly refused?: ErrorObject; readonly failed?: unknown };
-
-/** What follows an end: a wait then a new stream, a wait for a sign-in, or nothing; `why` starts the log line. */
-interface Next {
-  readonly kind: 'reopen' | 'signIn' | 'stop';
-  readonly why?: string;
-  readonly level?: 'info' | 'warn';
-}
-
 const isUpstreamCancel = (event: ListenEvent): boolean =>
   event.type === 'notification' && event.frame.method === 'notifications/cancelled';
-const retryableStatus = (status: number): boolean =>
-  status === 408 || status === 429 || (status >= 500 && status <= 599 && status !== 501);
-const describe = (error: unknown): string =>
-  !isBridgeError(error)
-    ? 'internal failure'
-    : error.code + (error.detail === undefined ? '' : ` (${error.detail})`);
-
-/** The reaction to the end of a stream (reference-behaviors.md §5.5, §6.8). Pure. */
-function decide(end: End, canSignIn: boolean): Next {
-  if (end.refused !== undefined) {
-    const { code, message } = end.refused;
-    return { kind: 'stop', why: `the upstream server refused the listen stream (error ${code}: ${message})` };
-  }
-  if (!('failed' in end))
-    return { kind: 'reopen', why: 'the upstream server ended the listen stream', level: 'info' };
-  const error = end.failed;
-  const status = isBridgeError(error) ? error.httpStatus : undefined;
-  // A 2xx stream that broke (`closed`) is a loss like any other; every other status decides.
-  const broken =
-    isBridgeError(error) && error.code === 'closed' && status !== undefined && status >= 200 && status <= 299;
-  if (status !== undefined && !broken) {
-    if (retryableStatus(status))
-      return { kind: 'reopen', why: `the listen stream ended with the HTTP status ${status}` };
-    const why = `the listen stream failed with the HTTP status ${status}`;
-    return { kind: (status === 401 || status === 403) && canSignIn ? 'signIn' : 'stop', why };
-  }
-  // The upstream is gone: the stdio child exited, or the bridge closed the connection.
-  const gone = isBridgeError(error) && (error.code === 'upstream_exited' || error.code === 'closed');
-  return gone && status === undefined
-    ? { kind: 'stop' }
-    : { kind: 'reopen', why: `the listen stream ended: ${describe(error)}` };
-}
 
 /**
  * Keeps a `subscriptions/listen` stream open: re-subscribes to the source (one subscription is
@@ -150,11 +109,11 @@ export function reopenListen(
       let attempt = 0;
       let acked = false;
       let ackedAt: number | undefined;
-      let end: End = {};
+      let end: ListenEnd = {};
 
       const next = (): Observable<unknown> => {
         if (failBeforeFirstAck && !acked) return EMPTY;
-        const { kind, why, level = 'warn' } = decide(end, signIn$ !== undefined);
+        const { kind, why, level = 'warn' } = decideListenEnd(end, signIn$ !== undefined);
         if (kind === 'reopen') {
           const lived = ackedAt === undefined ? 0 : scheduler.now() - ackedAt;
           if (lived >= resetAfterMs) attempt = 0;
