@@ -2,7 +2,7 @@
  * Shared pieces of the reliability tests: a client that answers the bridge's requests like
  * VS Code does, and process checks (pids, RSS) for the fault injection tests.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parseFrame } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
@@ -125,3 +125,67 @@ export async function waitFor(condition: () => boolean, timeoutMs: number, what:
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every process started below `pid` (Linux /proc: children of each thread, recursively). */
+export function descendants(pid: number): number[] {
+  const children = (parent: number): number[] => {
+    try {
+      return readdirSync(`/proc/${parent}/task`).flatMap((task) =>
+        readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8')
+          .split(/\s+/)
+          .filter((word) => word !== '')
+          .map(Number),
+      );
+    } catch {
+      return [];
+    }
+  };
+  const all: number[] = [];
+  const walk = (parent: number): void => {
+    for (const child of children(parent)) {
+      all.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return all;
+}
+
+/** The pids that the scripted upstream printed on stderr (`scripted-upstream: pid N`). */
+export const scriptedPids = (stderr: readonly string[]): number[] =>
+  stderr.flatMap((line) => {
+    const match = /^scripted-upstream: pid (\d+)$/.exec(line);
+    return match === null ? [] : [Number(match[1])];
+  });
+
+/** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
+export async function exitWithin(
+  peer: RawPeer,
+  boundMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the process did not exit in ${boundMs} ms`)), boundMs);
+  });
+  try {
+    const exit = await Promise.race([peer.exit, late]);
+    return { ...exit, ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Prefixes of the processes whose stderr a bridge test sees. */
+const TAGS = ['mcp-bridge-vscode: ', 'scripted-upstream: ', 'bridge-fixture-server: ', 'tap-upstream: '];
+
+/**
+ * Lines that show a crash: an unhandled rejection or error, a stack frame, or any line without
+ * the tag of the bridge or of a known upstream (reference-behaviors.md §3.12).
+ */
+export const crashLines = (stderr: readonly string[]): string[] =>
+  stderr.filter(
+    (line) =>
+      /UnhandledPromiseRejection|Unhandled 'error'|uncaught|^\s+at /i.test(line) ||
+      !TAGS.some((tag) => line.startsWith(tag)),
+  );
