@@ -145,7 +145,7 @@ const STUBBORN_SOURCE = [
   'setInterval(() => {}, 1000);',
 ].join('\n');
 
-describe('an upstream that does not stop', () => {
+describe.concurrent('an upstream that does not stop', () => {
   it('is killed with its process group at the end of stdin, and the bridge exits with code 0 within 6 s', async (context) => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
     await handshakeWithin(bridge, STARTUP_MS);
@@ -251,7 +251,7 @@ describe.concurrent('the loss of the upstream process', () => {
   });
 });
 
-describe('the log lines', () => {
+describe.concurrent('the log lines', () => {
   it('at debug level: stdout has only JSON-RPC, every bridge line is tagged, one line per upstream exchange, no frame content', async (context) => {
     const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
     await handshakeWithin(bridge, STARTUP_MS);
