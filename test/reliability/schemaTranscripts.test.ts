@@ -9,12 +9,15 @@ import type { TestContext } from 'vitest';
 import { handshake, initializeRequest, note, req, scripted, startBridge } from '../helpers/bridgeProcess.js';
 import { exchange, killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createTap, expectValidTranscript } from '../helpers/tap.js';
 import type { Tap, TapReport } from '../helpers/tap.js';
 import { acceptAll, autoAnswer, waitFor } from './support.js';
 import type { Answerer, AutoAnswer } from './support.js';
 
 const NOTES = 'file:///fixture/notes.txt';
+/** Frame contents that must never reach stderr (the secret scan). */
+const MARKER = 'transcript-marker-81d4';
 const TIMEOUT_MS = 20_000;
 
 const totals = { sessions: 0, toClient: 0, toUpstream: 0 };
@@ -112,7 +115,7 @@ describe.concurrent('schema validation of whole sessions', () => {
     for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
       expect(await call(method)).toHaveProperty('result');
     }
-    expect(textOf(await tool('echo', { text: 'hello' }))).toBe('hello');
+    expect(textOf(await tool('echo', { text: MARKER }))).toBe(MARKER);
     expect(textOf(await tool('add', { a: 2, b: 3 }))).toBe('5');
     expect(textOf(await tool('slow', { ms: 10 }))).toBe('slept 10 ms');
     expect(textOf(await tool('progress', { count: 3 }, { progressToken: 'p-1' }))).toBe(
@@ -200,6 +203,8 @@ describe.concurrent('schema validation of whole sessions', () => {
     peer.closeStdin();
     expect((await peer.exit).code).toBe(0);
     const checked = report('broad session', tap, peer);
+    // Frame contents and the roots of the user never reach stderr.
+    expectNoSecrets(peer, [MARKER, 'file:///work/project'], { streams: ['stderr'] });
     expect(checked.toClient).toBeGreaterThanOrEqual(95);
     expect(checked.toUpstream).toBeGreaterThanOrEqual(75);
     for (const kind of [
