@@ -410,7 +410,7 @@ describe('the upstream side', () => {
     });
   });
 
-  it('wrote only valid 2025-11-25 frames to the client, without a member of 2026-07-28', () => {
+  it('writes only valid 2025-11-25 frames to the client, without a member of 2026-07-28', () => {
     expect(bridge.lines.length).toBeGreaterThan(40);
     for (const line of bridge.lines) {
       expect(clientFrameProblems(parseFrame(line)!, undefined, ALLOWED), line.slice(0, 120)).toEqual([]);
