@@ -138,9 +138,22 @@ describe('frames of the client', () => {
     expect(await next()).toEqual(errorFrame('sur-1', 'parse_error'));
     write('{"jsonrpc":"2.0","id":16,"method":"ping","params":{"x":"a\\udfffb"}}\n');
     expect(await next()).toEqual(errorFrame(16, 'parse_error'));
-    // A pair is a valid character.
-    write('{"jsonrpc":"2.0","id":17,"method":"ping","params":{"x":"\\ud83d\\ude00"}}\n');
+    // Upper-case hex, a high one before a character that is not low, a pair split over two
+    // strings, and one in a key are lone too.
+    for (const [id, params] of [
+      ['upper', '{"x":"\\uD800"}'],
+      ['high-a', '{"x":"\\ud800\\u0041"}'],
+      ['split', '{"x":"\\ud83d","y":"\\ude00"}'],
+      ['key', '{"\\udc00":1}'],
+    ]) {
+      write(`{"jsonrpc":"2.0","id":"${id}","method":"ping","params":${params}}\n`);
+      expect(await next()).toEqual(errorFrame(id!, 'parse_error'));
+    }
+    // A pair is a valid character, and an escaped backslash before "ud800" is no escape.
+    write('{"jsonrpc":"2.0","id":17,"method":"ping","params":{"x":"\\ud83d\\ude00","y":"\\uDBFF\\uDFFF"}}\n');
     expect(await next()).toEqual({ jsonrpc: '2.0', id: 17, result: {} });
+    write('{"jsonrpc":"2.0","id":"text","method":"ping","params":{"x":"\\\\ud800"}}\n');
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 'text', result: {} });
   });
 
   it('answers a raw control character inside a string with -32700', async () => {
