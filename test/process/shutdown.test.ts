@@ -240,6 +240,10 @@ describe.concurrent('the loss of the upstream process', () => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
     bridge.send(initializeRequest(1));
     const child = await upstreamPid(bridge);
+    // It ignores its stdin: if the test fails, nothing else would stop it.
+    context.onTestFinished(() => {
+      if (isRunning(child)) process.kill(child, 'SIGKILL');
+    });
     expect(await bridge.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
       bridgeErrorResponse(1, 'closed', 'server/discover'),
     );
