@@ -1,0 +1,62 @@
+/**
+ * Before/after of a change to the bridge: two builds of the bridge, interleaved, against the cheap
+ * echo upstream (the overhead scenario), plus their start-up. For perf commits:
+ *
+ *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npx tsc -p tsconfig.build.json)
+ *   node dist/bench/ab.js --before /tmp/before/dist/src/cli/main.js [--rounds 5]
+ *
+ * The "after" build is this one (dist/src/cli/main.js) unless --after names another. `--start-only`
+ * measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture.
+ */
+import { parseArgs } from 'node:util';
+import { echoCheck, echoLine } from './frames.js';
+import type { Target } from './measure.js';
+import { START, createRecorder, markdownTable } from './report.js';
+import type { MetricSpec } from './report.js';
+import { cpuMs } from './proc.js';
+import { interleave, measureCalls } from './scenarios/common.js';
+import type { Context } from './scenarios/common.js';
+import { PATHS } from './targets.js';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    after: { type: 'string' },
+    rounds: { type: 'string' },
+    upstream: { type: 'string' },
+    'start-only': { type: 'boolean' },
+  },
+});
+if (values.before === undefined) {
+  process.stderr.write('usage: node dist/bench/ab.js --before <main.js> [--after <main.js>] [--rounds N]\n');
+  process.exit(2);
+}
+const START_CPU: MetricSpec = { name: 'bridge CPU until the initialize result', unit: 'ms', better: 'lower' };
+const rounds = Number(values.rounds ?? '5');
+const upstream = values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+const bridge = (name: string, main: string): Target => ({
+  name,
+  era: 'legacy',
+  spawn: { cmd: process.execPath, args: [main, '--', process.execPath, ...upstream] },
+});
+const targets = [bridge('before', values.before), bridge('after', values.after ?? PATHS.bridge)];
+const rec = createRecorder();
+const ctx: Context = {
+  rec,
+  settings: { runs: rounds, startsPerRun: 1, scale: 1 },
+  log: (text) => void process.stderr.write(`${text}\n`),
+};
+const SCENARIO = `bridge → ${values.upstream === 'fixture' ? 'fixture' : 'echo'}`;
+const load = { line: (id: number) => echoLine('legacy', id), check: echoCheck };
+const sizes = { warmup: 2_000, count: 10_000, window: 128, sequential: 2_000, timeoutMs: 120_000 };
+await interleave(ctx, SCENARIO, targets, async (opened, target, record) => {
+  if (record) {
+    rec.add(`${SCENARIO} start`, START, target.name, opened.startMs);
+    rec.add(`${SCENARIO} start`, START_CPU, target.name, cpuMs(opened.client.pid));
+  }
+  if (values['start-only'] === true) return;
+  await measureCalls(ctx, SCENARIO, opened, target, load, sizes, record);
+});
+process.stdout.write(`${markdownTable(rec.rows(), rec.errors())}\n`);
+for (const note of rec.notes()) process.stdout.write(`- ${note}\n`);
+process.exit(0);

@@ -1,0 +1,95 @@
+/** The targets of issue 7, checked against the rows of one run. */
+import type { Errors, Row } from './report.js';
+import { HTTP_CHEAP } from './scenarios/http.js';
+import { OVERHEAD, REALISTIC } from './scenarios/stdio.js';
+import { START_HTTP, START_STDIO } from './scenarios/startup.js';
+
+export interface Goal {
+  readonly goal: string;
+  readonly measured: string;
+  readonly pass: boolean | undefined;
+}
+
+export function checkGoals(rows: readonly Row[], errors: readonly Errors[]): Goal[] {
+  const find = (scenario: string, metric: string, target: string): Row | undefined =>
+    rows.find((r) => r.scenario === scenario && r.metric === metric && r.target === target);
+  const ratio = (scenario: string, metric: string, target: string, base: string): number => {
+    const a = find(scenario, metric, target);
+    const b = find(scenario, metric, base);
+    return a === undefined || b === undefined ? NaN : a.median / b.median;
+  };
+  const goal = (text: string, value: number, limit: number, atMost: boolean, unit = '×'): Goal => ({
+    goal: text,
+    measured: Number.isFinite(value)
+      ? `${value.toFixed(unit === '×' ? 2 : 3)}${unit === '×' ? '×' : ` ${unit}`}`
+      : 'not measured',
+    pass: Number.isFinite(value) ? (atMost ? value <= limit : value >= limit) : undefined,
+  });
+  const p50 = (target: string): number => find(OVERHEAD, 'latency p50', target)?.median ?? NaN;
+  const httpErrors = errors.filter((e) => e.scenario === HTTP_CHEAP && e.target === 'bridge (URL)');
+  const wrong = httpErrors.reduce((sum, e) => sum + e.wrong + e.missing, 0);
+  const rss = find(OVERHEAD, 'peak RSS', 'bridge')?.max ?? NaN;
+  return [
+    goal(
+      'bridge CPU per call ≤ 0.5 × SDK 2.x server CPU per call (stdio)',
+      ratio(OVERHEAD, 'CPU per call', 'bridge', 'SDK fixture direct (CPU reference)'),
+      0.5,
+      true,
+    ),
+    goal(
+      'cheap upstream: throughput ≥ 0.6 × no-bridge floor',
+      ratio(OVERHEAD, 'throughput', 'bridge', 'direct (floor)'),
+      0.6,
+      false,
+    ),
+    goal(
+      'cheap upstream: added p50 latency ≤ 0.1 ms',
+      p50('bridge') - p50('direct (floor)'),
+      0.1,
+      true,
+      'ms',
+    ),
+    goal(
+      '2.x fixture: throughput ≥ 0.9 × its own modern ceiling',
+      ratio(REALISTIC, 'throughput', 'bridge → fixture', 'SDK fixture direct'),
+      0.9,
+      false,
+    ),
+    goal(
+      'HTTP cheap upstream: throughput ≥ 3 × mcp-remote',
+      ratio(HTTP_CHEAP, 'throughput', 'bridge (URL)', 'mcp-remote --protocol auto'),
+      3,
+      false,
+    ),
+    goal(
+      'HTTP cheap upstream: p50 ≤ 0.5 × mcp-remote',
+      ratio(HTTP_CHEAP, 'latency p50', 'bridge (URL)', 'mcp-remote --protocol auto'),
+      0.5,
+      true,
+    ),
+    {
+      goal: 'HTTP cheap upstream: zero wrong or missing answers (bridge)',
+      measured: `${wrong}`,
+      pass: httpErrors.length > 0 ? wrong === 0 : undefined,
+    },
+    goal(
+      'start-up ≤ 1.2 × fixture served in-process',
+      ratio(START_STDIO, 'spawn → initialize result', 'bridge → fixture', 'SDK dual-era in-process'),
+      1.2,
+      true,
+    ),
+    goal(
+      'start-up ≤ 0.6 × mcp-remote',
+      ratio(START_HTTP, 'spawn → initialize result', 'bridge (URL)', 'mcp-remote --protocol auto'),
+      0.6,
+      true,
+    ),
+    goal(
+      'bridge peak RSS ≤ 100 MB under a flood of 10,000 requests',
+      (rss * 1024 * 1024) / 1e6,
+      100,
+      true,
+      'MB',
+    ),
+  ];
+}
