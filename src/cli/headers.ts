@@ -3,6 +3,7 @@
  * (reference-behaviors.md §6.2). Diagnostics and warnings name headers and variables, never values.
  */
 import { UsageError } from './usageError.js';
+import { TRANSPORT_HEADER_NAMES } from '../protocol/headerNames.js';
 
 export interface HeaderSetting {
   readonly name: string;
@@ -16,23 +17,7 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Characters a header value may hold (as Node's HTTP client checks them), after trimming. */
 const VALUE = /^[\t\x20-\x7e\x80-\xff]+$/;
 /** Protocol, connection and proxy headers: the bridge or the HTTP client sets them. */
-const REFUSED: ReadonlySet<string> = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'accept',
-  'content-type',
-  'accept-encoding',
-  'dpop',
-  'te',
-  'trailer',
-  'upgrade',
-  'keep-alive',
-  'proxy-connection',
-  'expect',
-  'proxy-authorization',
-]);
+const REFUSED = TRANSPORT_HEADER_NAMES;
 const INLINE_CREDENTIALS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'x-api-key', 'api-key']);
 
 const trimSpaces = (text: string): string => text.replace(/^[ \t]+|[ \t]+$/g, '');

@@ -5,31 +5,21 @@
  */
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { concatMap, connect, defer, filter, map, merge, mergeMap, takeWhile } from 'rxjs';
-import type { OperatorFunction, SchedulerLike } from 'rxjs';
-import type { BridgeLimits } from '../bridge/config.js';
-import type { Logger } from '../bridge/log.js';
+import type { OperatorFunction } from 'rxjs';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { serveLegacy } from './legacyPath.js';
+import type { LegacyPathConfig } from './legacyPath.js';
 import { serveModern } from './modernPath.js';
 import { classifyOpening } from './opening.js';
 import type { SelectedEra } from './opening.js';
 import { whenFirst } from './whenFirst.js';
 
-export interface DualEraConfig {
+/** The settings of the legacy path (limits, line limits, fallback identity), plus the discover rule. */
+export interface DualEraConfig extends Omit<LegacyPathConfig, 'factory'> {
   /** `server/discover` before any other request: answered by the server, or -32601. */
   readonly discover: 'answer' | 'refuse';
-  /** In-flight limit and grace of both paths; the time limits of the legacy path. */
-  readonly limits: BridgeLimits;
-  /** Line limit of the server's messages on the legacy path (the client's lines are decoded before). */
-  readonly maxLineBytes: number;
-  readonly maxDepth: number;
-  /** `serverInfo` of the legacy path when the server gives none. */
-  readonly name: string;
-  readonly version: string;
-  readonly logger: Logger;
-  readonly scheduler?: SchedulerLike | undefined;
 }
 
 /** A frame for the client, or the path the connection took (once, before its first frame). */

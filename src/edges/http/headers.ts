@@ -3,6 +3,7 @@
  * (protocol-mapping.md §7.1.2 and §7.1.3). Pure functions: no I/O.
  */
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
+import { TRANSPORT_HEADER_NAMES } from '../../protocol/headerNames.js';
 
 /** One static header of the configuration (`--header`, `--header-env`). The value is a secret. */
 export interface StaticHeader {
@@ -115,21 +116,4 @@ export function requestHeaders(input: RequestHeaderInput): Record<string, string
 }
 
 /** Names that only the transport sets (reference-behaviors.md §6.2). */
-const RESERVED = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'accept',
-  'content-type',
-  'accept-encoding',
-  'dpop',
-  'te',
-  'trailer',
-  'upgrade',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'expect',
-  'last-event-id',
-]);
+const RESERVED: ReadonlySet<string> = new Set([...TRANSPORT_HEADER_NAMES, 'last-event-id']);
