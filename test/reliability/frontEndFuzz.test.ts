@@ -804,6 +804,8 @@ interface Outcome {
   readonly expected: Map<string, { readonly method: string | undefined; readonly at: number }>;
   readonly cancelled: Set<string>;
   readonly bridgeBadLines: Set<string>;
+  /** When the client first answered each bridge request (any line with its id, after it was sent). */
+  readonly answeredAt: Map<string, number>;
 }
 
 function runCase(input: Case): Outcome {
@@ -814,6 +816,13 @@ function runCase(input: Case): Outcome {
   const expected = new Map<string, { method: string | undefined; at: number }>();
   const cancelled = new Set<string>();
   const bridgeBadLines = new Set<string>();
+  const answeredAt = new Map<string, number>();
+  const sentBridgeIds = new Set<string>();
+  /** Notes the first answer of the client to a bridge request that was sent. */
+  const answering = (id: unknown): void => {
+    const key = J(id);
+    if (sentBridgeIds.has(key) && !answeredAt.has(key)) answeredAt.set(key, scheduler.now());
+  };
   let completedAt: number | undefined;
   let error: unknown;
   let errorAt: number | undefined;
@@ -850,11 +859,18 @@ function runCase(input: Case): Outcome {
           frames.push({ at: scheduler.now(), frame });
           // The client answers each bridge request by its policy, after its delay.
           if ('method' in frame && 'id' in frame && typeof frame.id === 'string') {
+            sentBridgeIds.add(J(frame.id));
             const index = bridgeRequests++;
             const policy = input.policies[index % input.policies.length]!;
             const wait = input.answerDelays[index % input.answerDelays.length]!;
             const lines = answerLines(policy, frame as Frame & { id: string; method: string });
-            if (lines.length > 0) scheduler.schedule(() => lines.forEach(send), wait);
+            const id = frame.id;
+            if (lines.length > 0) {
+              scheduler.schedule(() => {
+                answering(id);
+                lines.forEach(send);
+              }, wait);
+            }
           }
         },
         error: (thrown: unknown) => {
@@ -913,6 +929,7 @@ function runCase(input: Case): Outcome {
             return;
           }
           case 'answer':
+            answering(event.id);
             send(
               J(
                 event.error
@@ -924,7 +941,10 @@ function runCase(input: Case): Outcome {
           case 'bad': {
             const id = event.bridgeId === undefined ? freshId(event.stringId) : `b-${event.bridgeId}`;
             if (event.bridgeId === undefined) expected.set(J(id), { method: undefined, at: scheduler.now() });
-            else bridgeBadLines.add(J(id));
+            else {
+              bridgeBadLines.add(J(id));
+              answering(id);
+            }
             send(badLine(event.shape, id));
             return;
           }
@@ -963,6 +983,7 @@ function runCase(input: Case): Outcome {
     expected,
     cancelled,
     bridgeBadLines,
+    answeredAt,
   };
 }
 
@@ -995,7 +1016,7 @@ function checkInvariants(outcome: Outcome): void {
   const cancelledBridge = new Set<string>();
   const urlIds = new Set<string>();
   const completed = new Set<string>();
-  for (const { frame } of outcome.frames) {
+  for (const { at, frame } of outcome.frames) {
     const line = J(frame);
     if (line.includes('\n') || JSON.parse(line) === undefined) fail(`not one line: ${line.slice(0, 80)}`);
     const method =
@@ -1016,6 +1037,9 @@ function checkInvariants(outcome: Outcome): void {
         const target = J(frame.params?.['requestId']);
         if (!sentBridge.has(target)) fail(`a cancellation of ${target}, which was never sent`);
         if (cancelledBridge.has(target)) fail(`two cancellations of ${target}`);
+        // A request the client answered is resolved: it is never cancelled after that (§4.5).
+        const answered = outcome.answeredAt.get(target);
+        if (answered !== undefined && at > answered) fail(`a cancellation of ${target} after its answer`);
         cancelledBridge.add(target);
       } else if (frame.method === 'notifications/elicitation/complete') {
         const id = J(frame.params?.['elicitationId']);
