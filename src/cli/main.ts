@@ -5,7 +5,7 @@
  * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments.
  */
 import { readFileSync } from 'node:fs';
-import { Subject, firstValueFrom, map, of, takeUntil, tap } from 'rxjs';
+import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
@@ -17,7 +17,6 @@ import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { isBridgeError } from '../errors.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
-import { createHttpUpstream } from '../edges/http/httpUpstream.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
@@ -52,17 +51,20 @@ function connector(
 ): () => Observable<UpstreamConnection> {
   const upstream = options.upstream;
   if (upstream.kind === 'url') {
+    // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.
     return () =>
-      of(
-        createHttpUpstream(
-          {
-            url: upstream.url,
-            headers: options.headers.map(({ name, value }) => ({ name, value })),
-            maxResponseBytes: options.maxResponseBytes,
-            ...(caPem === undefined ? {} : { caPem }),
-            env: process.env,
-          },
-          logger,
+      defer(() => import('../edges/http/httpUpstream.js')).pipe(
+        map(({ createHttpUpstream }) =>
+          createHttpUpstream(
+            {
+              url: upstream.url,
+              headers: options.headers.map(({ name, value }) => ({ name, value })),
+              maxResponseBytes: options.maxResponseBytes,
+              ...(caPem === undefined ? {} : { caPem }),
+              env: process.env,
+            },
+            logger,
+          ),
         ),
       );
   }
