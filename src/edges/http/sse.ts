@@ -29,6 +29,29 @@ const broken = (error: unknown): BridgeError =>
   new BridgeError('closed', { detail: `the response stream broke (${errorCode(error)})` });
 
 /**
+ * Attaches the data, end and error listeners of a body; the teardown detaches them and destroys
+ * a body that has not ended. A late error of the destroyed body (an abort) must not become an
+ * uncaught 'error' event, hence the listener that stays.
+ */
+function attach(
+  body: Readable,
+  onData: (chunk: Buffer) => void,
+  onEnd: () => void,
+  onError: (error: unknown) => void,
+): () => void {
+  body.on('data', onData);
+  body.once('end', onEnd);
+  body.once('error', onError);
+  return () => {
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('error', onError);
+    body.on('error', ignore);
+    if (!body.readableEnded) body.destroy();
+  };
+}
+
+/**
  * Reads a whole body of at most `maxBytes` bytes. A longer body fails at once with
  * `invalid_response` (the Content-Length is checked before reading when present).
  */
@@ -57,17 +80,7 @@ export function bodyText(body: Readable, maxBytes: number, contentLength?: numbe
       subscriber.complete();
     };
     const onError = (error: unknown) => subscriber.error(broken(error));
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    return () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      // A late error of the destroyed body (an abort) must not become an uncaught 'error' event.
-      body.on('error', ignore);
-      if (!body.readableEnded) body.destroy();
-    };
+    return attach(body, onData, onEnd, onError);
   });
 }
 
@@ -106,16 +119,6 @@ export function sseData(body: Readable, maxEventBytes: number): Observable<strin
       subscriber.complete();
     };
     const onError = (error: unknown) => subscriber.error(broken(error));
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    return () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      // A late error of the destroyed body (an abort) must not become an uncaught 'error' event.
-      body.on('error', ignore);
-      if (!body.readableEnded) body.destroy();
-    };
+    return attach(body, onData, onEnd, onError);
   });
 }
