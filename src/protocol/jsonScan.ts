@@ -12,6 +12,7 @@
  * ASCII, and UTF-8 never puts an ASCII byte inside a multi-byte character, so a byte scan is
  * exact for valid input.
  */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, LOWER_U, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './bytes.js';
 
 export interface JsonScan {
   /** True when some array or object lies deeper than the limit. The scan stops there. */
@@ -19,14 +20,6 @@ export interface JsonScan {
   /** True when some string holds an escaped surrogate that is not part of a valid pair. */
   readonly loneSurrogate: boolean;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const LOWER_U = 0x75;
 
 /**
  * Depth counts containers, and the top-level one is level 1: with `maxDepth` 10, ten nested

@@ -7,17 +7,18 @@
  * earlier, in another member). The tail scan exists because the TS SDK 1.x writes `id` as the
  * last member: an over-long line then ends with `"id": <value>}`.
  */
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './bytes.js';
 import type { RequestId } from './jsonrpc.js';
 import { KEPT_BYTES } from './lines.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
