@@ -100,29 +100,8 @@ export function rssKiB(pid: number): number | undefined {
   }
 }
 
-/** True while a process runs; a zombie counts as gone (it runs no code any more). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+// One implementation for all process tests (test/helpers/bridgeProcess.ts).
+export { isRunning as isAlive, waitUntil as waitFor } from '../helpers/bridgeProcess.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
