@@ -2,6 +2,7 @@
 import type { Errors, Row } from './report.js';
 import { HTTP_CHEAP } from './scenarios/http.js';
 import { OVERHEAD, REALISTIC } from './scenarios/stdio.js';
+import { LEAK, STALL } from './scenarios/memory.js';
 import { START_HTTP, START_STDIO } from './scenarios/startup.js';
 
 export interface Goal {
@@ -29,6 +30,9 @@ export function checkGoals(rows: readonly Row[], errors: readonly Errors[]): Goa
   const httpErrors = errors.filter((e) => e.scenario === HTTP_CHEAP && e.target === 'bridge (URL)');
   const wrong = httpErrors.reduce((sum, e) => sum + e.wrong + e.missing, 0);
   const rss = find(OVERHEAD, 'peak RSS', 'bridge')?.max ?? NaN;
+  const growth = find(LEAK, 'RSS growth after 20,000', 'bridge')?.median ?? NaN;
+  const stall = errors.filter((e) => e.scenario === STALL && e.target === 'bridge');
+  const stallLost = stall.reduce((sum, e) => sum + e.wrong + e.missing, 0);
   return [
     goal(
       'bridge CPU per call ≤ 0.5 × SDK 2.x server CPU per call (stdio)',
@@ -91,5 +95,16 @@ export function checkGoals(rows: readonly Row[], errors: readonly Errors[]): Goa
       true,
       'MB',
     ),
+    {
+      // GC makes VmRSS move by about ±1 MiB between samples; a leak of 100 bytes per call is 1 MiB.
+      goal: 'no RSS growth trend over 100,000 sequential calls (slope ≤ 1,024 KiB per 10,000)',
+      measured: Number.isFinite(growth) ? `${growth.toFixed(0)} KiB per 10,000 calls` : 'not measured',
+      pass: Number.isFinite(growth) ? growth <= 1024 : undefined,
+    },
+    {
+      goal: 'client not reading stdout: every answer arrives afterwards (bridge)',
+      measured: stall.length > 0 ? `${stallLost} wrong or missing` : 'not measured',
+      pass: stall.length > 0 ? stallLost === 0 : undefined,
+    },
   ];
 }

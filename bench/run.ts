@@ -2,7 +2,7 @@
  * `npm run bench`: every scenario of issue 7, targets interleaved, one table, bench/results.json
  * and bench/results.svg. Not part of `npm test`.
  *
- *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup]
+ *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded]
  *     [--runs N] [--scale X] [--out DIR]
  *
  * The default fits in a few minutes on a 2-core machine; `--full` runs more rounds and requests.
@@ -17,7 +17,9 @@ import { loadAverage, machine } from './proc.js';
 import { createRecorder, markdownTable } from './report.js';
 import type { Context, Settings } from './scenarios/common.js';
 import { http } from './scenarios/http.js';
+import { embeddedMode } from './scenarios/embedded.js';
 import { large } from './scenarios/large.js';
+import { memory } from './scenarios/memory.js';
 import { startup } from './scenarios/startup.js';
 import { inputRounds, overhead, realistic } from './scenarios/stdio.js';
 
@@ -28,6 +30,8 @@ const SCENARIOS: Record<string, (ctx: Context) => Promise<void>> = {
   http,
   large,
   startup,
+  memory,
+  embedded: embeddedMode,
 };
 
 const OUT = fileURLToPath(new URL('../../bench/', import.meta.url));

@@ -18,6 +18,7 @@ export const PATHS = {
   scripted: join(DIST, 'test/fixtures/scriptedUpstream.js'),
   fixture: join(DIST, 'test/fixtures/fixtureServer.js'),
   dualEra: join(DIST, 'bench/servers/dualEra.js'),
+  embedded: join(DIST, 'test/fixtures/embeddedServer.js'),
   trivial: join(DIST, 'bench/servers/trivialInit.js'),
   http: join(DIST, 'bench/servers/http.js'),
   mcpRemote: join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'),
@@ -54,6 +55,13 @@ export const dualEra = (tools = 0): Target => ({
   name: 'SDK dual-era in-process',
   era: 'legacy',
   spawn: node(PATHS.dualEra, ...many(tools)),
+});
+
+/** The same fixture served dual-era through the bridge's `serveDualEra` (embedded mode). */
+export const embedded = (): Target => ({
+  name: 'serveDualEra (embedded)',
+  era: 'legacy',
+  spawn: node(PATHS.embedded),
 });
 
 export const trivialInit = (): Target => ({ name: 'node floor', era: 'legacy', spawn: node(PATHS.trivial) });
