@@ -12,7 +12,7 @@ import {
 } from 'rxjs';
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
-import { decideListenEnd } from '../src/codec/listenEnd.js';
+import { checkBackoff, decideListenEnd } from '../src/codec/listenEnd.js';
 import type { ListenEnd } from '../src/codec/listenEnd.js';
 import { formatDuration } from '../src/protocol/errors.js';
 import type { NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
@@ -58,18 +58,15 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
 
 /**
  * Keeps a `subscriptions/listen` stream open: re-subscribes to the source (one subscription is
- * one listen request) after it ends, with capped exponential backoff, and stops where a new
- * stream cannot help (reference-behaviors.md §5.5, §6.8).
+ * one listen request) with capped exponential backoff, and stops where a new one cannot help.
  *
  * ```text
  * source:  -k--#                      k = acknowledgment, # = stream error
  * output:  -k 503ms k 1003ms k ...    waits 0.5 s, 1 s, 2 s ... 30 s
  * ```
  *
- * A listen result, an upstream `notifications/cancelled` (the exchange only delivers the one
- * naming this request) and a stream that completes without a response are one event: the first
- * one ends the stream (protocol-mapping.md §5.5). Responses pass as the last value of their
- * stream; the upstream `notifications/cancelled` does not.
+ * A listen result, an upstream `notifications/cancelled` and an end without a response are one
+ * event (protocol-mapping.md §5.5); a response passes as the last value of its stream.
  *
  * Rules:
  * 1. reopens after 0.5s, 1s, 2s while streams die young
@@ -99,10 +96,7 @@ export function reopenListen(
   };
   const { signIn$, log = () => undefined } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
-  if (!(initialMs >= 0)) throw new RangeError('initialMs must be ≥ 0');
-  if (!(factor >= 1)) throw new RangeError('factor must be ≥ 1');
-  if (!(maxMs >= initialMs)) throw new RangeError('maxMs must be ≥ initialMs');
-  if (!(resetAfterMs >= 0)) throw new RangeError('resetAfterMs must be ≥ 0');
+  checkBackoff({ initialMs, factor, maxMs, resetAfterMs });
   return (source) =>
     defer(() => {
       // Per subscription, never shared.

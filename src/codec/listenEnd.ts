@@ -47,3 +47,16 @@ export function decideListenEnd(end: ListenEnd, canSignIn: boolean): ListenNext 
     ? { kind: 'stop' }
     : { kind: 'reopen', why: `the listen stream ended: ${describe(error)}` };
 }
+
+/** Throws a RangeError for a backoff that cannot work, when the operator is built. */
+export function checkBackoff(backoff: {
+  readonly initialMs: number;
+  readonly factor: number;
+  readonly maxMs: number;
+  readonly resetAfterMs: number;
+}): void {
+  if (!(backoff.initialMs >= 0)) throw new RangeError('initialMs must be ≥ 0');
+  if (!(backoff.factor >= 1)) throw new RangeError('factor must be ≥ 1');
+  if (!(backoff.maxMs >= backoff.initialMs)) throw new RangeError('maxMs must be ≥ initialMs');
+  if (!(backoff.resetAfterMs >= 0)) throw new RangeError('resetAfterMs must be ≥ 0');
+}
