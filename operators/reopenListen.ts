@@ -82,9 +82,7 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * 11. with failBeforeFirstAck, an end before the first ack is not reopened
  *
  * @example
- * defer(() => upstream.request('subscriptions/listen', params)).pipe(
- *   reopenListen({ log: (level, text) => logger.log('bridge', level, text) }),
- * );
+ * defer(() => upstream.request('subscriptions/listen', params)).pipe(reopenListen({ log }));
  * @see reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5
  */
 export function reopenListen(

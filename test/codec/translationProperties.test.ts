@@ -10,6 +10,7 @@ import { buildInitializeResult } from '../../src/codec/initializeResult.js';
 import { forwardParams } from '../../src/codec/meta.js';
 import { shapeResult } from '../../src/codec/results.js';
 import type { JsonObject, JsonValue } from '../../src/protocol/jsonrpc.js';
+import { FORWARDED_METHODS } from '../../src/bridge/forward.js';
 
 const json = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>;
 const icon = fc.record({
@@ -57,16 +58,7 @@ const result = fc.record(
   },
   { requiredKeys: [] },
 ) as fc.Arbitrary<JsonObject>;
-const method = fc.constantFrom(
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-);
+const method = fc.constantFrom(...FORWARDED_METHODS);
 const LIST_MEMBER: Readonly<Record<string, string>> = {
   'tools/list': 'tools',
   'prompts/list': 'prompts',

@@ -3,6 +3,7 @@
  * lines on the wire: the fixture server served dual-era without a child process.
  */
 import { PassThrough } from 'node:stream';
+import { afterEach } from 'vitest';
 import { createInterface } from 'node:readline';
 import { serveDualEra } from '../../src/embed/index.js';
 import type { DualEraHandle, ServeDualEraOptions } from '../../src/embed/index.js';
@@ -85,5 +86,24 @@ export function startEmbedded(options: Omit<ServeDualEraOptions, 'io'> = {}): Me
     lines,
     end: () => input.end(),
     outputEnded,
+  };
+}
+
+/**
+ * A `start` that remembers each peer, and an `afterEach` that ends them all and waits until each
+ * connection closed: call once at the top of a test file.
+ */
+export function usePeers(): (options?: Parameters<typeof startEmbedded>[0]) => MemoryPeer {
+  const peers: MemoryPeer[] = [];
+  afterEach(async () => {
+    for (const peer of peers.splice(0)) {
+      peer.end();
+      await peer.closed;
+    }
+  });
+  return (options = {}) => {
+    const peer = startEmbedded(options);
+    peers.push(peer);
+    return peer;
   };
 }

@@ -2,25 +2,14 @@
  * The modern path of embedded mode (reference-behaviors.md §7): the server's own 2026-07-28
  * transport, with the answers to bad lines, the in-flight limit and the bounded stop.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { initializeRequest } from '../helpers/bridgeProcess.js';
 import { modernRequest, notification, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
-import { startEmbedded } from './memoryPeer.js';
+import { usePeers } from './memoryPeer.js';
 import type { MemoryPeer } from './memoryPeer.js';
 
-const peers: MemoryPeer[] = [];
-const start = (options: Parameters<typeof startEmbedded>[0] = {}): MemoryPeer => {
-  const peer = startEmbedded(options);
-  peers.push(peer);
-  return peer;
-};
-afterEach(async () => {
-  for (const peer of peers.splice(0)) {
-    peer.end();
-    await peer.closed;
-  }
-});
+const start = usePeers();
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const listen = (): ReturnType<typeof modernRequest> =>

@@ -2,25 +2,14 @@
  * Path selection of embedded mode by the first request (reference-behaviors.md §7, §9.9): the
  * fixture server served dual-era in this process over PassThrough streams.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VSCODE_CAPABILITIES, initializeRequest, note, req } from '../helpers/bridgeProcess.js';
 import { MODERN_META, modernRequest, responseTo } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
-import { startEmbedded } from './memoryPeer.js';
+import { usePeers } from './memoryPeer.js';
 import type { MemoryPeer } from './memoryPeer.js';
 
-const peers: MemoryPeer[] = [];
-const start = (options: Parameters<typeof startEmbedded>[0] = {}): MemoryPeer => {
-  const peer = startEmbedded(options);
-  peers.push(peer);
-  return peer;
-};
-afterEach(async () => {
-  for (const peer of peers.splice(0)) {
-    peer.end();
-    await peer.closed;
-  }
-});
+const start = usePeers();
 
 const line = (frame: unknown): string => `${JSON.stringify(frame)}\n`;
 const discover = (id: number | string): object => req(id, 'server/discover', { _meta: MODERN_META });
