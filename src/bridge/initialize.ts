@@ -8,15 +8,23 @@ import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
 import { buildInitializeResult } from '../codec/initializeResult.js';
 import { declaredLists } from '../codec/listen.js';
-import { buildUpstreamMeta } from '../codec/meta.js';
+import { PROTOCOL_VERSION, buildUpstreamMeta } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
 import { BridgeError, isBridgeError } from '../errors.js';
-import { INTERNAL_ERROR, URL_ELICITATION_REQUIRED, bridgeError, formatDuration } from '../protocol/errors.js';
+import {
+  INTERNAL_ERROR,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  URL_ELICITATION_REQUIRED,
+  bridgeError,
+  formatDuration,
+} from '../protocol/errors.js';
 import type { ErrorObject, Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, isObject, result } from '../protocol/jsonrpc.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
+import type { Logger } from './log.js';
 import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from './upstream.js';
+import { offeredVersions, withVersionRetry } from './versionRetry.js';
 
 /** The client's identity and capabilities from the `initialize` params; lenient on shape. */
 function clientContext(params: JsonObject | undefined): ClientContext {
@@ -46,6 +54,30 @@ function discoverError(error: unknown, limitMs: number): ErrorObject {
     return bridgeError(error.code === 'upstream_exited' ? 'closed' : error.code, detail);
   }
   return bridgeError('internal');
+}
+
+/**
+ * A `-32022` that does not offer 2026-07-28 (or a second one after the retry): the message names
+ * the versions the server offers, never the URL (protocol-mapping.md §1.1 step 5, §6.3).
+ */
+function unsupportedVersion(offered: readonly string[], logger: Logger): ErrorObject {
+  const named = offered.length === 0 ? 'none that the bridge can read' : offered.join(', ');
+  logger.log(
+    'bridge',
+    'err',
+    `server/discover failed: the upstream server does not support the protocol version ${PROTOCOL_VERSION}; it supports ${named}`,
+  );
+  const base = bridgeError(
+    'discover_failed',
+    `server/discover: unsupported protocol version; the upstream server supports ${named}`,
+    UNSUPPORTED_PROTOCOL_VERSION,
+  );
+  return {
+    ...base,
+    message:
+      `The upstream server does not support the protocol version ${PROTOCOL_VERSION} of the bridge; ` +
+      `it supports ${named}. See the Output channel of the server.`,
+  };
 }
 
 export interface InitializeContext {
@@ -97,6 +129,11 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
           map((event): Frame => {
             const frame = event.frame;
             if (isErrorResponse(frame)) {
+              const offered = offeredVersions(frame.error);
+              if (offered !== undefined) {
+                reset();
+                return errorResponse(request.id, unsupportedVersion(offered, logger));
+              }
               // The upstream code is kept (except -32042) with our message, its message as detail.
               const code = frame.error.code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : frame.error.code;
               logger.log(
@@ -131,6 +168,8 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
 
     const attempt$ = deps.connect().pipe(
       take(1),
+      // Every request of the session gets the -32022 retry, discover included (versionRetry.ts).
+      map((connection) => withVersionRetry(connection, logger)),
       tap((connection) => (upstream = connection)),
       mergeMap(discover$),
       catchError((error: unknown) => {

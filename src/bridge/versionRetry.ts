@@ -1,0 +1,62 @@
+/**
+ * Version negotiation with the upstream (protocol-mapping.md §1.1 step 3, §6.2, §6.3): a request
+ * answered with `-32022` UnsupportedProtocolVersion (on Streamable HTTP an HTTP 400 with that
+ * JSON-RPC error body, which the HTTP edge hands on as the response) whose `data.supported` lists
+ * 2026-07-28 is sent once more; the bridge speaks no other version, so any other list is final and
+ * the error goes on to the caller (`initialize` names the offered versions, see initialize.ts).
+ * It wraps the connection of both transports, so every request of a session gets the same rule.
+ */
+import { mergeMap, of } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { PROTOCOL_VERSION } from '../codec/meta.js';
+import { UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/errors.js';
+import type { ErrorObject } from '../protocol/jsonrpc.js';
+import { isErrorResponse, isObject } from '../protocol/jsonrpc.js';
+import type { Logger } from './log.js';
+import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
+
+/** At most this many versions of an upstream list reach a message; each one is checked for shape. */
+const MAX_NAMED_VERSIONS = 8;
+const VERSION_SHAPE = /^[0-9A-Za-z._-]{1,40}$/;
+
+/**
+ * The versions a `-32022` error offers (`data.supported`), or undefined for another error. Only
+ * short version-like strings are kept: they go into a message for the client and a log line.
+ */
+export function offeredVersions(error: ErrorObject): string[] | undefined {
+  if (error.code !== UNSUPPORTED_PROTOCOL_VERSION) return undefined;
+  const data = isObject(error.data) ? error.data : {};
+  const supported = Array.isArray(data['supported']) ? data['supported'] : [];
+  return supported
+    .filter((item): item is string => typeof item === 'string' && VERSION_SHAPE.test(item))
+    .slice(0, MAX_NAMED_VERSIONS);
+}
+
+/** The connection with the retry of a `-32022` that offers 2026-07-28: once per request. */
+export function withVersionRetry(connection: UpstreamConnection, logger: Logger): UpstreamConnection {
+  const request: UpstreamConnection['request'] = (method, params, options) => {
+    const attempt = (retriesLeft: number): Observable<ExchangeEvent> =>
+      connection.request(method, params, options).pipe(
+        mergeMap((event) => {
+          if (retriesLeft === 0 || event.type !== 'response' || !isErrorResponse(event.frame)) return of(event);
+          const offered = offeredVersions(event.frame.error);
+          if (offered?.includes(PROTOCOL_VERSION) !== true) return of(event);
+          logger.log(
+            'bridge',
+            'warn',
+            `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`,
+          );
+          // The response was the last event of the exchange: the retry is a new exchange, new id.
+          return attempt(retriesLeft - 1);
+        }),
+      );
+    return attempt(1);
+  };
+  return {
+    request,
+    notifications$: connection.notifications$,
+    exit$: connection.exit$,
+    remote: connection.remote,
+    close: () => connection.close(),
+  };
+}
