@@ -1,13 +1,18 @@
-import { Observable, from } from 'rxjs';
+import { EMPTY, Observable, catchError, defer, from, throwError } from 'rxjs';
 import type { ObservableInput, OperatorFunction, Subscription } from 'rxjs';
 
-export interface LimitInFlightConfig<T> {
+export interface LimitInFlightConfig<T, R = unknown> {
   /** Most tasks running at once. Default 256 (reference-behaviors.md §2.9). */
   readonly maxInFlight: number;
   /** Most tasks waiting for a free place; above it a task is refused at once. Default 0. */
   readonly maxQueued: number;
   /** Whether a value is a task that takes a place; others run at once, uncounted. Default: all. */
   readonly counts?: (value: T) => boolean;
+  /**
+   * What a task that failed becomes (its error, or a throw of `project`): by default nothing.
+   * The failure is contained in that task either way.
+   */
+  readonly failed?: (value: T, error: unknown) => ObservableInput<R>;
 }
 
 export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, maxQueued: 0 });
@@ -21,23 +26,27 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * output:   ----x-AB---C-|      d is refused at once with x; c starts when a ends
  * ```
  *
+ * A refusal comes in the same frame so that the reader never stalls (reference-behaviors.md §11
+ * item 21); a failed task never ends the others: one failure is one frame (issue 10 item 2).
+ *
  * Rules:
- * 1. At most `maxInFlight` counted tasks run at once.
- * 2. A counted task above the limit waits in a FIFO queue of at most `maxQueued` tasks.
- * 3. A counted task above the limit and the queue gets `refuse(value)` at once, in the same
- *    frame, so the reader never stalls (reference-behaviors.md §11 item 21).
- * 4. An uncounted value runs at once and takes no place.
- * 5. The output completes when the source completed and every task ended; an error of a task
- *    is an error of the output (callers catch inside the task: one failure is one frame).
- * 6. Unsubscribing ends every running task and drops the queue.
+ * 1. at most maxInFlight counted tasks run at once
+ * 2. a counted task above the limit waits in a queue of at most maxQueued tasks, and queued tasks start in FIFO order
+ * 3. a counted task above the limit and the queue gets refuse(value) at once, in the same frame
+ * 4. an uncounted value runs at once and takes no place
+ * 5. a queued value is never dropped or reordered, undefined included
+ * 6. a task that errors ends alone: failed(value, error) takes its place and the other tasks go on
+ * 7. the output completes when the source completed and every task ended
+ * 8. unsubscribing ends every running task and drops the queue
  */
 export function limitInFlight<T, R>(
-  config: Partial<LimitInFlightConfig<T>>,
+  config: Partial<LimitInFlightConfig<T, R>>,
   project: (value: T) => ObservableInput<R>,
   refuse: (value: T) => ObservableInput<R>,
 ): OperatorFunction<T, R> {
   const { maxInFlight, maxQueued } = { ...DEFAULT_LIMIT_IN_FLIGHT_CONFIG, ...config };
   const counts = config.counts ?? (() => true);
+  const failed = config.failed ?? ((): ObservableInput<R> => EMPTY);
   if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be ≥ 1');
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be ≥ 0');
   return (source) =>
@@ -50,7 +59,15 @@ export function limitInFlight<T, R>(
       const checkDone = (): void => {
         if (sourceDone && inner.size === 0 && queue.length === 0) subscriber.complete();
       };
-      const run = (input: ObservableInput<R>, counted: boolean): void => {
+      /** The task of a value; a throw of `make` is a failure of that task alone. */
+      const taskOf = (value: T, make = project): ObservableInput<R> => {
+        try {
+          return make(value);
+        } catch (error: unknown) {
+          return throwError(() => error);
+        }
+      };
+      const run = (value: T, input: ObservableInput<R>, counted: boolean): void => {
         if (counted) running += 1;
         let ended = false;
         // A holder, because a task may end synchronously inside subscribe(), before assignment.
@@ -61,13 +78,18 @@ export function limitInFlight<T, R>(
           if (task.subscription !== undefined) inner.delete(task.subscription);
           if (counted) {
             running -= 1;
-            const next = queue.shift();
-            if (next !== undefined) run(project(next), true);
+            // By length, not by the value: a queued `undefined` is a task too.
+            if (queue.length > 0) {
+              const next = queue.shift() as T;
+              run(next, taskOf(next), true);
+            }
           }
           checkDone();
         };
-        task.subscription = from(input).subscribe({
-          next: (value) => subscriber.next(value),
+        // defer: `from` throws at once on an input that is not observable; that fails the task too.
+        const contained = defer(() => from(input)).pipe(catchError((error: unknown) => failed(value, error)));
+        task.subscription = contained.subscribe({
+          next: (output) => subscriber.next(output),
           error: (error: unknown) => subscriber.error(error),
           complete: end,
         });
@@ -77,10 +99,10 @@ export function limitInFlight<T, R>(
 
       const sourceSubscription = source.subscribe({
         next: (value) => {
-          if (!counts(value)) run(project(value), false);
-          else if (running < maxInFlight) run(project(value), true);
+          if (!counts(value)) run(value, taskOf(value), false);
+          else if (running < maxInFlight) run(value, taskOf(value), true);
           else if (queue.length < maxQueued) queue.push(value);
-          else run(refuse(value), false);
+          else run(value, taskOf(value, refuse), false);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {

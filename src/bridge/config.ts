@@ -3,6 +3,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
+import type { shapeResult } from '../codec/results.js';
 import type { Logger } from './log.js';
 import type { UpstreamConnection } from './upstream.js';
 
@@ -68,4 +69,9 @@ export interface BridgeDeps {
   readonly logger: Logger;
   /** Virtual time in tests. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * The codec step that shapes a forwarded result for the client (src/codec/results.ts by
+   * default). A seam for fault tests: a throwing step must fail its request alone.
+   */
+  readonly shapeResult?: typeof shapeResult;
 }

@@ -22,9 +22,10 @@ import {
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../errors.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
+import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { createDispatcher } from './dispatch.js';
@@ -44,14 +45,54 @@ function isTask(session: Session, inbound: Inbound): boolean {
   );
 }
 
-/** Upstream log messages for the client, filtered by its level (§5.7). */
-function logMessages(session: Session): Observable<Frame> {
+/** The name of a thrown value for a log line: never its message, which may hold frame contents. */
+export const nameOf = (error: unknown): string =>
+  isBridgeError(error) ? error.code : error instanceof Error ? error.name : typeof error;
+
+/**
+ * A client line whose handling threw or failed (a bug in shaping a result, building a frame, a
+ * codec step): a request gets -32603 with cause `internal` and a log line with its id and
+ * method; anything else is logged and dropped. The session goes on (issue 10 item 2).
+ */
+function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observable<Frame> {
+  const frame = inbound.kind === 'frame' ? inbound.frame : undefined;
+  const stack = error instanceof Error && deps.logger.enabled('debug') ? error.stack : undefined;
+  if (frame !== undefined && isRequest(frame)) {
+    deps.logger.log(
+      'bridge',
+      'err',
+      `request ${String(frame.id)} (${frame.method}) failed inside the bridge (${nameOf(error)}); the connection goes on`,
+    );
+    if (stack !== undefined) deps.logger.log('bridge', 'debug', stack);
+    return of(bridgeErrorFrame(frame.id, 'internal'));
+  }
+  const what = frame !== undefined && isNotification(frame) ? `the notification ${frame.method}` : 'a line';
+  deps.logger.log(
+    'bridge',
+    'err',
+    `dropped ${what} of the client: the bridge failed on it (${nameOf(error)})`,
+  );
+  if (stack !== undefined) deps.logger.log('bridge', 'debug', stack);
+  return EMPTY;
+}
+
+/** Upstream log messages for the client, filtered by its level (§5.7); a failure drops one. */
+function logMessages(session: Session, deps: BridgeDeps): Observable<Frame> {
   return session.ready$.pipe(
     take(1),
     switchMap((upstream) => upstream.notifications$),
     mergeMap((frame) => {
-      const message = toLegacyLogMessage(frame, session.logLevel);
-      return message === undefined ? EMPTY : of(message);
+      try {
+        const message = toLegacyLogMessage(frame, session.logLevel);
+        return message === undefined ? EMPTY : of(message);
+      } catch (error: unknown) {
+        deps.logger.log(
+          'bridge',
+          'err',
+          `dropped the notification ${frame.method} of the upstream server: the bridge failed on it (${nameOf(error)})`,
+        );
+        return EMPTY;
+      }
     }),
   );
 }
@@ -91,7 +132,12 @@ export function createBridge(
         // §2.13: the end of input cancels everything in flight; the rest may then finish.
         tap({ complete: () => session.abortAll$.next({ reason: 'the client closed the connection' }) }),
         limitInFlight(
-          { maxInFlight: config.limits.maxInFlight, counts: (inbound) => isTask(session, inbound) },
+          {
+            maxInFlight: config.limits.maxInFlight,
+            counts: (inbound) => isTask(session, inbound),
+            // Issue 10 item 2: a failure inside one request is that request's -32603, nothing more.
+            failed: (inbound, error) => failedAlone(deps, inbound, error),
+          },
           dispatch,
           (inbound) =>
             of(
@@ -104,7 +150,7 @@ export function createBridge(
       );
 
       const background$ = merge(
-        logMessages(session),
+        logMessages(session, deps),
         startListener({ session, deps, limits: config.limits, scheduler }),
         upstreamExit(session, deps),
       ).pipe(takeUntil(ended$));

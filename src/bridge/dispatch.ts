@@ -82,7 +82,15 @@ function handleRequest(ctx: DispatchContext, request: RequestFrame): Observable<
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
         const { limits } = ctx.config;
         return forwardRequest(
-          { session, client, upstream, limits, logger: ctx.deps.logger, scheduler: ctx.scheduler },
+          {
+            session,
+            client,
+            upstream,
+            limits,
+            logger: ctx.deps.logger,
+            scheduler: ctx.scheduler,
+            ...(ctx.deps.shapeResult === undefined ? {} : { shapeResult: ctx.deps.shapeResult }),
+          },
           request,
         );
       }

@@ -66,6 +66,8 @@ export interface ForwardContext {
   readonly limits: BridgeLimits;
   readonly logger: Logger;
   readonly scheduler: SchedulerLike | undefined;
+  /** The result-shaping codec step (BridgeDeps.shapeResult). */
+  readonly shapeResult?: typeof shapeResult;
 }
 
 /** A single exchange as round outputs, for methods without input rounds. */
@@ -247,7 +249,7 @@ function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Fra
     return bridgeErrorFrame(request.id, 'invalid_response');
   }
   if (classified.kind === 'input_required') return bridgeErrorFrame(request.id, 'invalid_response');
-  const shaped = shapeResult(request.method, classified.result, {
+  const shaped = (ctx.shapeResult ?? shapeResult)(request.method, classified.result, {
     remote: ctx.upstream.remote,
     onItemsFixed: (tool, pointer) =>
       ctx.logger.log(

@@ -22,7 +22,7 @@ import {
   timer,
 } from 'rxjs';
 import type { Subscriber } from 'rxjs';
-import { BridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../errors.js';
 import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
@@ -61,6 +61,14 @@ function correlatedId(frame: NotificationFrame): RequestId | undefined {
   if (frame.method === 'notifications/cancelled') return params['requestId'] as RequestId | undefined;
   const meta = params['_meta'];
   return isObject(meta) ? (meta[SUBSCRIPTION_ID] as RequestId | undefined) : undefined;
+}
+
+/** The cause of a failure for a log line: its code and name (never a frame content). */
+export function causeOf(error: unknown): string {
+  if (isBridgeError(error)) return error.detail === undefined ? error.code : `${error.code}: ${error.detail}`;
+  if (!(error instanceof Error)) return typeof error;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? `${error.name} ${code}` : error.name;
 }
 
 export function createRpcConnection(
@@ -147,6 +155,19 @@ export function createRpcConnection(
     }
   };
 
+  /** A bug on one upstream line drops that line (issue 10 item 2), never the connection. */
+  const dispatchSafely = (inbound: Inbound): void => {
+    try {
+      dispatch(inbound);
+    } catch (error: unknown) {
+      logger.log(
+        'bridge',
+        'err',
+        `dropped a line of the upstream server: the bridge failed on it (${causeOf(error)})`,
+      );
+    }
+  };
+
   // Exit and the end of stdout both end the connection; a crashing child closes stdout just
   // before it exits, so a closed stdout waits briefly for the exit to report upstream_exited.
   const closed$ = race(
@@ -156,10 +177,14 @@ export function createRpcConnection(
   const lifecycle = merge(
     exit$.pipe(map(() => new BridgeError('upstream_exited'))),
     transport.inbound$.pipe(
-      tap(dispatch),
+      tap(dispatchSafely),
       ignoreElements(),
       endWith(undefined),
-      catchError(() => of(new BridgeError('transport_failed'))),
+      catchError((error: unknown) => {
+        // Issue 10 item 3: the log line keeps the original cause; the requests get transport_failed.
+        logger.log('bridge', 'err', `reading the output of the upstream server failed (${causeOf(error)})`);
+        return of(new BridgeError('transport_failed', { cause: error }));
+      }),
       switchMap((failure) => (failure === undefined ? closed$ : of(failure))),
     ),
   ).subscribe(failAll);

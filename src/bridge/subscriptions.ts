@@ -166,8 +166,17 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
     }
     if (event.frame.method === LISTEN_ACKNOWLEDGED) return onAck(chain);
     if (chain !== active) return [];
-    const legacy = toLegacyListenEvent(event.frame, declared);
-    return legacy === undefined ? [] : [legacy];
+    // Issue 10 item 2: a failure on one event drops that event, never the stream.
+    try {
+      const legacy = toLegacyListenEvent(event.frame, declared);
+      return legacy === undefined ? [] : [legacy];
+    } catch (error: unknown) {
+      log(
+        'warn',
+        `dropped the listen event ${event.frame.method}: the bridge failed on it (${describe(error)})`,
+      );
+      return [];
+    }
   };
 
   const runChain = (chain: Chain): Observable<Frame> => {

@@ -38,7 +38,8 @@ export function withVersionRetry(connection: UpstreamConnection, logger: Logger)
     const attempt = (retriesLeft: number): Observable<ExchangeEvent> =>
       connection.request(method, params, options).pipe(
         mergeMap((event) => {
-          if (retriesLeft === 0 || event.type !== 'response' || !isErrorResponse(event.frame)) return of(event);
+          if (retriesLeft === 0 || event.type !== 'response' || !isErrorResponse(event.frame))
+            return of(event);
           const offered = offeredVersions(event.frame.error);
           if (offered?.includes(PROTOCOL_VERSION) !== true) return of(event);
           logger.log(

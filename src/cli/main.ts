@@ -15,7 +15,6 @@ import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
-import { isBridgeError } from '../errors.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import type { FlowControl } from '../edges/flowControl.js';
@@ -23,7 +22,8 @@ import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';
 import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
-import { createStderrLogger, formatDiagnostic } from './log.js';
+import { exitLines, stdoutErrorLine } from './exitReport.js';
+import { createStderrLogger, formatDiagnostic, formatLogLine } from './log.js';
 
 const PROFILE_NAME = 'mcp-bridge-vscode';
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
@@ -107,7 +107,11 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const onSignal = (): void => stop$.next();
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  process.stdout.on('error', () => undefined); // EPIPE: the client went away; stdin's end follows.
+  // EPIPE: the client went away, stdin's end follows; any other write error is logged (issue 10 item 3).
+  process.stdout.on('error', (error) => {
+    const line = stdoutErrorLine(error);
+    if (line !== undefined) logger.log('vscode', line.level, line.text);
+  });
 
   let watchdog: NodeJS.Timeout | undefined;
   const armWatchdog = (): void => {
@@ -140,10 +144,8 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
       .subscribe({
         complete: () => resolve(0),
         error: (error: unknown) => {
-          if (!isBridgeError(error) || error.code !== 'upstream_exited') {
-            const name = error instanceof Error ? error.name : 'unknown';
-            logger.log('bridge', 'err', `the bridge stopped on an internal failure (${name})`);
-          }
+          for (const line of exitLines(error, logger.enabled('debug')))
+            logger.log('bridge', line.level, line.text);
           resolve(1);
         },
       });
@@ -175,5 +177,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  () => process.exit(1),
+  (error: unknown) => {
+    // A failure before or after the bridge ran: the level is unknown here, hence no stack.
+    for (const line of exitLines(error, false))
+      process.stderr.write(formatLogLine('bridge', line.level, line.text));
+    process.exit(1);
+  },
 );

@@ -65,7 +65,12 @@ describe('version negotiation over stdio', () => {
       'scripted-upstream: server/discover 1 asks for 2026-07-28',
       'scripted-upstream: server/discover 2 asks for 2026-07-28',
     ]);
-    bridge.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' } },
+    });
     expect(firstText(await bridge.nextFrame((frame) => frame.id === 2, STARTUP_MS))).toBe('hi');
   });
 
