@@ -57,6 +57,15 @@ const out: Record<string, Frame> = {
   Z: res(12, {}),
   Q: res(13, {}),
   X: errWith(11, -32603, 'Subscription filter too large'),
+  O: {
+    jsonrpc: '2.0',
+    id: 11,
+    error: {
+      code: -32603,
+      message: 'The upstream server did not answer in time. See the Output channel of the server.',
+      data: { cause: 'timeout', detail: 'resources/subscribe: no acknowledgment in 20 ms' },
+    },
+  },
 };
 const letter = (frame: Frame): string =>
   Object.keys(out).find((key) => JSON.stringify(out[key]) === JSON.stringify(frame)) ?? '?';
@@ -67,7 +76,7 @@ interface Call {
 }
 
 /** A ready session whose upstream hands out `streams[n]` for the n-th listen request. */
-function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[]) {
+function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], limits = DEFAULT_LIMITS) {
   const calls: Call[] = [];
   const order: string[] = [];
   const lines: string[] = [];
@@ -101,7 +110,7 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[]) {
   const ctx = {
     session,
     deps: { connect: () => NEVER, logger },
-    limits: DEFAULT_LIMITS,
+    limits,
     scheduler: undefined,
   };
   /** The client output: listener events and subscription responses, merged as createBridge does. */
@@ -217,6 +226,25 @@ describe('listener and subscriptions', () => {
       resourcesListChanged: true,
       resourceSubscriptions: [B],
     });
+  });
+
+  it('a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays', () => {
+    let lines: string[] = [];
+    let order: string[] = [];
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      -k 30ms t', up);
+      const silent = cold<ExchangeEvent>('-');
+      const requests = hot('    -----s', client);
+      const harness = setup(ALL, [start, silent], { ...DEFAULT_LIMITS, listTimeoutMs: 20 });
+      ({ lines, order } = harness);
+      expectObservable(harness.run(requests), '^ 40ms !').toBe('-(TPL) 19ms O 6ms T', out);
+      expectSubscriptions(start.subscriptions).toBe('^ 40ms !');
+      expectSubscriptions(silent.subscriptions).toBe('5ms ^ 19ms !');
+    });
+    expect(lines).toEqual([
+      'warn: the listen stream for a change of the subscriptions failed: resources/subscribe: no acknowledgment in 20 ms',
+    ]);
+    expect(order).toContain('cancel 1: the request timed out');
   });
 
   it('the last unsubscribe with no declared lists ends the stream and opens none', () => {

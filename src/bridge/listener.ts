@@ -86,6 +86,7 @@ function listenRequest(
  * 12. a client cancel of a waiting subscribe cancels its stream and gets no response
  * 13. the end of input during a backoff wait opens no stream
  * 14. each listen stream carries the log level current at its start
+ * 15. a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays
  */
 export function startListener(ctx: ListenerContext): Observable<Frame> {
   const { session, deps, limits } = ctx;
@@ -110,6 +111,8 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
           },
           log,
           cancels$: session.cancels$,
+          ackTimeoutMs: limits.listTimeoutMs,
+          scheduler: ctx.scheduler,
         });
         running.set(session, subscriptions);
         return subscriptions.output$.pipe(finalize(() => running.delete(session)));

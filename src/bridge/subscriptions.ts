@@ -24,15 +24,17 @@ import {
   take,
   takeUntil,
   tap,
+  timer,
+  asyncScheduler,
 } from 'rxjs';
-import type { Subscriber } from 'rxjs';
+import type { SchedulerLike, Subscriber } from 'rxjs';
 import { reopenListen } from '../../operators/reopenListen.js';
 import type { ListenEvent, ReopenListenConfig } from '../../operators/reopenListen.js';
 import { LISTEN_ACKNOWLEDGED, gapReplay, listenFilter, toLegacyListenEvent } from '../codec/listen.js';
 import type { DeclaredLists } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { isBridgeError } from '../errors.js';
-import { bridgeError } from '../protocol/errors.js';
+import { bridgeError, formatDuration } from '../protocol/errors.js';
 import type { ErrorObject, Frame, RequestFrame, RequestId } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, result } from '../protocol/jsonrpc.js';
 import { toErrorObject } from './session.js';
@@ -46,6 +48,12 @@ export interface SubscriptionsOptions {
   readonly log: (level: 'info' | 'warn', text: string) => void;
   /** Client `notifications/cancelled`, by request id: a waiting change is dropped without a response. */
   readonly cancels$: Observable<RequestId>;
+  /**
+   * How long the stream of a change may wait for its first acknowledgment before the change fails
+   * with `timeout` (the list time limit, reference-behaviors.md §3.5; issue 10 item 4).
+   */
+  readonly ackTimeoutMs: number;
+  readonly scheduler?: SchedulerLike | undefined;
 }
 
 export interface Subscriptions {
@@ -179,6 +187,24 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
     }
   };
 
+  /**
+   * The stream of a change that is not acknowledged within the limit: the change fails with
+   * `timeout` and the stream is cancelled; the old stream stays in place (§5.6).
+   */
+  const ackDeadline = (chain: Chain): Observable<never> => {
+    const change = chain.change;
+    if (change === undefined) return EMPTY;
+    return timer(options.ackTimeoutMs, options.scheduler ?? asyncScheduler).pipe(
+      tap(() => {
+        if (chain.acks > 0 || !pending.has(change)) return;
+        const detail = `${change.request.method}: no acknowledgment in ${formatDuration(options.ackTimeoutMs)}`;
+        fail(chain, bridgeError('timeout', detail), detail);
+        kill(chain, 'the request timed out');
+      }),
+      ignoreElements(),
+    );
+  };
+
   const runChain = (chain: Chain): Observable<Frame> => {
     const stream$ = defer(() => {
       chain.streamAcks = 0;
@@ -208,6 +234,8 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
         fail(chain, toErrorObject(error), describe(error));
         return EMPTY;
       }),
+      // Outside reopenListen: a reopen must not restart the clock of the change.
+      (events$) => merge(events$, ackDeadline(chain)),
       takeUntil(chain.kill$),
     );
   };

@@ -17,6 +17,7 @@ import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import { createFlowControl } from '../edges/flowControl.js';
+import { responseBodies } from '../edges/http/bodyGate.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';
@@ -51,6 +52,8 @@ function connector(
 ): () => Observable<UpstreamConnection> {
   const upstream = options.upstream;
   if (upstream.kind === 'url') {
+    // The response bodies pause with stdin while the client does not read (bodyGate.ts).
+    flow.add(responseBodies);
     // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.
     return () =>
       defer(() => import('../edges/http/httpUpstream.js')).pipe(

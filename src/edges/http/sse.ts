@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import { BridgeError } from '../../errors.js';
+import { responseBodies } from './bodyGate.js';
 
 /**
  * Room for the field name of the line that carries the last bytes of an event: the parser counts
@@ -42,7 +43,10 @@ function attach(
   body.on('data', onData);
   body.once('end', onEnd);
   body.once('error', onError);
+  // Paused with the other inputs while the client does not read (bodyGate.ts, issue 10 item 4).
+  const untrack = responseBodies.track(body);
   return () => {
+    untrack();
     body.off('data', onData);
     body.off('end', onEnd);
     body.off('error', onError);
