@@ -11,7 +11,7 @@ import type { ClientAnswer, DriveInputRoundsConfig, RoundOutput } from '../opera
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
 import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
 import { BridgeError } from '../src/errors.js';
-import { bridgeError } from '../src/protocol/errors.js';
+import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';

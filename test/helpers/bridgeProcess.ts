@@ -4,8 +4,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERROR_TABLE } from '../../src/protocol/errors.js';
-import type { Cause } from '../../src/protocol/errors.js';
+import { WIRE_ERRORS } from './wireErrors.js';
+import type { WireCause as Cause } from './wireErrors.js';
 import { spawnPeer } from './rawPeer.js';
 import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
@@ -315,7 +315,7 @@ export function bridgeErrorResponse(
   detail?: string,
   code?: number,
 ): Record<string, unknown> {
-  const [tableCode, message] = ERROR_TABLE[cause];
+  const [tableCode, message] = WIRE_ERRORS[cause];
   return {
     jsonrpc: '2.0',
     id,

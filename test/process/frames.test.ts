@@ -5,8 +5,8 @@
  * build (`npx tsc -p tsconfig.build.json`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TABLE } from '../../src/protocol/errors.js';
-import type { Cause } from '../../src/protocol/errors.js';
+import { WIRE_ERRORS } from '../helpers/wireErrors.js';
+import type { WireCause as Cause } from '../helpers/wireErrors.js';
 import { clientFrameProblems, req, startBridge } from '../helpers/bridgeProcess.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -22,7 +22,7 @@ afterAll(killAllPeers);
 
 /** The error response the bridge writes for a bad line. */
 const errorFrame = (id: string | number | null, cause: Cause, detail?: string): Frame => {
-  const [code, message] = ERROR_TABLE[cause];
+  const [code, message] = WIRE_ERRORS[cause];
   return {
     jsonrpc: '2.0',
     id,

@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../../src/codec/input/index.js';
-import { ERROR_TABLE } from '../../src/protocol/errors.js';
-import type { Cause } from '../../src/protocol/errors.js';
+import { WIRE_ERRORS } from '../helpers/wireErrors.js';
+import type { WireCause as Cause } from '../helpers/wireErrors.js';
 import {
   bridgeRequest,
   framesSince,
@@ -50,7 +50,7 @@ afterAll(killAllPeers);
 
 /** The error a bridge-made failure has (reference-behaviors.md §3.10). */
 const bridgeFailure = (cause: Cause, detail: string): Frame => {
-  const [code, message] = ERROR_TABLE[cause];
+  const [code, message] = WIRE_ERRORS[cause];
   return { code, message, data: { cause, detail } };
 };
 const textOf = (frame: Frame): string => (frame.result as { content: { text: string }[] }).content[0]!.text;

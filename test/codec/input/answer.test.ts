@@ -9,7 +9,7 @@ import {
 } from '../../../src/codec/input/schemas.js';
 import { EMPTY_INPUT_SESSION } from '../../../src/codec/input/types.js';
 import type { ClientReply, InputAsk, InputSession, RoundPlan } from '../../../src/codec/input/types.js';
-import { bridgeError } from '../../../src/protocol/errors.js';
+import { wireError as bridgeError } from '../../helpers/wireErrors.js';
 import type { JsonObject } from '../../../src/protocol/jsonrpc.js';
 import { inputRequired } from '../../../src/testing/frames.js';
 
