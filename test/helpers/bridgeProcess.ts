@@ -2,10 +2,10 @@
  * Starts the built `mcp-bridge-vscode` in front of an upstream, for transcript and process tests
  * that speak raw JSON-RPC lines to the real executable.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WIRE_ERRORS } from './wireErrors.js';
 import type { WireCause as Cause } from './wireErrors.js';
+import { processTable } from './processTable.js';
 import { spawnPeer } from './rawPeer.js';
 import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
@@ -89,35 +89,12 @@ export function clientFrameProblems(
   return [...validateLegacyFrame(frame, 'toClient', method), ...findModernLeaks(frame, allow)];
 }
 
-/** The pids of the direct children of a running process (Linux /proc; empty elsewhere). */
-export function childPids(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-        .split(/\s+/)
-        .filter((word) => word !== '')
-        .map(Number),
-    );
-  } catch {
-    return [];
-  }
-}
-
-/** True while a process runs (a zombie counts as gone: it runs no code any more). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // The state is the first field after the command name in parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+/**
+ * The pids of the direct children of a process, and whether a process runs (Linux /proc). Both
+ * throw when the process table cannot be read (test/helpers/processTable.ts).
+ */
+export const childPids = (pid: number): number[] => processTable.childPids(pid);
+export const isRunning = (pid: number): boolean => processTable.isRunning(pid);
 
 /** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {

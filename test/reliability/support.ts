@@ -2,7 +2,7 @@
  * Shared pieces of the reliability tests: a client that answers the bridge's requests like
  * VS Code does, and process checks (pids, RSS) for the fault injection tests.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { processTable } from '../helpers/processTable.js';
 import { parseFrame } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
@@ -91,14 +91,7 @@ export function autoAnswer(peer: RawPeer, answer: Answerer = acceptAll, everyMs 
 }
 
 /** The resident set size of a process in KiB (Linux /proc), or undefined when it is gone. */
-export function rssKiB(pid: number): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match === null ? undefined : Number(match[1]);
-  } catch {
-    return undefined;
-  }
-}
+export const rssKiB = (pid: number): number | undefined => processTable.rssKiB(pid);
 
 // One implementation for all process tests (test/helpers/bridgeProcess.ts).
 export { isRunning as isAlive, waitUntil as waitFor } from '../helpers/bridgeProcess.js';
@@ -107,18 +100,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /** Every process started below `pid` (Linux /proc: children of each thread, recursively). */
 export function descendants(pid: number): number[] {
-  const children = (parent: number): number[] => {
-    try {
-      return readdirSync(`/proc/${parent}/task`).flatMap((task) =>
-        readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8')
-          .split(/\s+/)
-          .filter((word) => word !== '')
-          .map(Number),
-      );
-    } catch {
-      return [];
-    }
-  };
+  const children = (parent: number): number[] => processTable.childPids(parent);
   const all: number[] = [];
   const walk = (parent: number): void => {
     for (const child of children(parent)) {
