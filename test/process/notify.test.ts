@@ -355,23 +355,40 @@ describe('the listener of a connection to the fixture server with every list and
     expect(framesSince(peer, from).slice(-2)).toEqual([note(TOOLS), added]);
   });
 
-  it('no log message or frame content appears on the stderr of the bridge', () => {
-    const own = peer.stderr.filter((line) => line.startsWith('mcp-bridge-vscode: '));
+  it('in a session of its own: no log message or frame content on the stderr of the bridge, no notifications/cancelled reaches the client, and every frame is valid for 2025-11-25 without a 2026-07-28 member', async () => {
+    // Its own bridge (at debug, so that every line is checked): this test passes or fails alone.
+    const own = startBridge({ upstream: tapped(), bridgeArgs: ['--log-level', 'debug'] });
+    await connect(own);
+    await eventsSince(own, 0, 3);
+    await request(own, 'own-level', 'logging/setLevel', { level: 'debug' });
+    await callTool(own, 'own-log', 'log');
+    expect((await request(own, 'own-sub', 'resources/subscribe', { uri: NOTES })).result).toEqual({});
+    await callTool(own, 'own-touch', 'touch', { uri: NOTES });
+    const from = own.lines.length;
+    expect(textOf(await callTool(own, 'own-drop', 'drop_listen'))).toBe('ended 1 listen streams');
+    // The replay of the new stream: the lists, then the URI.
+    await eventsSince(own, from, 4);
+    await barrier(own);
+    const lines = own.stderr.filter((line) => line.startsWith('mcp-bridge-vscode: '));
+    expect(lines.length).toBeGreaterThan(0);
     expect(
-      own.filter((line) => line.includes('a message at the level') || line.includes('"jsonrpc"')),
+      lines.filter(
+        (line) =>
+          line.includes('a message at the level') || line.includes('"jsonrpc"') || line.includes(NOTES),
+      ),
     ).toEqual([]);
+    expect(notificationsSince(own, 0)).toContain('notifications/message');
+    expect(notificationsSince(own, 0)).not.toContain('notifications/cancelled');
+    expectValidTranscript(own);
   });
 
-  it('no notifications/cancelled reaches the client, and every frame is valid for 2025-11-25 without a 2026-07-28 member', () => {
-    expect(notificationsSince(peer, 0)).not.toContain('notifications/cancelled');
-    // meta_echo returns the upstream _meta as its structured content, on purpose.
-    expectValidTranscript(peer, [13]);
-  });
-
-  it('the end of stdin with an open listen stream ends the bridge with code 0 at once', async () => {
-    peer.closeStdin();
+  it('in a session of its own: the end of stdin with an open listen stream ends the bridge with code 0 at once', async () => {
+    const own = startBridge({ upstream: tapped() });
+    await connect(own);
+    await untilUpstream(own, '<', (frame) => frame.method === 'notifications/subscriptions/acknowledged');
+    own.closeStdin();
     const started = Date.now();
-    expect(await peer.exit).toEqual({ code: 0, signal: null });
+    expect(await own.exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
