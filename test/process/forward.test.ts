@@ -395,9 +395,41 @@ describe('methods that are not forwarded', () => {
   });
 });
 
-describe('the upstream side', () => {
+describe('the upstream side, in a session of its own', () => {
+  // Its own bridge, driven here, so that each check below passes or fails alone (issue 10 item 5).
+  let own: RawPeer;
+  let ownId = 1000;
+  const ownResult = async (method: string, params?: object): Promise<Frame> => {
+    const response = await ask(own, req(ownId++, method, params));
+    expect(response).not.toHaveProperty('error');
+    return response.result as Frame;
+  };
+  beforeAll(async () => {
+    own = startBridge({ upstream: tapped([process.execPath, FIXTURE, '--many-tools', '29']) });
+    expect(await handshakeWithin(own, STARTUP_MS)).toHaveProperty('result');
+    await listAll(own);
+    const tool = (name: string, args: object = {}, extra: object = {}) =>
+      ownResult('tools/call', { name, arguments: args, ...extra });
+    await tool('echo', { text: 'hello' });
+    await tool('progress', { count: 2 }, { _meta: { progressToken: 'own' } });
+    await tool('structured', { text: 'abc' });
+    await tool('array_output');
+    await tool('show');
+    await tool('meta_echo', {}, { _meta: { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` } });
+    await ownResult('prompts/list');
+    await ownResult('prompts/get', { name: 'greet', arguments: { name: 'Ada' } });
+    await ownResult('resources/list');
+    await ownResult('resources/read', { uri: 'file:///fixture/notes.txt' });
+    await ownResult('resources/read', { uri: 'ui://fixture/view' });
+    await ownResult('resources/templates/list', {});
+    await ownResult('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'name', value: 'A' },
+    });
+  });
+
   it('sends server/discover first, with the identity and the capabilities of VS Code', () => {
-    const [discover] = upstreamFrames(bridge, '>');
+    const [discover] = upstreamFrames(own, '>');
     expect(discover).toMatchObject({ jsonrpc: '2.0', method: 'server/discover' });
     expect((discover!.params as { _meta: Frame })._meta).toMatchObject({
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -411,15 +443,15 @@ describe('the upstream side', () => {
   });
 
   it('writes only valid 2025-11-25 frames to the client, without a member of 2026-07-28', () => {
-    expect(bridge.lines.length).toBeGreaterThan(40);
-    for (const line of bridge.lines) {
+    expect(own.lines.length).toBeGreaterThan(15);
+    for (const line of own.lines) {
       expect(clientFrameProblems(parseFrame(line)!, undefined, ALLOWED), line.slice(0, 120)).toEqual([]);
     }
   });
 
   it('sends only valid 2026-07-28 requests, each with the protocol _meta and an integer id of its own', () => {
-    const requests = upstreamFrames(bridge, '>').filter((frame) => 'id' in frame && 'method' in frame);
-    expect(requests.length).toBeGreaterThan(20);
+    const requests = upstreamFrames(own, '>').filter((frame) => 'id' in frame && 'method' in frame);
+    expect(requests.length).toBeGreaterThan(10);
     for (const frame of requests) {
       expect(validateModernRequest(frame), JSON.stringify(frame.method)).toEqual([]);
       const meta = (frame.params as { _meta: Frame })._meta;

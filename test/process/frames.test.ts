@@ -232,8 +232,22 @@ describe('frames of the client', () => {
     expect(bridge.lines).toHaveLength(before + 1);
   });
 
-  it('writes only JSON-RPC lines on stdout, and no content of a bad line on stderr', () => {
-    for (const line of bridge.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
-    expect(bridge.stderr.filter((line) => line.includes('xxxx') || line.includes('not json'))).toEqual([]);
+  it('in a session of its own: writes only JSON-RPC lines on stdout, and no content of a bad line on stderr', async () => {
+    // Its own bridge, so that this test passes or fails alone (issue 10 item 5).
+    const own = startBridge({ bridgeArgs: ['--max-line-bytes', String(LIMIT), '--log-level', 'debug'] });
+    own.child.stdin?.write(
+      [
+        'not json xxxx',
+        '{"jsonrpc":"2.0","id":"long","method":"ping","params":{"pad":"' + 'xxxx'.repeat(LIMIT) + '"}}',
+        '{"jsonrpc":"1.0","id":7,"method":"ping","xxxx":"not json"}',
+        '{"jsonrpc":"2.0","id":"b-1","result":{"xxxx":1},"error":{"code":1,"message":"not json"}}',
+        '{"jsonrpc":"2.0","id":"end","method":"ping"}',
+        '',
+      ].join('\n'),
+    );
+    await own.nextFrame((frame) => frame.id === 'end');
+    expect(own.lines).toHaveLength(4);
+    for (const line of own.lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(own.stderr.filter((line) => line.includes('xxxx') || line.includes('not json'))).toEqual([]);
   });
 });
