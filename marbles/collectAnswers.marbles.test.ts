@@ -65,8 +65,10 @@ describe('collectAnswers', () => {
     });
   });
 
-  it('refuses a negative time limit and repeated ids when it is built', () => {
-    expect(() => collectAnswers({ ids: [], timeoutMs: -1 })).toThrow(RangeError);
-    expect(() => collectAnswers({ ids: ['b-1', 'b-1'], timeoutMs: 1 })).toThrow(RangeError);
+  describe('checks of the configuration', () => {
+    it('refuses a negative time limit and repeated ids when it is built', () => {
+      expect(() => collectAnswers({ ids: [], timeoutMs: -1 })).toThrow(RangeError);
+      expect(() => collectAnswers({ ids: ['b-1', 'b-1'], timeoutMs: 1 })).toThrow(RangeError);
+    });
   });
 });

@@ -1,4 +1,5 @@
-import { of } from 'rxjs';
+import { NEVER, of } from 'rxjs';
+import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../operators/withDeadline.js';
@@ -9,7 +10,15 @@ const timeout = new Error('timeout');
 
 // reference-behaviors.md §3.5: per-method limits; the exchange is cancelled on timeout.
 describe('withDeadline', () => {
-  it('fails at the limit and unsubscribes the upstream exchange', () => {
+  it('values pass unchanged until the limit, and they do not extend it', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const exchange = cold('   p-q-p-q-p-q|');
+      const output = exchange.pipe(withDeadline({ limitMs: 5, error: () => timeout }));
+      expectObservable(output).toBe('p-q-p#', undefined, timeout);
+    });
+  });
+
+  it('at the limit the source is unsubscribed and the output fails with config.error()', () => {
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const exchange = cold('   -p--p--p--r|');
       const output = exchange.pipe(withDeadline({ limitMs: 5, error: () => timeout }));
@@ -18,28 +27,32 @@ describe('withDeadline', () => {
     });
   });
 
-  it('progress does not extend the limit', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const exchange = cold('   p-p-p-p-p-p|');
-      const output = exchange.pipe(withDeadline({ limitMs: 5, error: () => timeout }));
-      expectObservable(output).toBe('p-p-p#', undefined, timeout);
-    });
-  });
-
-  it('a response before the limit stops the clock', () => {
+  it('a source that completes first stops the clock, also when it completes synchronously', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const exchange = cold('   --(r|)');
-      const output = exchange.pipe(withDeadline({ limitMs: 1000, error: () => timeout }));
-      expectObservable(output).toBe('--(r|)');
+      expectObservable(exchange.pipe(withDeadline({ limitMs: 1000, error: () => timeout }))).toBe('--(r|)');
+      // A memory upstream answers during the subscription: the limit must not fail it later.
+      expectObservable(of('r').pipe(withDeadline({ limitMs: 5, error: () => timeout }))).toBe('(r|)');
     });
   });
 
-  it('a response in the frame of the subscription stops the clock', () => {
-    scheduler().run(({ expectObservable }) => {
-      // A memory upstream answers during the subscription: the limit must not fail it later.
-      const exchange = of('r');
-      const output = exchange.pipe(withDeadline({ limitMs: 5, error: () => timeout }));
-      expectObservable(output).toBe('(r|)');
-    });
+  it('a limit above 2^31-1 ms is capped there', () => {
+    // A scheduler that records the delay of each scheduled action (the clock of the limit).
+    const delays: number[] = [];
+    const recording: SchedulerLike = {
+      now: () => 0,
+      schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T) {
+        delays.push(delay);
+        const action = { schedule: () => action, unsubscribe: () => undefined, closed: false };
+        void work;
+        void state;
+        return action as unknown as SchedulerAction<T>;
+      },
+    };
+    const open = NEVER.pipe(
+      withDeadline({ limitMs: 2 ** 40, error: () => timeout, scheduler: recording }),
+    ).subscribe();
+    expect(delays).toEqual([2_147_483_647]);
+    open.unsubscribe();
   });
 });

@@ -6,9 +6,41 @@ import { limitInFlight } from '../operators/limitInFlight.js';
 const scheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-// reference-behaviors.md §2.9 and §11 item 21, scaled down to two places.
+// reference-behaviors.md §2.9 and §11 item 21, scaled down to one or two places; issue 10 item 2.
 describe('limitInFlight', () => {
-  it('refuses a task above the limit and the queue in the same frame, while two run and one waits', () => {
+  it('at most maxInFlight counted tasks run at once', () => {
+    scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const requests = hot('    -abc---------|');
+      const call = cold('        ----(r|)');
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 2, maxQueued: 5 },
+          () => call,
+          () => ['x'],
+        ),
+      );
+      expectObservable(output).toBe('-----rr--r---|');
+      // c starts only when a ends: never three at once.
+      expectSubscriptions(call.subscriptions).toBe(['-^---!', '--^---!', '-----^---!']);
+    });
+  });
+
+  it('a counted task above the limit waits in a queue of at most maxQueued tasks, and queued tasks start in FIFO order', () => {
+    scheduler().run(({ hot, cold, expectObservable }) => {
+      const requests = hot('    -abcd-----------|');
+      const call = cold('        --(r|)');
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 1, maxQueued: 3 },
+          (id) => call.pipe(map(() => id.toUpperCase())),
+          () => ['x'],
+        ),
+      );
+      expectObservable(output).toBe('---A-B-C-D------|');
+    });
+  });
+
+  it('a counted task above the limit and the queue gets refuse(value) at once, in the same frame', () => {
     scheduler().run(({ hot, cold, expectObservable }) => {
       const requests = hot('    -abcd--------|');
       const call = cold('        -----(r|)');
@@ -24,23 +56,7 @@ describe('limitInFlight', () => {
     });
   });
 
-  it('starts a queued task at the frame the running task ends', () => {
-    scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
-      const requests = hot('    -ab----------|');
-      const call = cold('        ---(r|)');
-      const output = requests.pipe(
-        limitInFlight(
-          { maxInFlight: 1, maxQueued: 1 },
-          () => call,
-          () => ['x'],
-        ),
-      );
-      expectObservable(output).toBe('    ----r--r-----|');
-      expectSubscriptions(call.subscriptions).toBe(['-^--!', '----^--!']);
-    });
-  });
-
-  it('runs an uncounted value at once, beside a full limit', () => {
+  it('an uncounted value runs at once and takes no place', () => {
     scheduler().run(({ hot, cold, expectObservable }) => {
       const requests = hot('    -ap--|');
       const call = cold('        -----(r|)');
@@ -55,7 +71,49 @@ describe('limitInFlight', () => {
     });
   });
 
-  it('completes only when the source completed and every task ended', () => {
+  it('a queued value is never dropped or reordered, undefined included', () => {
+    scheduler().run(({ hot, cold, expectObservable }) => {
+      const values = { a: 'a', u: undefined, z: 0, e: '' };
+      const requests = hot('    -auzeu----------|', values);
+      const call = cold('        --(r|)');
+      const output = requests.pipe(
+        limitInFlight(
+          { maxInFlight: 1, maxQueued: 8 },
+          (value: string | number | undefined) => call.pipe(map(() => `<${String(value)}>`)),
+          () => ['x'],
+        ),
+      );
+      expectObservable(output).toBe('---A-U-Z-E-U----|', {
+        A: '<a>',
+        U: '<undefined>',
+        Z: '<0>',
+        E: '<>',
+      });
+    });
+  });
+
+  it('a task that errors ends alone: failed(value, error) takes its place and the other tasks go on', () => {
+    scheduler().run(({ hot, cold, expectObservable }) => {
+      const requests = hot('    -abc--------|');
+      const call = cold('        ----(r|)');
+      const broken = new Error('a bug in the task');
+      const output = requests.pipe(
+        limitInFlight(
+          {
+            maxInFlight: 2,
+            maxQueued: 1,
+            failed: (value, error) => [`${value} failed: ${(error as Error).message}`],
+          },
+          // a fails while b runs and c waits in the queue: c takes the place of a, b goes on.
+          (id) => (id === 'a' ? cold('---#', undefined, broken) : call.pipe(map(() => id.toUpperCase()))),
+          () => ['x'],
+        ),
+      );
+      expectObservable(output).toBe('----a-B-C---|', { a: 'a failed: a bug in the task', B: 'B', C: 'C' });
+    });
+  });
+
+  it('the output completes when the source completed and every task ended', () => {
     scheduler().run(({ hot, cold, expectObservable }) => {
       const requests = hot('    -a|');
       const call = cold('        ----(r|)');
@@ -70,29 +128,32 @@ describe('limitInFlight', () => {
     });
   });
 
-  it('unsubscribing ends every running task', () => {
+  it('unsubscribing ends every running task and drops the queue', () => {
     scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
-      const requests = hot('    -a--b-');
+      const requests = hot('    -a--bc-');
       const call = cold('        ----------r|');
       const output = requests.pipe(
         limitInFlight(
-          { maxInFlight: 4 },
+          { maxInFlight: 2, maxQueued: 1 },
           () => call,
           () => ['x'],
         ),
       );
       expectObservable(output, '^-----!').toBe('-------');
+      // c waited in the queue: it never starts, not even when the running tasks end.
       expectSubscriptions(call.subscriptions).toBe(['-^----!', '----^-!']);
     });
   });
 
-  it('rejects a limit below one when the operator is built', () => {
-    expect(() =>
-      limitInFlight(
-        { maxInFlight: 0 },
-        () => [],
-        () => [],
-      ),
-    ).toThrow(RangeError);
+  describe('checks of the configuration', () => {
+    it('rejects a limit below one when the operator is built', () => {
+      expect(() =>
+        limitInFlight(
+          { maxInFlight: 0 },
+          () => [],
+          () => [],
+        ),
+      ).toThrow(RangeError);
+    });
   });
 });

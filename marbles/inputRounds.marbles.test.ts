@@ -448,11 +448,13 @@ describe('driveInputRounds', () => {
     );
   });
 
-  it('refuses a config out of range when it is built', () => {
-    const deps = {} as Parameters<typeof driveInputRounds>[1];
-    const config = { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' };
-    expect(() => driveInputRounds({ ...config, maxRounds: 0 }, deps)).toThrow(RangeError);
-    expect(() => driveInputRounds({ ...config, maxInputRequests: 0 }, deps)).toThrow(RangeError);
-    expect(() => driveInputRounds({ ...config, inputTimeoutMs: -1 }, deps)).toThrow(RangeError);
+  describe('checks of the configuration', () => {
+    it('refuses a config out of range when it is built', () => {
+      const deps = {} as Parameters<typeof driveInputRounds>[1];
+      const config = { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' };
+      expect(() => driveInputRounds({ ...config, maxRounds: 0 }, deps)).toThrow(RangeError);
+      expect(() => driveInputRounds({ ...config, maxInputRequests: 0 }, deps)).toThrow(RangeError);
+      expect(() => driveInputRounds({ ...config, inputTimeoutMs: -1 }, deps)).toThrow(RangeError);
+    });
   });
 });

@@ -220,9 +220,11 @@ describe('reopenListen', () => {
     ]);
   });
 
-  it('refuses a configuration it cannot follow when it is built', () => {
-    expect(() => reopenListen({ initialMs: -1 })).toThrow(RangeError);
-    expect(() => reopenListen({ factor: 0.5 })).toThrow(RangeError);
-    expect(() => reopenListen({ maxMs: 100 })).toThrow(RangeError);
+  describe('checks of the configuration', () => {
+    it('refuses a configuration it cannot follow when it is built', () => {
+      expect(() => reopenListen({ initialMs: -1 })).toThrow(RangeError);
+      expect(() => reopenListen({ factor: 0.5 })).toThrow(RangeError);
+      expect(() => reopenListen({ maxMs: 100 })).toThrow(RangeError);
+    });
   });
 });

@@ -33,7 +33,7 @@ export type AnswerEvent<A extends { readonly id: string }> =
  * output:   --A--------(BL)|    A, B = 'answer', L = 'all' [a, b]
  * ```
  *
- * Rules:
+ * Rules (marbles/collectAnswers.marbles.test.ts):
  * 1. all answers arrive before the round ends
  * 2. answers to other ids and second answers are dropped
  * 3. the time limit ends the wait with the missing ids

@@ -27,14 +27,16 @@ const END = Symbol('end');
  * inbound: --------(fb)---------|   f = frame, b = bad line (parse_error)
  * ```
  *
- * Rules:
- * 1. A frame split across chunks is one frame; several frames in one chunk are all emitted in order.
- * 2. Blank lines (empty or only spaces and tabs) and a trailing `\r` are skipped.
- * 3. A bad line is a value, never a stream error: `parse_error`, `invalid_request_shape`,
- *    `line_too_long` or `too_deep`, with the id recovered from the raw bytes.
- * 4. A line longer than `maxLineBytes` is never held in memory whole: only its first and last
- *    256 bytes are kept for id recovery.
- * 5. An unterminated last line is decoded at the end of input.
+ * A bad line is `parse_error`, `invalid_request_shape`, `line_too_long` or `too_deep`. A line
+ * longer than `maxLineBytes` is never held in memory whole: only its first and last 256 bytes are
+ * kept, for the id (src/protocol/lines.ts).
+ *
+ * Rules (marbles/decodeLines.marbles.test.ts):
+ * 1. a frame split across chunks is one frame, and several frames in one chunk come in order
+ * 2. blank lines of spaces and tabs and a trailing carriage return are skipped
+ * 3. a bad line is a value with the id recovered from its bytes, never a stream error
+ * 4. a line longer than maxLineBytes is line_too_long with the id from its first or last 256 bytes
+ * 5. an unterminated last line is decoded at the end of input
  */
 export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFunction<Uint8Array, Inbound> {
   const { maxLineBytes, maxDepth } = { ...DEFAULT_DECODE_LINES_CONFIG, ...config };

@@ -49,7 +49,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * output:            -Q-----R|       Q = elicitation/create b-1, R = result
  * ```
  *
- * Rules:
+ * Rules (marbles/inputRounds.marbles.test.ts):
  * 1. all answers of a round arrive before the retry
  * 2. the retry is subscribed only at the frame of the last answer
  * 3. an input timeout cancels the outstanding bridge requests before the error

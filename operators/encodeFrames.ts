@@ -10,10 +10,12 @@ import type { Frame } from '../src/protocol/jsonrpc.js';
  * lines:  -A-B-|   (A = JSON.stringify(a) + '\n')
  * ```
  *
- * Rules:
- * 1. Each frame is exactly one line: `JSON.stringify` never writes a raw newline or carriage
- *    return, because both are escaped inside strings (stdio transport of both revisions).
- * 2. Order is kept.
+ * `JSON.stringify` never writes a raw newline or carriage return: both are escaped inside strings
+ * (stdio transport of both revisions).
+ *
+ * Rules (marbles/encodeFrames.marbles.test.ts):
+ * 1. each frame is exactly one line, also with newlines and carriage returns in its strings
+ * 2. order is kept
  */
 export function encodeFrames(): OperatorFunction<Frame, string> {
   return map((frame) => `${JSON.stringify(frame)}\n`);

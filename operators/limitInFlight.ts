@@ -29,7 +29,7 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * A refusal comes in the same frame so that the reader never stalls (reference-behaviors.md §11
  * item 21); a failed task never ends the others: one failure is one frame (issue 10 item 2).
  *
- * Rules:
+ * Rules (marbles/inFlightLimit.marbles.test.ts):
  * 1. at most maxInFlight counted tasks run at once
  * 2. a counted task above the limit waits in a queue of at most maxQueued tasks, and queued tasks start in FIFO order
  * 3. a counted task above the limit and the queue gets refuse(value) at once, in the same frame

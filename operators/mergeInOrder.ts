@@ -66,7 +66,7 @@ function inUpstreamOrder<T>(
  * operator repairs the order inside one synchronous dispatch of upstream frames, which is where
  * the paths of a stdio upstream can disagree, and nothing more.
  *
- * Rules:
+ * Rules (marbles/eventOrder.marbles.test.ts):
  * 1. an event written before a result is emitted before it
  * 2. values are released in the turn they arrived in
  * 3. values of different turns keep their turn order

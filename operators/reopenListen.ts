@@ -66,17 +66,19 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * ```
  *
  * A listen result, an upstream `notifications/cancelled` and an end without a response are one
- * event (protocol-mapping.md §5.5); a response passes as the last value of its stream.
+ * event (protocol-mapping.md §5.5); a response passes as the last value of its stream. Upstream
+ * loss is `upstream_exited`, or `closed` without an HTTP status; the end of input unsubscribes,
+ * which cancels a backoff wait.
  *
- * Rules:
+ * Rules (marbles/listenReconnect.marbles.test.ts):
  * 1. reopens after 0.5s, 1s, 2s while streams die young
  * 2. a stream that lived 10 s after its ack resets the backoff to 0.5 s
  * 3. a stream that lived less than 10 s after its ack keeps doubling the backoff
  * 4. caps the backoff at 30 s
  * 5. a JSON-RPC error reply stops reopening
- * 6. upstream loss stops reopening (`upstream_exited`, or `closed` without an HTTP status)
+ * 6. upstream loss stops reopening
  * 7. an upstream notifications/cancelled ends the stream once, like a listen result
- * 8. the end of input during a backoff wait opens no stream (unsubscribing cancels the wait)
+ * 8. the end of input during a backoff wait opens no stream
  * 9. HTTP 408, 429, 5xx except 501 and a broken 2xx stream reopen; other statuses stop
  * 10. HTTP 401 and 403 wait for the next sign-in, or stop without one
  * 11. with failBeforeFirstAck, an end before the first ack is not reopened

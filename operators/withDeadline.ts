@@ -32,11 +32,13 @@ export interface WithDeadlineConfig {
  * Unlike `timeout({ first })`, values do not stop the clock: progress notifications of a tool
  * call never extend its limit.
  *
- * Rules:
- * 1. Values pass unchanged until the limit.
- * 2. At the limit, the source is unsubscribed and the output fails with `config.error()`.
- * 3. A source that completes first stops the clock, also when it completes synchronously.
- * 4. Limits above 2^31-1 ms (about 24.8 days) are capped there.
+ * Node timers fire at once above 2^31-1 ms (about 24.8 days), hence the cap.
+ *
+ * Rules (marbles/deadline.marbles.test.ts):
+ * 1. values pass unchanged until the limit, and they do not extend it
+ * 2. at the limit the source is unsubscribed and the output fails with config.error()
+ * 3. a source that completes first stops the clock, also when it completes synchronously
+ * 4. a limit above 2^31-1 ms is capped there
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
   // Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice.

@@ -71,7 +71,9 @@ function listenRequest(
  * client; unsubscribing (end of input, upstream loss) cancels every listen stream and drops
  * the upstream subscriptions (VS Code never unsubscribes by itself).
  *
- * Rules (marbles/subscriptions.marbles.test.ts; the reconnect is reopenListen's):
+ * The reconnect is the one of reopenListen.
+ *
+ * Rules (marbles/subscriptions.marbles.test.ts):
  * 1. gap replay after each ack lists tools, prompts, resources, then each subscribed URI
  * 2. a second ack within one stream replays again
  * 3. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows

@@ -1,0 +1,92 @@
+/**
+ * The rules in the doc comment of each operator (and of the listener) and the titles of its marble
+ * tests cannot drift (README.md, marbles/README.md; issue 10 item 6): each doc comment has a
+ * `Rules (marbles/<file>):` list of one-line rules, and the tests directly inside the top-level
+ * `describe` of that file are exactly those rules, title for title. Tests of other things (the
+ * checks of a configuration, for example) live in a nested `describe`.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
+
+/** Every file with a rule list: each operator, and the listener of the bridge. */
+const SOURCES = [
+  ...readdirSync(`${root}operators`)
+    .filter((name) => name.endsWith('.ts') && name !== 'index.ts')
+    .map((name) => `operators/${name}`),
+  'src/bridge/listener.ts',
+];
+
+interface RuleList {
+  readonly testFile: string;
+  readonly rules: string[];
+}
+
+/** The rule list of a doc comment; a rule that does not fit on one line fails here. */
+export function ruleList(source: string): RuleList | undefined {
+  const lines = source.split('\n');
+  const start = lines.findIndex((line) => /^ \* Rules \(marbles\/[\w.]+\.test\.ts\):$/.test(line));
+  if (start < 0) return undefined;
+  const testFile = /\((marbles\/[\w.]+)\)/.exec(lines[start]!)![1]!;
+  const rules: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const rule = /^ \* (\d+)\. (.+)$/.exec(line);
+    if (rule === null) {
+      // The list ends at a blank comment line or the end of the comment; anything else is a
+      // continuation line, which this format does not have.
+      if (line !== ' *' && line !== ' */') throw new Error(`not a one-line rule: ${JSON.stringify(line)}`);
+      break;
+    }
+    if (Number(rule[1]) !== rules.length + 1) throw new Error(`rule ${rule[1]} is out of order`);
+    rules.push(rule[2]!);
+  }
+  return { testFile, rules };
+}
+
+/** The titles of the tests directly inside the top-level describe (two spaces in). */
+export function ruleTitles(testSource: string): string[] {
+  const titles: string[] = [];
+  for (const match of testSource.matchAll(/^ {2}it\(\s*(['"`])((?:\\.|(?!\1).)*)\1/gm)) {
+    titles.push(match[2]!.replace(/\\(['"`\\])/g, '$1'));
+  }
+  return titles;
+}
+
+describe('operator rules and marble test titles', () => {
+  it('the parsers find rules and titles, and refuse a rule on two lines', () => {
+    const source = [
+      '/**',
+      ' * Rules (marbles/x.marbles.test.ts):',
+      ' * 1. first rule',
+      " * 2. the client's second rule",
+      ' */',
+    ].join('\n');
+    expect(ruleList(source)).toEqual({
+      testFile: 'marbles/x.marbles.test.ts',
+      rules: ['first rule', "the client's second rule"],
+    });
+    expect(() => ruleList(' * Rules (marbles/x.test.ts):\n * 1. one\n *    two\n */')).toThrow(/one-line/);
+    const tests = [
+      "describe('x', () => {",
+      "  it('first rule', () => {});",
+      "  it('the client\\'s second rule', () => {});",
+      "  describe('checks', () => {",
+      "    it('not a rule', () => {});",
+      '  });',
+      '});',
+    ].join('\n');
+    expect(ruleTitles(tests)).toEqual(['first rule', "the client's second rule"]);
+  });
+
+  it.each(SOURCES)('%s lists its rules, and its marble tests are exactly those rules', (path) => {
+    const list = ruleList(read(path));
+    expect(list, `${path} has no "Rules (marbles/…):" list`).toBeDefined();
+    expect(list!.rules.length).toBeGreaterThan(0);
+    const titles = ruleTitles(read(list!.testFile));
+    expect([...titles].sort()).toEqual([...list!.rules].sort());
+    expect(new Set(titles).size).toBe(titles.length);
+  });
+});
