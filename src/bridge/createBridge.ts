@@ -106,7 +106,8 @@ function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
     tap(({ code, signal }) => {
       session.phase = 'closing';
       const how = signal === null ? `exited with code ${String(code)}` : `stopped on signal ${signal}`;
-      deps.logger.log('bridge', 'err', `the upstream server ${how}`);
+      // The one line of this exit with code 1: the cause and the error code (issue 10 item 3).
+      deps.logger.log('bridge', 'err', `the upstream server ${how} (upstream_exited)`);
       session.abortAll$.next({
         reason: 'the upstream server stopped',
         error: bridgeError('upstream_exited'),

@@ -205,7 +205,7 @@ describe.concurrent('the loss of the upstream process', () => {
     // stdin is still open: the loss alone ends the bridge.
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
     expect(bridgeLines(bridge.stderr)).toContainEqual(
-      'mcp-bridge-vscode: bridge: error: the upstream server exited with code 3',
+      'mcp-bridge-vscode: bridge: error: the upstream server exited with code 3 (upstream_exited)',
     );
   });
 
@@ -214,9 +214,10 @@ describe.concurrent('the loss of the upstream process', () => {
     await handshakeWithin(bridge, STARTUP_MS);
     process.kill(await upstreamPid(bridge), 'SIGKILL');
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 1, signal: null });
-    expect(bridgeLines(bridge.stderr)).toContain(
-      'mcp-bridge-vscode: bridge: error: the upstream server stopped on signal SIGKILL',
-    );
+    // Exactly one error line for this exit with code 1, with the cause and the error code.
+    expect(bridgeLines(bridge.stderr).filter((line) => line.includes(': error: '))).toEqual([
+      'mcp-bridge-vscode: bridge: error: the upstream server stopped on signal SIGKILL (upstream_exited)',
+    ]);
   });
 
   it('makes an idle bridge exit with code 1', async (context) => {
