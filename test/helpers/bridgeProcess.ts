@@ -11,7 +11,8 @@ import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-export const BRIDGE = `${root}dist/src/cli/main.js`;
+/** The executable as it ships: the one-file bundle of `npm run build` (scripts/bundle.ts). */
+export const BRIDGE = `${root}dist/bin/mcp-bridge-vscode.js`;
 export const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 export const SCRIPTED = `${root}dist/test/fixtures/scriptedUpstream.js`;
 
