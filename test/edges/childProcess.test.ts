@@ -48,7 +48,8 @@ describe('spawnChildUpstream', () => {
       spawnChildUpstream(config([process.execPath, '-e', source]), silentLogger),
     );
     const first = await firstValueFrom(transport.inbound$);
-    const grandchild = first.kind === 'frame' ? (first.frame as { params: { pid: number } }).params.pid : 0;
+    const params = first.kind === 'frame' && 'params' in first.frame ? first.frame.params : undefined;
+    const grandchild = Number((params as { pid?: unknown } | undefined)?.pid);
     expect(grandchild).toBeGreaterThan(0);
     expect(isAlive(grandchild)).toBe(true);
     const exit = firstValueFrom(transport.exit$);
