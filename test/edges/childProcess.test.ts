@@ -51,11 +51,11 @@ describe('spawnChildUpstream', () => {
     const params = first.kind === 'frame' && 'params' in first.frame ? first.frame.params : undefined;
     const grandchild = Number((params as { pid?: unknown } | undefined)?.pid);
     expect(grandchild).toBeGreaterThan(0);
-    expect(isAlive(grandchild)).toBe(true);
+    expect(isRunning(grandchild)).toBe(true);
     const exit = firstValueFrom(transport.exit$);
     killGroup(transport.pid);
     await exit;
-    await waitUntil(() => !isAlive(grandchild), 10_000, 'the grandchild stops');
+    await waitUntil(() => !isRunning(grandchild), 10_000, 'the grandchild stops');
   });
 
   // Windows only: cmd.exe and `.cmd` launchers exist there alone; the rules themselves are
@@ -86,14 +86,3 @@ describe('spawnChildUpstream', () => {
     },
   );
 });
-
-/** `isRunning` reads /proc for zombies; elsewhere a signal 0 is what there is. */
-function isAlive(pid: number): boolean {
-  if (process.platform === 'linux') return isRunning(pid);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

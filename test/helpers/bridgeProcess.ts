@@ -111,6 +111,8 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+  // Without /proc (macOS, Windows) the signal 0 above is all there is to know.
+  if (process.platform !== 'linux') return true;
   try {
     // The state is the first field after the command name in parentheses.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
