@@ -4,7 +4,6 @@
  * bridge, and maps how the bridge ended to an exit code (reference-behaviors.md §8):
  * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments.
  */
-import { readFileSync } from 'node:fs';
 import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
@@ -25,18 +24,13 @@ import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from './log.js';
+import { packageVersion } from './version.js';
 
 const PROFILE_NAME = 'mcp-bridge-vscode';
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
 const WATCHDOG_MS = 8_000;
 /** How long the child may take to exit after its stdin closed, before SIGTERM then SIGKILL. */
 const CHILD_STOP_GRACE_MS = 1_000;
-
-function packageVersion(): string {
-  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-  const version = (JSON.parse(text) as { version?: unknown }).version;
-  return typeof version === 'string' ? version : '0.0.0';
-}
 
 interface ChildTracker {
   pid: number | undefined;

@@ -1,10 +1,12 @@
 /**
  * The upstream child process (reference-behaviors.md §3.1): argv after `--` unchanged, no shell,
  * the bridge's environment and stderr inherited, its own process group so that a stop reaches
- * every process it started.
+ * every process it started. On Windows, `.cmd`/`.bat` launchers go through cmd.exe with escaped
+ * arguments and a stop ends the tree with `taskkill` (processPlan.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { Observable, Subject, share } from 'rxjs';
 import { BridgeError } from '../errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -12,6 +14,7 @@ import type { LineTransport } from '../bridge/rpcConnection.js';
 import type { Logger } from '../bridge/log.js';
 import { decodeLines } from '../../operators/decodeLines.js';
 import type { Pausable } from './flowControl.js';
+import { treeKillPlan, upstreamSpawnPlan } from './processPlan.js';
 import { readChunks, writeLines } from './stdio.js';
 
 /**
@@ -28,22 +31,31 @@ export interface ChildUpstreamConfig {
   readonly stopGraceMs: number;
 }
 
-/** Sends a signal to the child's process group, falling back to the child alone. */
+const isFile = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+
+/** Sends a signal to the child's process group (Windows: ends its tree), falling back to the child alone. */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const plan = treeKillPlan(child.pid, signal, process.platform, process.env);
   try {
-    if (process.platform === 'win32') child.kill(signal);
-    else process.kill(-child.pid, signal);
+    if (plan.kind === 'signal') process.kill(plan.target, signal);
+    else
+      spawn(plan.file, plan.args, { stdio: 'ignore', windowsHide: true }).once('error', () =>
+        child.kill(signal),
+      );
   } catch {
     child.kill(signal);
   }
 }
 
-/** Kills the whole process group of a child right away (the watchdog path). */
+/** Kills the whole process group (Windows: tree) of a child right away (the watchdog path). */
 export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
+  const plan = treeKillPlan(pid, 'SIGKILL', process.platform, process.env);
   try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+    // Synchronous: the watchdog exits right after this call.
+    if (plan.kind === 'signal') process.kill(plan.target, plan.signal);
+    else spawnSync(plan.file, plan.args, { stdio: 'ignore', windowsHide: true, timeout: 5_000 });
   } catch {
     // Already gone.
   }
@@ -63,10 +75,12 @@ export function spawnChildUpstream(
       subscriber.error(new BridgeError('spawn_failed', { detail: 'no command' }));
       return undefined;
     }
-    const child = spawn(command, args, {
+    const plan = upstreamSpawnPlan([command, ...args], process.platform, process.env, isFile);
+    const child = spawn(plan.file, plan.args, {
       stdio: ['pipe', 'pipe', 'inherit'],
-      detached: process.platform !== 'win32',
+      detached: plan.detached,
       windowsHide: true,
+      windowsVerbatimArguments: plan.windowsVerbatimArguments,
     });
     const exit$ = new Subject<{ code: number | null; signal: string | null }>();
     const out$ = new Subject<string>();

@@ -11,7 +11,8 @@ import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-export const BRIDGE = `${root}dist/src/cli/main.js`;
+/** The executable as it ships: the one-file bundle of `npm run build` (scripts/bundle.ts). */
+export const BRIDGE = `${root}dist/bin/mcp-bridge-vscode.js`;
 export const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 export const SCRIPTED = `${root}dist/test/fixtures/scriptedUpstream.js`;
 
@@ -91,10 +92,21 @@ export function clientFrameProblems(
 
 /**
  * The pids of the direct children of a process, and whether a process runs (Linux /proc). Both
- * throw when the process table cannot be read (test/helpers/processTable.ts).
+ * throw when the process table cannot be read (test/helpers/processTable.ts). Without /proc
+ * (macOS, Windows) whether a process runs is what the signal 0 tells; tests that need the
+ * children skip there with their reason (test/helpers/platform.ts).
  */
 export const childPids = (pid: number): number[] => processTable.childPids(pid);
-export const isRunning = (pid: number): boolean => processTable.isRunning(pid);
+export function isRunning(pid: number): boolean {
+  if (process.platform === 'linux') return processTable.isRunning(pid);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error: unknown) {
+    if ((error as { code?: unknown }).code === 'ESRCH') return false;
+    throw error;
+  }
+}
 
 /** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// The test CA comes from bash and openssl (reason in test/helpers/platform.ts); the file's hooks run only with its tests.
+import { NO_POSIX_TOOLS } from '../helpers/platform.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { makeTestCerts } from '../edges/http/support.js';
 import type { TestCerts } from '../edges/http/support.js';
@@ -126,7 +128,7 @@ async function exercise(sdk: Client): Promise<void> {
   expect((await sdk.listTools()).tools.map((tool) => tool.name)).toContain('added_1');
 }
 
-describe('the SDK 1.x client through the URL form', () => {
+describe.skipIf(NO_POSIX_TOOLS)('the SDK 1.x client through the URL form', () => {
   it('works against the HTTPS fixture with --ca-file', async () => {
     fixture = await startHttpFixture({ tls: { key: certs.key, cert: certs.cert } });
     const { client: sdk, stderr } = await connect(fixture.url);

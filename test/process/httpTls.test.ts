@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// The test CA comes from bash and openssl (reason in test/helpers/platform.ts); the file's hooks run only with its tests.
+import { NO_POSIX_TOOLS } from '../helpers/platform.js';
 import { initializeRequest } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
@@ -48,7 +50,7 @@ afterEach(async () => {
 const startFixture = async (): Promise<HttpFixture> =>
   (fixture = await startHttpFixture({ tls: { key: certs.key, cert: certs.cert } }));
 
-describe('trust of the URL form', () => {
+describe.skipIf(NO_POSIX_TOOLS)('trust of the URL form', () => {
   it('an untrusted server certificate fails initialize with -32603 transport_failed, and the state stays retryable', async () => {
     const server = await startFixture();
     const peer = startUrlBridge(server.url, ['--log-level', 'debug']);

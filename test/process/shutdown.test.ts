@@ -5,6 +5,7 @@
  * (`npx tsc -p tsconfig.build.json`).
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import type { TestContext } from 'vitest';
 import {
   FIXTURE,
@@ -70,6 +71,7 @@ afterAll(killAllPeers);
 
 describe.concurrent('the end of stdin', () => {
   it('stops an idle bridge with code 0 within 6 s, and its child with it', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context);
     await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
@@ -79,6 +81,7 @@ describe.concurrent('the end of stdin', () => {
   });
 
   it('stops the bridge with code 0 during a slow call, cancelling it upstream, without a response to it', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     // A tap between the bridge and the fixture shows what the fixture got.
     const bridge = bridgeFor(context, { upstream: tapped() });
     await handshakeWithin(bridge, STARTUP_MS);
@@ -117,6 +120,7 @@ describe.concurrent('the end of stdin', () => {
   });
 
   it('stops the bridge with code 0 while initialize waits, without a response to it', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { upstream: scripted('no-discover') });
     bridge.send(initializeRequest(1));
     const child = await upstreamPid(bridge);
@@ -147,6 +151,7 @@ const STUBBORN_SOURCE = [
 
 describe.concurrent('an upstream that does not stop', () => {
   it('is killed with its process group at the end of stdin, and the bridge exits with code 0 within 6 s', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
     await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
@@ -174,6 +179,10 @@ describe.concurrent('an upstream that does not stop', () => {
 
 describe.concurrent('a signal', () => {
   it('stops the bridge on SIGTERM within 6 s, and its child with it', async (context) => {
+    context.skip(
+      NO_PROC || NO_POSIX_SIGNALS,
+      'this test reads /proc and sends POSIX signals (test/helpers/platform.ts)',
+    );
     const bridge = bridgeFor(context);
     await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
@@ -210,6 +219,10 @@ describe.concurrent('the loss of the upstream process', () => {
   });
 
   it('logs the signal that stopped the upstream, and the bridge exits with code 1', async (context) => {
+    context.skip(
+      NO_PROC || NO_POSIX_SIGNALS,
+      'this test reads /proc and sends POSIX signals (test/helpers/platform.ts)',
+    );
     const bridge = bridgeFor(context);
     await handshakeWithin(bridge, STARTUP_MS);
     process.kill(await upstreamPid(bridge), 'SIGKILL');
@@ -238,6 +251,7 @@ describe.concurrent('the loss of the upstream process', () => {
   });
 
   it('fails initialize when the upstream closes its stdout and runs on, and the bridge stops that child', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
     bridge.send(initializeRequest(1));
     const child = await upstreamPid(bridge);

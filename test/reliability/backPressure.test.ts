@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NO_PROC } from '../helpers/platform.js';
 import { createFlowControl } from '../../src/edges/flowControl.js';
 import { BRIDGE, initializeRequest, scripted } from '../helpers/bridgeProcess.js';
 import { rssKiB, sleep } from './support.js';
@@ -50,7 +51,8 @@ describe.each([
   it(
     'stops the reading: memory stays bounded, and every answer comes once the client reads',
     { timeout: 60_000 },
-    async () => {
+    async (context) => {
+      context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
       const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
       children.push(child);
       child.stdin.on('error', () => undefined);

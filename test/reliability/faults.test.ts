@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import type { TestContext } from 'vitest';
 import {
   BRIDGE,
@@ -305,6 +306,7 @@ describe.concurrent('fault injection: the client', () => {
   it.for(['SIGTERM', 'SIGINT'] as const)(
     'sends %s during a call: exit 0 within 6 s, the child stopped',
     async (signal, context) => {
+      context.skip(NO_POSIX_SIGNALS, 'this test sends POSIX signals (test/helpers/platform.ts)');
       const peer = start(context, [process.execPath, FIXTURE]);
       await handshake(peer);
       const pids = upstreams(peer);
@@ -331,6 +333,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
   }
 
   it('floods log messages: the bridge stays responsive and its memory bounded, then exits 0', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     faults.push(context.task.name);
     const { child, stderr, send } = floodedBridge();
     context.onTestFinished(() => void child.kill('SIGKILL'));
@@ -375,6 +378,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
   });
 
   it('floods log messages while the client never reads stdout: memory stays bounded, and the bridge exits when the client goes away', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     faults.push(context.task.name);
     const { child, stderr, send } = floodedBridge();
     context.onTestFinished(() => void child.kill('SIGKILL'));

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// The test CA comes from bash and openssl (reason in test/helpers/platform.ts); the file's hooks run only with its tests.
+import { NO_POSIX_TOOLS } from '../../helpers/platform.js';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConfig, HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
 import { BridgeError } from '../../../src/errors.js';
@@ -62,7 +64,7 @@ const failure = async (promise: Promise<unknown>): Promise<BridgeError> => {
 /** The upstream under a name that is not loopback; the test proxy maps it to the local server. */
 const remoteUrl = () => `https://upstream.test:${server.port}/mcp`;
 
-describe('trust', () => {
+describe.skipIf(NO_POSIX_TOOLS)('trust', () => {
   it('fails with transport_failed when the server certificate is from an unknown CA, before any request', async () => {
     const error = await failure(echo(connect()));
     expect(error).toMatchObject({ code: 'transport_failed', httpStatus: undefined });
@@ -80,7 +82,7 @@ describe('trust', () => {
   });
 });
 
-describe('proxy', () => {
+describe.skipIf(NO_POSIX_TOOLS)('proxy', () => {
   it('tunnels through HTTPS_PROXY with CONNECT to a host that is not loopback', async () => {
     proxy = await startConnectProxy({ targetPort: server.port });
     const connection = connect({ url: remoteUrl(), caPem: certs.caPem, env: { HTTPS_PROXY: proxy.url } });

@@ -1,0 +1,61 @@
+/**
+ * Bundles the executable `mcp-bridge-vscode` into one ESM file, `dist/bin/mcp-bridge-vscode.js`,
+ * from the compiled `dist/src/cli/main.js` (issue 13, "Fast start"; issue 15, "Package").
+ *
+ * - RxJS resolves to its ESM build (`dist/esm`): on Node its `exports` pick the CommonJS build,
+ *   which loads every operator file one by one and cannot be scope-hoisted.
+ * - Code splitting keeps each `import()` lazy: the HTTP edge (and undici) lands in a chunk of
+ *   `dist/bin/chunks/` that only the URL form loads.
+ * - The package version is written in at bundle time (`MCP_BRIDGE_VERSION`, see
+ *   src/cli/version.ts): the bundle does not sit where `../../../package.json` is.
+ * - CommonJS dependencies (ajv, undici) `require()` Node built-ins: the banner gives the bundle a
+ *   real `require`.
+ *
+ * Run by `npm run build` after `tsc`: `node dist/scripts/bundle.js`.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { Plugin } from 'esbuild';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const outdir = join(root, 'dist/bin');
+const require = createRequire(join(root, 'package.json'));
+
+/** `rxjs` and `rxjs/operators` to the files of RxJS's ESM build, whatever the conditions say. */
+const rxjsEsm: Plugin = {
+  name: 'rxjs-esm',
+  setup(plugin) {
+    const esm = join(dirname(require.resolve('rxjs/package.json')), 'dist/esm');
+    plugin.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({
+      path: join(esm, args.path === 'rxjs' ? 'index.js' : 'operators/index.js'),
+    }));
+  },
+};
+
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: { 'mcp-bridge-vscode': join(root, 'dist/src/cli/main.js') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  chunkNames: 'chunks/[name]-[hash]',
+  define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
+  banner: {
+    js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
+  },
+  plugins: [rxjsEsm],
+  legalComments: 'eof',
+  metafile: true,
+  logLevel: 'warning',
+});
+// Which input went into which output file: the package tests check that the start-up file holds
+// RxJS's ESM build and no HTTP edge.
+writeFileSync(join(root, 'dist/bin-meta.json'), `${JSON.stringify(result.metafile, null, 1)}\n`);

@@ -1,0 +1,88 @@
+/**
+ * The upstream child edge against real processes (issue 15, "Windows"): `\r\n` line ends from the
+ * upstream, a stop that reaches the whole tree, and on Windows a `.cmd` launcher with arguments
+ * that cmd.exe would otherwise interpret.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/bridge/log.js';
+import { killGroup, spawnChildUpstream } from '../../src/edges/childProcess.js';
+import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
+
+const config = (argv: string[]) => ({ argv, maxLineBytes: 65_536, stopGraceMs: 200 });
+
+/** A child that writes a frame, a line of only `\r\n`, then a frame, all with Windows line ends. */
+const CRLF_CHILD = [
+  'process.stdout.write(\'{"jsonrpc":"2.0","id":1,"result":{}}\\r\\n\');',
+  'process.stdout.write(\'\\r\\n{"jsonrpc":"2.0","method":"notifications/x"}\\r\\n\');',
+  "process.stdin.on('end', () => process.exit(0)).resume();",
+].join('\n');
+
+describe('spawnChildUpstream', () => {
+  it('accepts \\r\\n line ends from the upstream (a line of only \\r\\n is skipped)', async () => {
+    const transport = await firstValueFrom(
+      spawnChildUpstream(config([process.execPath, '-e', CRLF_CHILD]), silentLogger),
+    );
+    const exit = firstValueFrom(transport.exit$);
+    const inbound = await firstValueFrom(transport.inbound$.pipe(take(2), toArray()));
+    transport.close();
+    expect(inbound).toEqual([
+      { kind: 'frame', frame: { jsonrpc: '2.0', id: 1, result: {} } },
+      { kind: 'frame', frame: { jsonrpc: '2.0', method: 'notifications/x' } },
+    ]);
+    expect(await exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('stops the whole tree: a grandchild that ignores the end of stdin goes too', async () => {
+    // The child starts a grandchild that would live for a minute, prints its pid, and ignores stdin's end.
+    const source = [
+      "const { spawn } = require('node:child_process');",
+      "const g = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });",
+      'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "pid", params: { pid: g.pid } }) + "\\n");',
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const transport = await firstValueFrom(
+      spawnChildUpstream(config([process.execPath, '-e', source]), silentLogger),
+    );
+    const first = await firstValueFrom(transport.inbound$);
+    const params = first.kind === 'frame' && 'params' in first.frame ? first.frame.params : undefined;
+    const grandchild = Number((params as { pid?: unknown } | undefined)?.pid);
+    expect(grandchild).toBeGreaterThan(0);
+    expect(isRunning(grandchild)).toBe(true);
+    const exit = firstValueFrom(transport.exit$);
+    killGroup(transport.pid);
+    await exit;
+    await waitUntil(() => !isRunning(grandchild), 10_000, 'the grandchild stops');
+  });
+
+  // Windows only: cmd.exe and `.cmd` launchers exist there alone; the rules themselves are
+  // unit-tested on every platform in childProcess.plan.test.ts.
+  it.skipIf(process.platform !== 'win32')(
+    'starts a .cmd launcher with arguments that cmd.exe would otherwise interpret',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mcp-bridge-cmd-'));
+      try {
+        const echo = join(dir, 'echo.js');
+        writeFileSync(
+          echo,
+          'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "argv", params: { argv: process.argv.slice(2) } }) + "\\n");',
+        );
+        const launcher = join(dir, 'launch.cmd');
+        writeFileSync(launcher, `@"${process.execPath}" "${echo}" %*\r\n`);
+        const args = ['a&b', 'c|d', 'say "hi"', '100%', '^caret', 'x y'];
+        const transport = await firstValueFrom(spawnChildUpstream(config([launcher, ...args]), silentLogger));
+        const first = await firstValueFrom(transport.inbound$);
+        transport.close();
+        expect(first).toEqual({
+          kind: 'frame',
+          frame: { jsonrpc: '2.0', method: 'argv', params: { argv: args } },
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});

@@ -1,0 +1,75 @@
+/**
+ * The executable bundle of `npm run build` (scripts/bundle.ts; issue 13 "Fast start", issue 15):
+ * one ESM file with a shebang, RxJS from its ESM build, the HTTP edge (with undici) only in a chunk
+ * that `import()` loads for a URL, and the version written in, so that the bundle works wherever
+ * it is copied. Reads esbuild's metafile (`dist/bin-meta.json`).
+ * Needs the build (`npm run build`).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, manifest } from './support.js';
+
+interface Output {
+  readonly imports: readonly { readonly path: string; readonly kind: string }[];
+  readonly inputs: Readonly<Record<string, unknown>>;
+}
+const meta = (): Record<string, Output> =>
+  (JSON.parse(readFileSync(`${ROOT}dist/bin-meta.json`, 'utf8')) as { outputs: Record<string, Output> })
+    .outputs;
+
+const ENTRY = 'dist/bin/mcp-bridge-vscode.js';
+
+/** The output files loaded at start-up: the entry and what it imports statically, transitively. */
+function startupFiles(outputs: Record<string, Output>): string[] {
+  const seen = new Set([ENTRY]);
+  for (const file of seen) {
+    for (const { path, kind } of outputs[file]?.imports ?? []) {
+      if (kind === 'import-statement' && path.startsWith('dist/bin/')) seen.add(path);
+    }
+  }
+  return [...seen];
+}
+
+describe('the executable bundle', () => {
+  it('is an ESM file that starts with a shebang', () => {
+    const text = readFileSync(`${ROOT}${ENTRY}`, 'utf8');
+    expect(text.split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(text).toMatch(/^import /m);
+    expect(text).not.toMatch(/^module\.exports/m);
+  });
+
+  it('takes RxJS from its ESM build only', () => {
+    const inputs = Object.values(meta()).flatMap((output) => Object.keys(output.inputs));
+    const rxjs = inputs.filter((input) => input.includes('node_modules/rxjs/'));
+    expect(rxjs.length).toBeGreaterThan(20);
+    expect(rxjs.filter((input) => !input.startsWith('node_modules/rxjs/dist/esm/'))).toEqual([]);
+  });
+
+  it('loads the HTTP edge and undici only through import(), not at start-up', () => {
+    const outputs = meta();
+    const atStart = startupFiles(outputs).flatMap((file) => Object.keys(outputs[file]!.inputs));
+    expect(atStart).toContain('dist/src/cli/main.js');
+    expect(atStart.filter((input) => input.includes('undici') || input.includes('/edges/http/'))).toEqual([]);
+    const lazy = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
+    const lazyInputs = lazy.flatMap(({ path }) => Object.keys(outputs[path]?.inputs ?? {}));
+    expect(lazyInputs).toContain('dist/src/edges/http/httpUpstream.js');
+    expect(lazyInputs.some((input) => input.startsWith('node_modules/undici/'))).toBe(true);
+  });
+
+  it('prints the package version when copied away from package.json (written in at bundle time)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-bridge-bundle-'));
+    try {
+      cpSync(`${ROOT}dist/bin`, join(dir, 'bin'), { recursive: true });
+      const result = spawnSync(process.execPath, [join(dir, 'bin', 'mcp-bridge-vscode.js'), '--version'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(result.stdout).toBe(`mcp-bridge-vscode ${manifest().version}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
