@@ -16,7 +16,7 @@ import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import { createFlowControl } from '../edges/flowControl.js';
-import { responseBodies } from '../edges/http/bodyGate.js';
+import { responseBodies } from '../edges/bodyGate.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import { BridgeError } from '../../errors.js';
-import { responseBodies } from './bodyGate.js';
+import { responseBodies } from '../bodyGate.js';
 
 /**
  * Room for the field name of the line that carries the last bytes of an event: the parser counts

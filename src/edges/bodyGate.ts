@@ -7,7 +7,7 @@
  * One gate per process: the CLI adds it to its flow control; sse.ts tracks each body it reads.
  */
 import type { Readable } from 'node:stream';
-import type { Pausable } from '../flowControl.js';
+import type { Pausable } from './flowControl.js';
 
 export interface BodyGate extends Pausable {
   /** Tracks a body that is being read; paused at once while the gate is closed. Returns the untrack. */

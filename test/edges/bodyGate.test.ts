@@ -5,8 +5,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { responseBodies } from '../../../src/edges/http/bodyGate.js';
-import { sseData } from '../../../src/edges/http/sse.js';
+import { responseBodies } from '../../src/edges/bodyGate.js';
+import { sseData } from '../../src/edges/http/sse.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
