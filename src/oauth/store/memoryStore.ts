@@ -21,8 +21,7 @@ export function createMemoryStore(
       return Promise.resolve(record);
     },
     delete: (key) => Promise.resolve(records.delete(keyOf(key))),
-    list: () =>
-      Promise.resolve([...records.values()].map(({ url, identity }) => ({ url, identity }))),
+    list: () => Promise.resolve([...records.values()].map(({ url, identity }) => ({ url, identity }))),
   };
 }
 

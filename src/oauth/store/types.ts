@@ -61,6 +61,9 @@ export interface TokenStore {
  * process; the cross-process lock (issue "Token stores") elects one process of several.
  */
 export interface SignInLock {
-  /** Runs `work` while holding the lock of `key`; waits while another holder has it. */
-  hold<T>(key: RecordKey, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` while holding the lock of `key`; waits while another holder has it. `signal`
+   * (optional, added by the stores) ends the wait with a rejection, e.g. when stdin ends.
+   */
+  hold<T>(key: RecordKey, work: () => Promise<T>, options?: { readonly signal?: AbortSignal }): Promise<T>;
 }
