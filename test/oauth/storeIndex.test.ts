@@ -108,9 +108,11 @@ describe('index of stored sign-ins', () => {
 
   it('a failed index update is a warning, and the record is still written', async () => {
     const backend = memoryBackend();
-    const save = backend.save;
+    const values = backend.values;
     backend.save = (name, value) =>
-      name === INDEX_NAME ? Promise.reject(new Error('disk full')) : save(name, value);
+      name === INDEX_NAME
+        ? Promise.reject(new Error('disk full'))
+        : Promise.resolve(void values.set(name, value));
     const store = createIndexedStore(backend, logger);
     await store.write(makeRecord());
     expect((await store.read(makeRecord()))?.accessToken).toBe('access-token-9f3b2c');
