@@ -21,18 +21,20 @@ import {
 import type { Observable } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../bridge/log.js';
+import type { UpstreamAuth } from '../../bridge/signInPorts.js';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../../bridge/upstream.js';
 import { BridgeError, isBridgeError } from '../../errors.js';
 import type { Frame, JsonObject, NotificationFrame } from '../../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, request as requestFrame } from '../../protocol/jsonrpc.js';
 import { NO_TIMEOUTS, createDispatcher } from './dispatcher.js';
-import type { ProxyEnv } from './dispatcher.js';
+import type { DispatcherResult, ProxyEnv } from './dispatcher.js';
 import type { StaticHeader } from './headers.js';
 import { requestHeaders } from './headers.js';
 import { responseMessages } from './response.js';
 import { errorCode } from './sse.js';
 import { createToolHeaderCache } from './toolHeaders.js';
 import { createToolCalls } from './toolList.js';
+import { authorizationHeader, withSignIn } from './signInRetry.js';
 
 export type { StaticHeader } from './headers.js';
 export type { ProxyEnv } from './dispatcher.js';
@@ -51,6 +53,12 @@ export interface HttpUpstreamConfig {
   readonly env: ProxyEnv;
   /** Value of `MCP-Protocol-Version`. Default `2026-07-28`. */
   readonly protocolVersion?: string;
+  /**
+   * The sign-in (issue #11): its Authorization header goes on every POST, and a 401/403 is handed
+   * to it once per request. Never together with a static `authorization` header: that is a
+   * configuration error (reference-behaviors.md §6.3), and every request fails with `connect_failed`.
+   */
+  readonly auth?: UpstreamAuth;
 }
 
 export const DEFAULT_HTTP_UPSTREAM_CONFIG = Object.freeze({
@@ -111,10 +119,15 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_HTTP_UPSTREAM_CONFIG.maxResponseBytes;
   const protocolVersion = config.protocolVersion ?? DEFAULT_HTTP_UPSTREAM_CONFIG.protocolVersion;
   const staticHeaders = config.headers ?? [];
-  const made = createDispatcher(
-    url,
-    config.caPem === undefined ? { env: config.env } : { env: config.env, caPem: config.caPem },
-  );
+  const conflict =
+    config.auth !== undefined &&
+    staticHeaders.some((header) => header.name.toLowerCase() === 'authorization');
+  const made: DispatcherResult = conflict
+    ? { ok: false, reason: 'a static authorization header and a sign-in cannot be used together' }
+    : createDispatcher(
+        url,
+        config.caPem === undefined ? { env: config.env } : { env: config.env, caPem: config.caPem },
+      );
   if (!made.ok)
     logger.log(SCOPE, 'err', `cannot make the HTTP client for the upstream server: ${made.reason}`);
   const dispatcher: Dispatcher | undefined = made.ok ? made.dispatcher : undefined;
@@ -193,30 +206,35 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
         }
         paramHeaders = tools.headersFor(toolName, params['arguments']);
       }
-      const id = nextId++;
       const meta = isObject(params['_meta']) ? params['_meta'] : {};
-      const body = JSON.stringify(
-        requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
-      );
       const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
       const controller = new AbortController();
       inFlight.add(controller);
       const started = performance.now();
+      let id = 0;
       let status: number | undefined;
       let outcome = 'cancelled';
       let answered = false;
 
-      const events$ = defer(() =>
-        dispatcher.request({
-          origin,
-          path,
-          method: 'POST',
-          headers,
-          body,
-          signal: controller.signal,
-          ...NO_TIMEOUTS,
-        }),
-      ).pipe(
+      // One POST; the retry after a sign-in is a new request with a new id (§6.4).
+      const post = () =>
+        defer(() => {
+          id = nextId++;
+          const body = JSON.stringify(
+            requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
+          );
+          return dispatcher.request({
+            origin,
+            path,
+            method: 'POST',
+            headers: { ...headers, ...authorizationHeader(config.auth) },
+            body,
+            signal: controller.signal,
+            ...NO_TIMEOUTS,
+          });
+        });
+
+      const events$ = withSignIn(post, { auth: config.auth, method, signal: controller.signal }).pipe(
         mergeMap((response) => {
           status = response.statusCode;
           return responseMessages(response, { id, method, maxResponseBytes });
