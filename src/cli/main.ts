@@ -170,6 +170,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 2;
     case 'serve':
       return serve(parsed.options, createStderrLogger(parsed.options.logLevel));
+    case 'logout': {
+      // Loaded for logout only: the token stores are not part of the other forms' start-up.
+      const { runLogout } = await import('./logout.js');
+      return runLogout(parsed.options, createStderrLogger(parsed.options.logLevel));
+    }
   }
 }
 

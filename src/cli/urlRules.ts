@@ -49,3 +49,53 @@ export function checkUpstreamUrl(text: string): void {
     throw invalid(`http is allowed only for a loopback host (${LOOPBACK_HINT}); give an https URL`);
   }
 }
+
+/** The URL as written, or the first hint that refuses it; shared by the sign-in URL options. */
+function readUrl(text: string): { url: URL } | { hint: string } {
+  if (!/^[\x21-\x7e]+$/.test(text))
+    return { hint: 'it may hold only visible ASCII characters, and no spaces' };
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1]?.toLowerCase();
+  const authority = scheme === undefined ? '' : (text.slice(scheme.length + 3).split(/[/?#\\]/)[0] ?? '');
+  if (authority.includes('@')) return { hint: 'it must not hold a user name or password' };
+  if (text.includes('#')) return { hint: 'it must not have a fragment ("#")' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { hint: 'it cannot be read as a URL' };
+  }
+  if (authority === '' || authority.startsWith(':') || url.hostname === '') return { hint: 'it has no host' };
+  if (url.port === '0') return { hint: 'port 0 is not a valid port' };
+  return { url };
+}
+
+/**
+ * The hint that refuses a `--client-issuer`, or undefined when it is usable: `https`, or `http`
+ * on a loopback host (issue #11 item 7, a deviation from reference-behaviors.md §8, which asks
+ * for https only), a host, no user information, query or fragment.
+ */
+export function clientIssuerHint(text: string): string | undefined {
+  const read = readUrl(text);
+  if ('hint' in read) return read.hint;
+  const { url } = read;
+  const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  if (url.protocol !== 'https:' && !loopbackHttp) {
+    return `give an https URL (http only for a loopback host: ${LOOPBACK_HINT})`;
+  }
+  if (text.includes('?')) return 'it must not have a query ("?")';
+  return undefined;
+}
+
+/**
+ * The hint that refuses a `--client-metadata-url`, or undefined when it is usable: an `https` URL
+ * with a path, no user information and no fragment (reference-behaviors.md §6.9). The client ID
+ * metadata document stays https only, also for loopback hosts (issue #11 item 7).
+ */
+export function clientMetadataUrlHint(text: string): string | undefined {
+  const read = readUrl(text);
+  if ('hint' in read) return read.hint;
+  const { url } = read;
+  if (url.protocol !== 'https:') return 'give an https URL';
+  if (url.pathname === '/' || url.pathname === '') return 'it must have a path, such as /client.json';
+  return undefined;
+}
