@@ -3,7 +3,7 @@
  * §6.11): encryption, modes, atomic replace, wrong key, damaged and moved files.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFileBackend } from '../../src/oauth/store/fileStore.js';
@@ -72,6 +72,13 @@ describe('file store', () => {
     expect((await stat(dir)).mode & 0o777).toBe(dirMode);
     for (const name of await readdir(dir))
       expect((await stat(path.join(dir, name))).mode & 0o777).toBe(fileMode);
+  });
+
+  it('makes an existing token directory open to others 0700', async () => {
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    await chmod(dir, 0o755);
+    await openStore();
+    expect((await stat(dir)).mode & 0o777).toBe(platform === 'win32' ? 0o666 : 0o700);
   });
 
   it('starts each file with version byte 1 and uses a new IV for every write', async () => {
