@@ -80,6 +80,16 @@ const HOST = '127.0.0.1';
 const SCOPE = 'oauth';
 const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
 
+/**
+ * True for the Host header a browser sends to the receiver: `127.0.0.1:<port>`, or `127.0.0.1`
+ * on port 80 (the default port is left out). Any other name is refused, so that a web page cannot
+ * reach the receiver under its own name through DNS rebinding.
+ */
+export function isReceiverHost(host: string | undefined, port: number): boolean {
+  const value = host?.toLowerCase();
+  return value === `${HOST}:${port}` || (port === 80 && value === HOST);
+}
+
 /** Starts the receiver; rejects with cause `redirect_port_unavailable` when it cannot listen. */
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   const limits: ReceiverLimits = { ...RECEIVER_LIMITS, ...options.limits };
@@ -100,9 +110,19 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const entry = sockets.get(request.socket);
     if (entry !== undefined) entry.requested = true;
     deadline(request.socket, limits.closeGraceMs);
+    try {
+      route(request, response);
+    } catch (error) {
+      // A handler that throws must not stop the bridge (an uncaught exception would).
+      logger.log(SCOPE, 'warn', `the loopback receiver failed on a request: ${(error as Error).name}`);
+      request.socket.destroy();
+    }
+  };
+
+  const route = (request: IncomingMessage, response: ServerResponse): void => {
     const target = request.url ?? '';
     // Origin-form only, and only our own host: no absolute-form target, no DNS-rebinding name.
-    if (!target.startsWith('/') || request.headers.host?.toLowerCase() !== `${HOST}:${port}`) {
+    if (!target.startsWith('/') || !isReceiverHost(request.headers.host, port)) {
       return sendPage(response, 'bad');
     }
     // Appended, not resolved: `//host/path` stays a path of ours.
@@ -173,6 +193,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     expect(input) {
       if (closing !== undefined) throw new Error('the loopback receiver is closed');
       if (wait?.phase === 'waiting') throw new Error('the loopback receiver already waits for a sign-in');
+      // The caller checks the URL first (authorizationUrl.ts); a line break here would split the 303 head.
+      if (!/^[\x21-\x7e]+$/.test(input.authorizationUrl)) {
+        throw new Error('the authorization URL holds characters outside visible ASCII');
+      }
       let token: string | undefined;
       if (input.withStartUrl) {
         token = newStartToken(options.random);
@@ -182,6 +206,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
             'warn',
             'the bridge has no random data for the start URL, thus it does not open the browser',
           );
+          // The caller logs `the browser did not open: …` when it gets no start URL (§6.6).
         }
       }
       let settle: Pick<Wait, 'resolve' | 'reject'> | undefined;

@@ -3,7 +3,7 @@
  * against the real server on 127.0.0.1 with raw HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReceiver } from '../../src/oauth/receiver.js';
+import { isReceiverHost, startReceiver } from '../../src/oauth/receiver.js';
 import type { Receiver } from '../../src/oauth/receiver.js';
 import { get, open, pathOf, rawRequest, readAll, recordingLogger } from './receiverHttp.js';
 
@@ -218,6 +218,15 @@ describe('one-time start URL', () => {
     ]);
   });
 
+  it('refuses an authorization URL with a line break or a space, which would split the 303 head', async () => {
+    const { r } = await receiver();
+    for (const bad of [`${AUTHORIZE}\r\nSet-Cookie: a=b`, `${AUTHORIZE} x`]) {
+      expect(() => r.expect({ state: 'st-1', authorizationUrl: bad, withStartUrl: true })).toThrow(
+        'the authorization URL holds characters outside visible ASCII',
+      );
+    }
+  });
+
   it('refuses a second wait while the first waits for its redirect', async () => {
     const { r } = await receiver();
     r.expect({ state: 'st-1', authorizationUrl: AUTHORIZE, withStartUrl: false });
@@ -267,5 +276,21 @@ describe('port', () => {
     await expect(result).rejects.toThrow('the loopback receiver closed before the redirect');
     expect((await idleDone).text).toBe('');
     await expect(open(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
+
+describe('isReceiverHost', () => {
+  it.each([
+    ['127.0.0.1:41894', 41894, true],
+    ['127.0.0.1:80', 80, true],
+    ['127.0.0.1', 80, true],
+    ['127.0.0.1', 41894, false],
+    ['127.0.0.1:41895', 41894, false],
+    ['localhost:41894', 41894, false],
+    ['evil.example:41894', 41894, false],
+    ['127.0.0.1:41894.evil.example', 41894, false],
+    [undefined, 41894, false],
+  ])('%s on port %s -> %s', (host, port, expected) => {
+    expect(isReceiverHost(host, port)).toBe(expected);
   });
 });
