@@ -146,11 +146,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       sockets.delete(socket);
     });
   });
-  const refused = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // Node reports a parse error again for every later chunk of the same connection.
-    if (refused.has(socket)) return;
-    refused.add(socket);
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     if (status === 431)
       logger.log(SCOPE, 'warn', 'the loopback receiver refused a request head that is too large');

@@ -3,7 +3,7 @@
  * against the real server on 127.0.0.1 with raw HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isReceiverHost, startReceiver } from '../../src/oauth/receiver.js';
+import { isReceiverHost, RECEIVER_LIMITS, startReceiver } from '../../src/oauth/receiver.js';
 import type { Receiver } from '../../src/oauth/receiver.js';
 import { get, open, pathOf, rawRequest, readAll, recordingLogger } from './receiverHttp.js';
 
@@ -26,6 +26,15 @@ afterEach(async () => {
 });
 
 describe('loopback receiver', () => {
+  it('has the limits of §6.6 by default: head in 10 s, head of 16 KiB, 16 connections, 2 s close grace', () => {
+    expect(RECEIVER_LIMITS).toEqual({
+      headTimeoutMs: 10_000,
+      maxHeadBytes: 16_384,
+      maxConnections: 16,
+      closeGraceMs: 2_000,
+    });
+  });
+
   it('listens on 127.0.0.1 only, with the redirect URI http://127.0.0.1:<port>/callback', async () => {
     const { r, port } = await receiver();
     expect(r.redirectUri).toBe(`http://127.0.0.1:${port}/callback`);
