@@ -58,7 +58,7 @@ export interface FakeKeyring {
   calls: number;
 }
 
-export function fakeKeyring(state: { absent?: string } = {}): FakeKeyring {
+export function fakeKeyring(state: { absent?: string; maxChars?: number } = {}): FakeKeyring {
   const secrets = new Map<string, string>();
   const fake: FakeKeyring = {
     secrets,
@@ -86,6 +86,7 @@ export function fakeKeyring(state: { absent?: string } = {}): FakeKeyring {
           setPassword(password: string): Promise<void> {
             return Promise.resolve().then(() => {
               this.check();
+              if (password.length > (state.maxChars ?? Infinity)) throw new Error('the password is too long');
               secrets.set(`${this.service}/${this.account}`, password);
             });
           }

@@ -37,11 +37,23 @@ export interface KeychainOptions {
   readonly platform: NodeJS.Platform;
   /** Loads the module; tests give a fake one. Default: `import('@napi-rs/keyring')`. */
   readonly loadKeyring?: () => Promise<KeyringModule>;
+  /** The longest text of one entry (default: 1000 on Windows, no limit elsewhere); for tests. */
+  readonly chunkChars?: number;
   /** How long one keychain call may take before the store counts as failed. Default 10 s. */
   readonly callTimeoutMs?: number;
 }
 
 const PROBE_ACCOUNT = 'probe';
+/** Record names are SHA-256 hex; the parts of a split value add `.<n>`, the probe is `probe`. */
+const RECORD_NAME = /^[0-9a-f]{64}$/;
+const CHUNKED = /^chunks:(\d+):/;
+/**
+ * Windows Credential Manager keeps at most 2560 bytes per credential, and keyring stores the
+ * password as UTF-16: 1280 characters. A record with a JWT access token and a refresh token can
+ * be longer, so on Windows a value is split into entries of 1000 characters (`<name>`,
+ * `<name>.1`, …; the first says how many).
+ */
+const WINDOWS_CHUNK_CHARS = 1000;
 
 /** The module through a specifier in a variable, so the build does not need the optional dependency. */
 const importKeyring = async (): Promise<KeyringModule> => {
@@ -80,26 +92,60 @@ export async function openKeychainBackend(options: KeychainOptions): Promise<Rec
   } catch (error) {
     throw new Error(reason(error), { cause: error });
   }
+  const get = (name: string): Promise<string | null> => entry(name).getPassword(signal());
+  const set = (name: string, text: string): Promise<void> => entry(name).setPassword(text, signal());
+  const del = (name: string): Promise<boolean> => entry(name).deleteCredential(signal());
+  const chunkChars = options.chunkChars ?? (options.platform === 'win32' ? WINDOWS_CHUNK_CHARS : Infinity);
+
+  /** The number of entries of the value stored under `name` (1 unless it was split). */
+  const partsOf = (text: string | null): number => Number(CHUNKED.exec(text ?? '')?.[1] ?? 1);
+
+  async function load(name: string): Promise<unknown> {
+    const head = await get(name);
+    if (head === null) return undefined;
+    const match = CHUNKED.exec(head);
+    let text = match === null ? head : head.slice(match[0].length);
+    for (let i = 1; i < partsOf(head); i += 1) {
+      const part = await get(`${name}.${i}`);
+      if (part === null) return undefined;
+      text += part;
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the parts first and the head last, then deletes parts the old value had beyond the new. */
+  async function save(name: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value);
+    const oldParts = partsOf(await get(name));
+    const parts = Math.max(1, Math.ceil(text.length / chunkChars));
+    for (let i = 1; i < parts; i += 1)
+      await set(`${name}.${i}`, text.slice(i * chunkChars, (i + 1) * chunkChars));
+    await set(name, parts === 1 ? text : `chunks:${parts}:${text.slice(0, chunkChars)}`);
+    for (let i = parts; i < oldParts; i += 1) await del(`${name}.${i}`);
+  }
+
+  async function remove(name: string): Promise<boolean> {
+    const parts = partsOf(await get(name));
+    const removed = await del(name);
+    for (let i = 1; i < parts; i += 1) await del(`${name}.${i}`);
+    return removed;
+  }
+
   return {
     kind: 'keychain',
     description: `the tokens are in the keychain of the host (service "${options.service}")`,
-    load: (name) =>
-      wrap(async () => {
-        const text = await entry(name).getPassword(signal());
-        if (text === null) return undefined;
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          return undefined;
-        }
-      }),
-    save: (name, value) => wrap(() => entry(name).setPassword(JSON.stringify(value), signal())),
-    remove: (name) => wrap(() => entry(name).deleteCredential(signal())),
+    load: (name) => wrap(() => load(name)),
+    save: (name, value) => wrap(() => save(name, value)),
+    remove: (name) => wrap(() => remove(name)),
     names: () =>
       wrap(async () =>
         (await keyring.findCredentialsAsync(options.service, null, signal()))
           .map((credential) => credential.account)
-          .filter((account) => account !== PROBE_ACCOUNT),
+          .filter((account) => RECORD_NAME.test(account)),
       ),
   };
 }
