@@ -187,6 +187,20 @@ describe('test browser executable', () => {
   });
 });
 
+describe('built fixtures', () => {
+  it('load oidc-provider on this Node without its start-up warning', async () => {
+    const module = new URL('../../dist/test/fixtures/oauth/authServer.js', import.meta.url);
+    const stderr = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', `await import(${JSON.stringify(module.href)});`],
+        (error, _out, err) => (error === null ? resolve(err) : reject(new Error(error.message))),
+      );
+    });
+    expect(stderr).toBe('');
+  });
+});
+
 describe('test browser cookie jar', () => {
   it('sends cookies by origin and path, and drops expired ones', () => {
     let now = 1_000_000;
