@@ -18,6 +18,12 @@ export interface UpstreamAuth {
     wwwAuthenticate: string | undefined;
     method: string;
     signal: AbortSignal;
+    /**
+     * (Optional member, added by A1.) The Authorization header the refused request carried
+     * (undefined when it had none). Without it the sign-in takes the current header as the
+     * refused one, which is wrong when another sign-in changed it in between.
+     */
+    authorization?: string | undefined;
   }): Promise<void>;
   /** Emits after each completed sign-in, and after each refresh or stored sign-in that changed the token (reopenListen's signIn$). */
   readonly signedIn$: Observable<void>;

@@ -269,8 +269,10 @@ export function createUpstreamAuth(
     await interactive(input, found, stored);
   };
 
-  const challenge: UpstreamAuth['challenge'] = async ({ status, wwwAuthenticate, signal }) => {
-    const refused = current?.accessToken;
+  const challenge: UpstreamAuth['challenge'] = async (given) => {
+    const { status, wwwAuthenticate, signal } = given;
+    const refused =
+      'authorization' in given ? given.authorization?.replace(/^Bearer /, '') : current?.accessToken;
     const bearer = bearerChallenge(wwwAuthenticate);
     if (status === 403) {
       if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');

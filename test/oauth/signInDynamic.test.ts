@@ -13,7 +13,7 @@ import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { caFetchFn, harness, post, request } from './signInHarness.js';
 import type { Harness, HarnessOptions } from './signInHarness.js';
-import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
+import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
 
 let certs: TestCerts;
@@ -132,5 +132,192 @@ describe('tokens of the store', () => {
       registrations: 1,
     });
     expect(second.fetched).toEqual([]);
+  });
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('silent refresh (issue #12 deliverable 3)', () => {
+  it('refreshes an expired token once, with the resource, and opens no browser', async () => {
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
+    const store = createMemoryStore();
+    const first = make({ config: { url: mcp.url }, store });
+    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    const before = await store.read({
+      url: mcp.url,
+      identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
+    });
+    await sleep(1_100); // the server no longer takes the access token
+
+    const second = make({ config: { url: mcp.url }, store });
+    await second.auth.load();
+    let changes = 0;
+    const sub = second.auth.signedIn$.subscribe(() => (changes += 1));
+    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    sub.unsubscribe();
+
+    expect(as.stats()).toEqual({
+      authorizationRequests: 1,
+      codeGrants: 1,
+      refreshGrants: 1,
+      registrations: 1,
+    });
+    expect(as.tokenRequests().map((t) => [t.grantType, t.resource])).toEqual([
+      ['authorization_code', [mcp.url]],
+      ['refresh_token', [mcp.url]],
+    ]);
+    expect(second.opened).toEqual([]);
+    expect(second.signInLines).toEqual([]);
+    expect(changes).toBe(1);
+    const after = await store.read({
+      url: mcp.url,
+      identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
+    });
+    expect(after?.accessToken).not.toBe(before?.accessToken);
+    expect(after?.savedAt).toBeGreaterThan(before?.savedAt ?? Infinity);
+    expect(second.logs.map((l) => l.text)).toContain('the bridge refreshed the sign-in');
+    expectNoSecrets(output(second), [...secretsOf(before), ...secretsOf(after), ...second.sentSecrets]);
+  });
+
+  it('signs in again in the browser when the server refuses the refresh', async () => {
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
+    const store = createMemoryStore();
+    const first = make({ config: { url: mcp.url }, store });
+    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    as.revokeRefreshTokens();
+    await sleep(1_100);
+
+    const second = make({ config: { url: mcp.url }, store });
+    await second.auth.load();
+    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+
+    // The server counts granted refreshes only; the refused one is in its token request log.
+    expect(as.stats()).toEqual({ authorizationRequests: 2, codeGrants: 2, refreshGrants: 0, registrations: 1 });
+    expect(as.tokenRequests().map((t) => [t.grantType, t.status])).toEqual([
+      ['authorization_code', 200],
+      ['refresh_token', 400],
+      ['authorization_code', 200],
+    ]);
+    expect(second.opened).toHaveLength(1);
+    expect(second.logs.map((l) => l.text)).toContain(
+      'the authorization server refused the refresh (the refresh failed: HTTP status 400, invalid_grant); a new sign-in follows',
+    );
+    expectNoSecrets(output(second), second.sentSecrets);
+  });
+});
+
+describe('step-up (protocol-mapping §8.8)', () => {
+  const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: {} } };
+
+  it('asks for the union of the granted and the challenged scopes, once per request', async () => {
+    const { as, mcp } = await servers({}, { stepUpTool: { name: 'add', scope: 'mcp:write' } });
+    const h = make({ config: { url: mcp.url } });
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+
+    const signal = new AbortController().signal;
+    expect((await request(net.fetch, mcp.url, h.auth, call, signal)).status).toBe(200);
+    expect(as.authorizations().map((a) => a.scope)).toEqual([
+      'mcp:read offline_access',
+      'mcp:read mcp:write offline_access',
+    ]);
+    expect(h.signInLines).toHaveLength(2);
+
+    // The same request refused again: no second step-up.
+    const again = await post(net.fetch, mcp.url, h.auth, call);
+    expect(again.status).toBe(200);
+    await expect(
+      h.auth.challenge({
+        status: 403,
+        wwwAuthenticate: 'Bearer error="insufficient_scope", scope="mcp:admin"',
+        method: 'tools/call',
+        signal,
+      }),
+    ).rejects.toMatchObject({ code: 'access_refused', detail: 'HTTP status 403 after a step-up' });
+    expect(as.stats().authorizationRequests).toBe(2);
+  });
+
+  it('fails at once for a 403 whose scopes the token already has, or without insufficient_scope', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url } });
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    const signal = new AbortController().signal;
+    await expect(
+      h.auth.challenge({
+        status: 403,
+        wwwAuthenticate: 'Bearer error="insufficient_scope", scope="mcp:read"',
+        method: 'tools/call',
+        signal,
+      }),
+    ).rejects.toMatchObject({
+      code: 'access_refused',
+      detail: 'HTTP status 403 for scopes the sign-in already has',
+    });
+    await expect(
+      h.auth.challenge({
+        status: 403,
+        wwwAuthenticate: 'Bearer error="invalid_token"',
+        method: 'tools/call',
+        signal,
+      }),
+    ).rejects.toMatchObject({ code: 'access_refused', detail: 'HTTP status 403' });
+    expect(as.stats().authorizationRequests).toBe(1);
+  });
+});
+
+describe('migration to another authorization server (protocol-mapping §8.10)', () => {
+  it('signs in anew at the server the resource metadata now names, with a new client', async () => {
+    const { as, mcp } = await servers();
+    const store = createMemoryStore();
+    const h = make({ config: { url: mcp.url }, store });
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    const first = await store.read({
+      url: mcp.url,
+      identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
+    });
+
+    const second = await startAuthServer({ tls: certs, caPem: certs.caPem });
+    closers.push(() => second.close());
+    mcp.useAuthServer(second);
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+
+    const now = await store.read({
+      url: mcp.url,
+      identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
+    });
+    expect(as.stats()).toEqual({
+      authorizationRequests: 1,
+      codeGrants: 1,
+      refreshGrants: 0,
+      registrations: 1,
+    });
+    expect(second.stats()).toEqual({
+      authorizationRequests: 1,
+      codeGrants: 1,
+      refreshGrants: 0,
+      registrations: 1,
+    });
+    expect(now?.issuer).toBe(second.issuer);
+    expect(now?.client.clientId).not.toBe(first?.client.clientId);
+    expect(h.logs.map((l) => l.text)).toContain(
+      'the upstream server names another authorization server than the one of the stored sign-in: the bridge signs in there anew',
+    );
+  });
+});
+
+describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
+  it('a second auth on the same store and lock takes the stored token and opens no browser', async () => {
+    const { as, mcp } = await servers();
+    const store = createMemoryStore();
+    const lock = createProcessLock();
+    const a = make({ config: { url: mcp.url }, store, lock });
+    const b = make({ config: { url: mcp.url }, store, lock });
+    const [ra, rb] = await Promise.all([
+      request(net.fetch, mcp.url, a.auth),
+      request(net.fetch, mcp.url, b.auth),
+    ]);
+    expect([ra.status, rb.status]).toEqual([200, 200]);
+    expect(as.stats().authorizationRequests).toBe(1);
+    expect(a.opened.length + b.opened.length).toBe(1);
+    expect(a.auth.header()).toBe(b.auth.header());
   });
 });

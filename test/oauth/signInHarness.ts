@@ -207,6 +207,7 @@ export async function request(
   body?: Record<string, unknown>,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<McpReply> {
+  const authorization = auth.header();
   const first = await post(fetch, url, auth, body);
   if (first.status !== 401 && first.status !== 403) return first;
   await auth.challenge({
@@ -214,6 +215,7 @@ export async function request(
     wwwAuthenticate: first.wwwAuthenticate,
     method: 'tools/list',
     signal,
+    authorization,
   });
   return post(fetch, url, auth, body);
 }
