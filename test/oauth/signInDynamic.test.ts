@@ -192,7 +192,12 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
 
     // The server counts granted refreshes only; the refused one is in its token request log.
-    expect(as.stats()).toEqual({ authorizationRequests: 2, codeGrants: 2, refreshGrants: 0, registrations: 1 });
+    expect(as.stats()).toEqual({
+      authorizationRequests: 2,
+      codeGrants: 2,
+      refreshGrants: 0,
+      registrations: 1,
+    });
     expect(as.tokenRequests().map((t) => [t.grantType, t.status])).toEqual([
       ['authorization_code', 200],
       ['refresh_token', 400],
