@@ -19,12 +19,15 @@ import type { TokenRecord } from '../../src/oauth/store/types.js';
 let certs: TestCerts;
 let net: ReturnType<typeof caFetchFn>;
 const closers: Array<() => Promise<void>> = [];
+/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
+const made: Harness[] = [];
 
 beforeAll(() => {
   certs = makeTestCerts();
   net = caFetchFn(certs.caPem);
 });
 afterEach(async () => {
+  for (const h of made.splice(0)) h.scan();
   for (const close of closers.splice(0).reverse()) await close();
 });
 afterAll(async () => {
@@ -52,6 +55,7 @@ async function servers(
 function make(options: Omit<HarnessOptions, 'ca'>): Harness {
   const h = harness({ ca: certs.caPem, ...options });
   closers.push(() => h.close());
+  made.push(h);
   return h;
 }
 

@@ -11,6 +11,7 @@ import type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from '../../
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
 import type { SignInLock, TokenStore } from '../../src/oauth/store/types.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
+import { expectNoSecrets } from '../helpers/secretScan.js';
 import type { BrowserMode } from '../fixtures/oauth/testBrowser.js';
 
 export interface LogLine {
@@ -84,8 +85,15 @@ export interface Harness {
   readonly fetched: string[];
   /** The secrets the sign-in sent (code, verifier, refresh token, client secret), for the secret scan. */
   readonly sentSecrets: string[];
-  /** Every URL the test browser was pointed at. */
+  /** What the opener does with the start URL: the test browser in a mode, or nothing. */
   browserMode: BrowserMode | 'none';
+  /** The errors challenge() rejected with, as `<code>: <detail>` lines. */
+  readonly errors: string[];
+  /**
+   * The secret scan of every log line, sign-in line and error of this harness: no code,
+   * verifier, access or refresh token, or client secret (issue #11 acceptance).
+   */
+  scan(extra?: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -123,7 +131,22 @@ export function harness(options: HarnessOptions): Harness {
   const sentSecrets: string[] = [];
   const net = caFetchFn(options.ca);
   const consent = options.consent ?? fakeConsent(options.ca);
-  const store = options.store ?? createMemoryStore();
+  const inner = options.store ?? createMemoryStore();
+  const errors: string[] = [];
+  const written: string[] = [];
+  // Every record written passes here, so that its secrets join the scan.
+  const store: TokenStore = {
+    ...inner,
+    read: (key) => inner.read(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    write: (record) => {
+      for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
+        if (value !== undefined) written.push(value);
+      }
+      return inner.write(record);
+    },
+  };
   const result: Harness = {
     auth: undefined as unknown as Harness['auth'],
     consent,
@@ -134,6 +157,15 @@ export function harness(options: HarnessOptions): Harness {
     fetched,
     sentSecrets,
     browserMode: 'follow',
+    errors,
+    scan: (extra = []) =>
+      expectNoSecrets(
+        {
+          lines: [],
+          stderr: [...logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...signInLines, ...errors],
+        },
+        [...written, ...sentSecrets, ...extra],
+      ),
     close: () => net.close(),
   };
   const fetch = ((input: string | URL | Request, init?: RequestInit) => {
@@ -169,7 +201,17 @@ export function harness(options: HarnessOptions): Harness {
     writeSignInLine: (line) => void signInLines.push(line),
     ...options.deps,
   });
-  (result as { auth: Harness['auth'] }).auth = auth;
+  const challenge: Harness['auth']['challenge'] = (input) => auth.challenge(input);
+  const watched: Harness['auth'] = {
+    ...auth,
+    challenge: (input) =>
+      challenge(input).catch((error: unknown) => {
+        const { code, detail, message } = error as { code?: string; detail?: string; message?: string };
+        errors.push(`${code ?? 'no code'}: ${detail ?? ''} ${message ?? ''}`);
+        throw error;
+      }),
+  };
+  (result as { auth: Harness['auth'] }).auth = watched;
   return result;
 }
 

@@ -19,12 +19,15 @@ import type { Harness } from './signInHarness.js';
 let certs: TestCerts;
 let net: ReturnType<typeof caFetchFn>;
 const closers: Array<() => Promise<void>> = [];
+/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
+const made: Harness[] = [];
 
 beforeAll(() => {
   certs = makeTestCerts();
   net = caFetchFn(certs.caPem);
 });
 afterEach(async () => {
+  for (const h of made.splice(0)) h.scan();
   for (const close of closers.splice(0).reverse()) await close();
 });
 afterAll(async () => {
@@ -52,6 +55,7 @@ async function setUp(
   });
   const h = harness({ ca: certs.caPem, config: { url: mcp.url } });
   closers.push(() => h.close());
+  made.push(h);
   return { as, mcp, h };
 }
 
@@ -137,6 +141,7 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
       },
     });
     closers.push(() => h.close());
+    made.push(h);
     await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the iss of the authorization response is not the issuer of the authorization server',
