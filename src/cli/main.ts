@@ -13,6 +13,7 @@ import { createBridge } from '../bridge/createBridge.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { isBridgeError } from '../errors.js';
@@ -24,6 +25,7 @@ import { parseCommandLine } from './args.js';
 import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
 import { createStderrLogger, formatDiagnostic } from './log.js';
+import type { SignInSetup } from './signInSetup.js';
 
 const PROFILE_NAME = 'mcp-bridge-vscode';
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
@@ -48,6 +50,7 @@ function connector(
   child: ChildTracker,
   caPem: string | undefined,
   flow: FlowControl,
+  auth: UpstreamAuth | undefined,
 ): () => Observable<UpstreamConnection> {
   const upstream = options.upstream;
   if (upstream.kind === 'url') {
@@ -62,6 +65,7 @@ function connector(
               maxResponseBytes: options.maxResponseBytes,
               ...(caPem === undefined ? {} : { caPem }),
               env: process.env,
+              ...(auth === undefined ? {} : { auth }),
             },
             logger,
           ),
@@ -82,6 +86,25 @@ function connector(
     );
 }
 
+/** The sign-in of a URL upstream (issue #11), loaded only when it is on (start-up time). */
+async function startSignIn(
+  options: ServeOptions,
+  url: string,
+  logger: Logger,
+): Promise<SignInSetup | undefined> {
+  if (options.signIn === undefined) return undefined;
+  const { setUpSignIn } = await import('./signInSetup.js');
+  return setUpSignIn(
+    {
+      url,
+      signIn: options.signIn,
+      env: process.env,
+      ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+    },
+    logger,
+  );
+}
+
 async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const caPem = options.caPem;
   for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
@@ -94,13 +117,23 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
     profileName: PROFILE_NAME,
   });
+  const signIn = upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger) : undefined;
+  if (signIn?.ok === false) {
+    process.stderr.write(`${formatDiagnostic(signIn.message)}\n`);
+    return 2;
+  }
+  const auth = signIn?.auth;
   const bridge = createBridge(
     {
       version: packageVersion(),
       fallbackName,
       limits: { ...DEFAULT_LIMITS, discoverTimeoutMs: options.discoverTimeoutMs },
     },
-    { connect: connector(options, logger, child, caPem, flow), logger },
+    {
+      connect: connector(options, logger, child, caPem, flow, auth),
+      logger,
+      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+    },
   );
 
   const stop$ = new Subject<void>();
