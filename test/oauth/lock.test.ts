@@ -222,4 +222,28 @@ describe('sign-in lock within one process', () => {
     release();
     await held;
   });
+
+  it('does not run work that was aborted while queued behind a hold of the same process', async () => {
+    const lock = createFileLock({ directory: dir });
+    let release = (): void => undefined;
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const held = lock.hold(
+      KEY,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          started();
+        }),
+    );
+    await running;
+    const controller = new AbortController();
+    let ran = false;
+    const queued = lock.hold(KEY, () => Promise.resolve((ran = true)), { signal: controller.signal });
+    controller.abort(new Error('stdin ended'));
+    release();
+    await held;
+    await expect(queued).rejects.toThrow('stdin ended');
+    expect(ran).toBe(false);
+  });
 });

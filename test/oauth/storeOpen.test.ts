@@ -234,3 +234,17 @@ describe('token key file', () => {
     });
   });
 });
+
+describe('openTokenStore auto with a keychain and an unusable key', () => {
+  it('uses the keychain and warns about the key', async () => {
+    const { store } = await open({
+      loadKeyring: fakeKeyring().module,
+      env: { MCP_BRIDGE_TOKEN_KEY: 'short' },
+    });
+    expect(store.kind).toBe('keychain');
+    expect(logger.lines).toEqual([
+      'vscode: info: the tokens are in the keychain of the host (service "mcp-bridge-sdk/mcp-bridge-vscode")',
+      'vscode: warn: the token key is not usable: the token key MCP_BRIDGE_TOKEN_KEY does not hold 64 hex digits',
+    ]);
+  });
+});

@@ -173,9 +173,12 @@ export function createFileLock(options: FileLockOptions): SignInLock {
     const holder: Holder = { pid: process.pid, host, owner: randomBytes(16).toString('hex') };
     await acquire(file, holder, signal);
     let lost = false;
+    let released = false;
     const beat = async (): Promise<void> => {
-      if (lost) return;
+      if (lost || released) return;
       const current = await readHolder(file);
+      // `released`: a beat that was under way when the work ended sees the file gone; not a takeover.
+      if (released) return;
       if (current?.owner !== holder.owner) {
         lost = true;
         logger.log(
@@ -193,6 +196,7 @@ export function createFileLock(options: FileLockOptions): SignInLock {
     try {
       return await work();
     } finally {
+      released = true;
       clearInterval(timer);
       if ((await readHolder(file))?.owner === holder.owner) await unlink(file).catch(() => undefined);
     }

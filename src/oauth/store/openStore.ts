@@ -155,6 +155,9 @@ export async function openTokenStore(options: StoreOptions, logger: Logger): Pro
     try {
       const keychain = await openKeychain(lock);
       announce(keychain);
+      // The files are not needed now, but a key that was given and is unusable should be known.
+      if (keyProblem !== undefined)
+        logger.log(STORE_SCOPE, 'warn', `the token key is not usable: ${keyProblem}`);
       const rest = key === undefined ? [memory] : [() => openFiles(key, lock), memory];
       return { ok: true, store: createFallbackStore(keychain, rest, logger), lock };
     } catch (error) {
