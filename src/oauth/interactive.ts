@@ -148,10 +148,19 @@ async function show(
   }
   state.elicitations += 1;
   const elicitationId = `sign-in-${state.elicitations}`;
-  const action = await raced(
-    deps.consent.askUrl({ url: url.authorizationUrl, message: CONSENT_MESSAGE, elicitationId, signal }),
+  const asked = deps.consent.askUrl({
+    url: url.authorizationUrl,
+    message: CONSENT_MESSAGE,
+    elicitationId,
     signal,
-  );
+  });
+  const action = await raced(asked, signal).catch((error: unknown) => {
+    // A cancelled request or a time limit logs its own line (the signal); this is the client.
+    if (!signal.aborted) {
+      deps.logger.log(SCOPE, 'warn', 'The client closed the connection before the sign-in completed.');
+    }
+    throw error;
+  });
   if (action === 'accept') return elicitationId;
   deps.logger.log(SCOPE, 'info', 'The user declined the sign-in.');
   // A dismissed question (cancel) ends this sign-in too, but starts no cooldown (§6.7 names decline).

@@ -169,6 +169,23 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
   });
 });
 
+describe('after initialized: a client that goes away', () => {
+  it('passes the error of the question on, logs it, and starts no cooldown', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    h.consent.answer = 'reject';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'closed',
+      detail: 'the client closed the connection before the sign-in completed',
+    });
+    expect(texts(h)).toContain('The client closed the connection before the sign-in completed.');
+    expect(h.consent.completed).toEqual([]);
+    h.consent.answer = 'accept';
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+});
+
 describe('before initialized: the browser', () => {
   it('stops after --sign-in-timeout with sign_in_timeout, and releases the port', async () => {
     const { mcp } = await servers();

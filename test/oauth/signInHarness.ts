@@ -12,6 +12,7 @@ import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memo
 import type { SignInLock, TokenStore } from '../../src/oauth/store/types.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
+import { BridgeError } from '../../src/errors.js';
 import type { BrowserMode } from '../fixtures/oauth/testBrowser.js';
 
 export interface LogLine {
@@ -53,7 +54,14 @@ export function fakeConsent(ca: string): FakeConsent {
           }),
         );
       }
-      if (answer === 'reject') return Promise.reject(new Error('the client went away'));
+      if (answer === 'reject') {
+        // What the bridge's relay rejects with when the connection ends (src/bridge/consent.ts).
+        return Promise.reject(
+          new BridgeError('closed', {
+            detail: 'the client closed the connection before the sign-in completed',
+          }),
+        );
+      }
       if (answer === 'accept' && consent.browseOnAccept) void browse(url, { ca }).catch(() => undefined);
       return Promise.resolve(answer);
     },
