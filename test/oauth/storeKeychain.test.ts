@@ -1,13 +1,14 @@
 /**
  * The keychain store against the real keychain of the host (issue 12 acceptance: "a test runs
  * where a secret service is available and is skipped with a logged reason where none is"). The
- * CI jobs on macOS and Windows run the first test; a headless Linux runs the second.
+ * CI jobs on macOS and Windows run the first two tests; a headless Linux runs the last one.
  *
  * `it.skipIf(...)` here is the one conditional skip the project allows: whether the host has a
- * keychain is a fact of the machine, and exactly one of the two tests below runs on each host.
+ * keychain is a fact of the machine: on each host either the keychain tests or the fall-through test run.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { runLogout } from '../../src/cli/logout.js';
 import { createIndexedStore } from '../../src/oauth/store/index.js';
 import { openKeychainBackend } from '../../src/oauth/store/keychainStore.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
@@ -43,6 +44,38 @@ describe('keychain store (real keychain)', () => {
       }
     },
   );
+
+  it.skipIf(!probe.available)('auto picks the keychain, and logout deletes the sign-in from it', async () => {
+    const logger = recordingLogger();
+    const { dir, cleanup } = await tempDir();
+    const bridgeName = `test-${SERVICE.slice(-8)}`;
+    const service = `mcp-bridge-sdk/${bridgeName}`;
+    try {
+      const opened = await openTokenStore({ tokenStore: 'auto', env: {}, service, directory: dir }, logger);
+      if (!opened.ok) throw new Error(opened.message);
+      expect(opened.store.kind).toBe('keychain');
+      const record = makeRecord({ identity: `${bridgeName}|default|http://127.0.0.1:41894/callback` });
+      await opened.store.write(record);
+      const options = {
+        url: record.url,
+        all: false,
+        account: 'default',
+        redirectPort: 41894,
+        logLevel: 'info' as const,
+      };
+      const code = await runLogout({ ...options, tokenStore: 'keychain', bridgeName }, logger, {
+        env: {},
+        directory: dir,
+      });
+      expect(code).toBe(0);
+      expect(await opened.store.read(record)).toBeUndefined();
+      expect(logger.lines.at(-1)).toBe(
+        'vscode: info: logout deleted the stored sign-in of the account "default". The next start signs in again',
+      );
+    } finally {
+      await cleanup();
+    }
+  });
 
   it.skipIf(probe.available)(
     'without a keychain, auto falls through to memory at once, with the reason',
