@@ -324,7 +324,11 @@ describe('oidc-provider test authorization server', () => {
           redirect_uris: [page.redirectUri],
         },
         // Registered without a port: a pre-registered client is native, so any loopback port matches.
-        { client_id: 'public-client', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/callback'] },
+        {
+          client_id: 'public-client',
+          token_endpoint_auth_method: 'none',
+          redirect_uris: ['http://127.0.0.1/callback'],
+        },
       ],
     });
     const { body } = await http.json(`${server.issuer}/.well-known/openid-configuration`);

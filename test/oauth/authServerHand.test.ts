@@ -270,7 +270,13 @@ describe('hand-written authorization server', () => {
     const refused = await browse(url.href, { ca: certs.caPem });
     expect(refused.callback).toBeUndefined();
     expect(refused.steps.map((step) => step.status)).toEqual([400]);
-    expect(server.metadataDocumentFetches()).toEqual([clientId, elsewhere]);
+    const liar = docs.host(
+      { redirect_uris: ['http://127.0.0.1/callback'] },
+      'https://127.0.0.1:9/someone-else',
+    );
+    url.searchParams.set('client_id', liar);
+    expect((await browse(url.href, { ca: certs.caPem })).steps.map((step) => step.status)).toEqual([400]);
+    expect(server.metadataDocumentFetches()).toEqual([clientId, elsewhere, liar]);
     expect(docs.hits(clientId)).toBe(1);
   });
 
