@@ -1,7 +1,7 @@
 /** The storage identity and the account label (reference-behaviors.md §6.11, §8). */
 import { describe, expect, it } from 'vitest';
 import { checkAccountLabel, storageIdentity } from '../../src/oauth/store/identity.js';
-import { stateDirectory, tokenDirectory } from '../../src/oauth/store/paths.js';
+import { lockDirectory, stateDirectory, tokenDirectory } from '../../src/oauth/store/paths.js';
 
 const base = {
   bridgeName: 'mcp-bridge-vscode',
@@ -56,6 +56,11 @@ describe('platform directories', () => {
     );
     expect(stateDirectory({ XDG_STATE_HOME: 'relative', HOME: '/home/u' }, 'linux')).toBe(
       '/home/u/.local/state/mcp-bridge-sdk/vscode',
+    );
+  });
+  it('the locks of the keychain and memory stores go to <state>/locks', () => {
+    expect(lockDirectory({ HOME: '/home/u' }, 'linux')).toBe(
+      '/home/u/.local/state/mcp-bridge-sdk/vscode/locks',
     );
   });
 });

@@ -248,3 +248,34 @@ describe('openTokenStore auto with a keychain and an unusable key', () => {
     ]);
   });
 });
+
+describe('the lock of the store', () => {
+  const key = {
+    url: 'https://mcp.example.test/mcp',
+    identity: 'mcp-bridge-vscode|default|http://127.0.0.1:41894/callback',
+  };
+  const state = (): string => path.join(root, 'mcp-bridge-sdk', 'vscode');
+  const platformOptions = (tokenStore: StoreOptions['tokenStore']): StoreOptions => ({
+    tokenStore,
+    // The state directory of every platform under the temporary root.
+    env: { XDG_STATE_HOME: root, LOCALAPPDATA: root, MCP_BRIDGE_TOKEN_KEY: KEY_A },
+    service: SERVICE,
+    loadKeyring: fakeKeyring({ absent: NO_DBUS }).module,
+  });
+  const locksIn = async (place: string): Promise<number> =>
+    (await readdir(place)).filter((name) => name.endsWith('.lock')).length;
+
+  it('lives in the token directory for the file store', async () => {
+    const opened = await openTokenStore(platformOptions('file'), logger);
+    if (!opened.ok) throw new Error(opened.message);
+    const during = await opened.lock.hold(key, () => locksIn(path.join(state(), 'tokens')));
+    expect(during).toBe(1);
+  });
+
+  it('lives in <state>/locks for the memory store', async () => {
+    const opened = await openTokenStore(platformOptions('memory'), logger);
+    if (!opened.ok) throw new Error(opened.message);
+    const during = await opened.lock.hold(key, () => locksIn(path.join(state(), 'locks')));
+    expect(during).toBe(1);
+  });
+});
