@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -245,5 +245,29 @@ describe('sign-in lock within one process', () => {
     await held;
     await expect(queued).rejects.toThrow('stdin ended');
     expect(ran).toBe(false);
+  });
+
+  it('makes the lock directory again when it is deleted while a hold waits', async () => {
+    const locks = path.join(dir, 'locks');
+    const first = createFileLock({ directory: locks });
+    const second = createFileLock({ directory: locks, pollMs: 20 });
+    let release = (): void => undefined;
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const held = first.hold(
+      KEY,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          started();
+        }),
+    );
+    await running;
+    const waiting = second.hold(KEY, () => Promise.resolve('ran'));
+    await sleep(100);
+    await rm(locks, { recursive: true, force: true });
+    release();
+    await held;
+    await expect(waiting).resolves.toBe('ran');
   });
 });

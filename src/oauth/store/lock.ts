@@ -93,6 +93,11 @@ async function create(file: string, content: string): Promise<boolean> {
     handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if (code(error) === 'EEXIST' || (process.platform === 'win32' && code(error) === 'EPERM')) return false;
+    // The directory went away while we waited (logout --all): make it again and retry.
+    if (code(error) === 'ENOENT') {
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      return false;
+    }
     throw error;
   }
   try {
