@@ -252,6 +252,28 @@ describe('oidc-provider test authorization server', () => {
     ]);
   });
 
+  it('lists what it issued (for secret scans) and revokes access tokens', async () => {
+    const server = await start({
+      clients: [
+        {
+          client_id: 'secret-client',
+          client_secret: 'listed-secret-1',
+          token_endpoint_auth_method: 'client_secret_post',
+          redirect_uris: [page.redirectUri],
+        },
+      ],
+    });
+    const token = await exchange(server, 'secret-client', await authorize(server, 'secret-client'), {
+      client_secret: 'listed-secret-1',
+    });
+    const accessToken = String(token.body['access_token']);
+    const secrets = server.issuedSecrets();
+    for (const value of [accessToken, token.body['refresh_token'], 'listed-secret-1'])
+      expect(secrets).toContain(value);
+    server.revokeAccessTokens();
+    expect(await server.verify(accessToken)).toBeUndefined();
+  });
+
   it('requires PKCE S256 and the right verifier', async () => {
     const server = await start();
     const clientId = await register(server);

@@ -250,7 +250,24 @@ describe('hand-written authorization server', () => {
     expect(server.stats().refreshGrants).toBe(1);
     const accessToken = String(second.body['access_token']);
     expect(await server.verify(accessToken)).toBeDefined();
+    const secrets = server.issuedSecrets();
+    for (const value of [
+      first.body['access_token'],
+      first.body['refresh_token'],
+      accessToken,
+      'hand-secret-1',
+    ])
+      expect(secrets).toContain(value);
     await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await server.verify(accessToken)).toBeUndefined();
+  });
+
+  it('revokeAccessTokens makes a live access token unknown', async () => {
+    const server = await start();
+    const token = await http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
+    const accessToken = String(token.body['access_token']);
+    expect(await server.verify(accessToken)).toBeDefined();
+    server.revokeAccessTokens();
     expect(await server.verify(accessToken)).toBeUndefined();
   });
 
