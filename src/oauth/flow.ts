@@ -10,16 +10,25 @@ import type { ServerMetadata } from 'openid-client';
 import { BridgeError } from '../errors.js';
 import { guardedFetch, REQUEST_TIMEOUT_MS } from './http.js';
 import type { Fetch } from './http.js';
-import { isPlainHttp } from './endpoints.js';
+import { checkEndpoint, isPlainHttp } from './endpoints.js';
 import type { RedirectResult } from './receiver.js';
 import type { ClientRegistration } from './store/types.js';
 import type { TokenResponse } from './tokens.js';
 
-/** True when some endpoint of the server is loopback `http` (the only `http` that passed discovery). */
-const needsInsecure = (as: ServerMetadata, extra: readonly string[] = []): boolean =>
-  [as.issuer, as.authorization_endpoint, as.token_endpoint, as.registration_endpoint, ...extra].some(
-    (url) => typeof url === 'string' && isPlainHttp(url),
-  );
+/**
+ * True when some endpoint of the server is `http` and every `http` one is on a loopback host
+ * (issue #11 item 7). Discovery already refused any other `http`; this holds on its own too.
+ */
+const needsInsecure = (as: ServerMetadata, extra: readonly string[] = []): boolean => {
+  const plain = [
+    as.issuer,
+    as.authorization_endpoint,
+    as.token_endpoint,
+    as.registration_endpoint,
+    ...extra,
+  ].filter((url): url is string => typeof url === 'string' && isPlainHttp(url));
+  return plain.length > 0 && plain.every((url) => checkEndpoint(url).ok);
+};
 
 /** openid-client's fetch: the upstream's fetch, refusing every URL that is not a sign-in URL. */
 const customFetch = (fetch: Fetch): client.CustomFetch => {

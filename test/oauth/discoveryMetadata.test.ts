@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { discoverResource } from '../../src/oauth/resourceMetadata.js';
 import { checkServerMetadata, discoverServer } from '../../src/oauth/serverMetadata.js';
+import { getJson, guardedFetch } from '../../src/oauth/http.js';
+import { authorizationRequest, configuration } from '../../src/oauth/flow.js';
 
 /** A fetch that answers from a table and records the URLs asked, in order. */
 function tableFetch(table: Record<string, { status: number; body?: unknown }>): {
@@ -144,5 +146,70 @@ describe('checkServerMetadata (protocol-mapping §8.3)', () => {
     expect(
       checkServerMetadata({ ...AS, token_endpoint: 'http://127.0.0.1:9/token' }, AS.issuer),
     ).toBeUndefined();
+  });
+});
+
+describe('the requests of the sign-in (src/oauth/http.ts)', () => {
+  it('refuses a URL that is not a sign-in URL before any byte is sent', async () => {
+    const { fetch, asked } = tableFetch({});
+    await expect(guardedFetch(fetch)('http://as.example/token')).rejects.toThrow(
+      'a sign-in request was refused: the URL is not https',
+    );
+    await expect(getJson(fetch, 'http://as.example/.well-known/x', signal)).resolves.toEqual({
+      ok: false,
+      reason: 'a sign-in request was refused: the URL is not https',
+    });
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses a body over 256 KiB, a redirect, and what is not a JSON object', async () => {
+    const big = { huge: 'x'.repeat(256 * 1024) };
+    const { fetch } = tableFetch({
+      'https://as.example/big': { status: 200, body: big },
+      'https://as.example/moved': { status: 302 },
+      'https://as.example/array': { status: 200, body: [1] },
+    });
+    await expect(getJson(fetch, 'https://as.example/big', signal)).resolves.toEqual({
+      ok: false,
+      status: 200,
+      reason: 'a response of the sign-in is too large',
+    });
+    await expect(getJson(fetch, 'https://as.example/moved', signal)).resolves.toEqual({
+      ok: false,
+      status: 302,
+      reason: 'HTTP status 302',
+    });
+    await expect(getJson(fetch, 'https://as.example/array', signal)).resolves.toEqual({
+      ok: false,
+      status: 200,
+      reason: 'the document is not a JSON object',
+    });
+  });
+});
+
+describe('configuration (issue #11 item 7)', () => {
+  it('allows http only where the server metadata has loopback http', async () => {
+    const { fetch } = tableFetch({});
+    const registration = { clientId: 'c', source: 'dynamic', authMethod: 'none' } as const;
+    const input = {
+      redirectUri: 'http://127.0.0.1:1/callback',
+      resource: 'https://mcp.example/mcp',
+      scope: undefined,
+    };
+    const remote = configuration(
+      { ...AS, authorization_endpoint: 'http://as.example/auth' },
+      registration,
+      undefined,
+      fetch,
+    );
+    await expect(authorizationRequest(remote, input)).rejects.toThrow();
+    const loopback = configuration(
+      { ...AS, issuer: 'http://127.0.0.1:9', authorization_endpoint: 'http://127.0.0.1:9/auth' },
+      registration,
+      undefined,
+      fetch,
+    );
+    const request = await authorizationRequest(loopback, input);
+    expect(request.url.startsWith('http://127.0.0.1:9/auth?')).toBe(true);
   });
 });

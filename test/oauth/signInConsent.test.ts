@@ -216,6 +216,7 @@ describe('before initialized: the browser', () => {
     await browse(shown, { ca: certs.caPem });
     await pending;
     expect(h.opened).toEqual([]);
+    expect(texts(h).filter((text) => text.includes('browser'))).toEqual([]);
     expect(as.stats().codeGrants).toBe(1);
     expect((await post(net.fetch, mcp.url, h.auth)).status).toBe(200);
   });
@@ -236,6 +237,36 @@ describe('before initialized: the browser', () => {
       code: 'sign_in_denied',
       detail: 'access_denied',
     });
+  });
+});
+
+describe('an authorization URL that is not valid (reference §6.5)', () => {
+  it('is neither written nor opened: sign_in_invalid_url', async () => {
+    const { as, mcp } = await servers();
+    // The server's metadata names an authorization endpoint longer than the 8 KiB of §6.5.
+    const h = make({
+      config: { url: mcp.url },
+      deps: {
+        fetch: async (input, init) => {
+          const response = await net.fetch(input, init);
+          const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+          if (!url.includes('/.well-known/oauth-authorization-server')) return response;
+          const body = (await response.json()) as Record<string, unknown>;
+          body['authorization_endpoint'] = `${String(body['authorization_endpoint'])}?x=${'a'.repeat(9000)}`;
+          return new Response(JSON.stringify(body), {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+          });
+        },
+      },
+    });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_invalid_url' });
+    expect(h.signInLines).toEqual([]);
+    expect(h.opened).toEqual([]);
+    expect(texts(h)).toContain(
+      'The authorization server sent an authorization URL that is not valid. The bridge did not open it.',
+    );
+    expect(as.stats().authorizationRequests).toBe(0);
   });
 });
 

@@ -14,7 +14,7 @@ import { expectNoSecrets } from '../helpers/secretScan.js';
 import { caFetchFn, harness, post, request } from './signInHarness.js';
 import type { Harness, HarnessOptions } from './signInHarness.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
-import type { TokenRecord } from '../../src/oauth/store/types.js';
+import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 
 let certs: TestCerts;
 let net: ReturnType<typeof caFetchFn>;
@@ -305,6 +305,8 @@ describe('migration to another authorization server (protocol-mapping §8.10)', 
       refreshGrants: 0,
       registrations: 1,
     });
+    // The stored refresh token of the first server never goes to the second one.
+    expect(second.tokenRequests().map((t) => t.grantType)).toEqual(['authorization_code']);
     expect(now?.issuer).toBe(second.issuer);
     expect(now?.client.clientId).not.toBe(first?.client.clientId);
     expect(h.logs.map((l) => l.text)).toContain(
@@ -328,5 +330,34 @@ describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
     expect(as.stats().authorizationRequests).toBe(1);
     expect(a.opened.length + b.opened.length).toBe(1);
     expect(a.auth.header()).toBe(b.auth.header());
+  });
+});
+
+describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
+  it('uses the record the store returns when it holds a newer one', async () => {
+    const { mcp } = await servers();
+    const inner = createMemoryStore();
+    let newer: TokenRecord | undefined;
+    const store: TokenStore = {
+      ...inner,
+      read: (key) => inner.read(key),
+      delete: (key) => inner.delete(key),
+      list: () => inner.list(),
+      // Another process wrote a later record just before: the store keeps it and returns it.
+      write: (record) => {
+        newer = { ...record, accessToken: 'newer-token-of-another-process', savedAt: record.savedAt + 1 };
+        return inner.write(newer);
+      },
+    };
+    const h = make({ config: { url: mcp.url }, store });
+    const first = await post(net.fetch, mcp.url, h.auth);
+    await h.auth.challenge({
+      status: 401,
+      wwwAuthenticate: first.wwwAuthenticate,
+      method: 'tools/list',
+      signal: new AbortController().signal,
+    });
+    expect(newer).toBeDefined();
+    expect(h.auth.header()).toBe('Bearer newer-token-of-another-process');
   });
 });
