@@ -129,8 +129,22 @@ export function createUpstreamAuth(
     };
   };
 
+  /**
+   * Stores the record; the store keeps a newer one it holds and returns what it keeps. A store
+   * that fails loses nothing of this process: the token is used until the end of the process.
+   */
   const save = async (record: TokenRecord): Promise<void> => {
-    adopt(await store.write(record));
+    let kept = record;
+    try {
+      kept = await store.write(record);
+    } catch {
+      logger.log(
+        SCOPE,
+        'warn',
+        'the token store did not keep the sign-in; it lasts until the end of the process',
+      );
+    }
+    adopt(kept);
   };
 
   /** The secret of a client: the dynamic client's own, or MCP_BRIDGE_CLIENT_SECRET for its issuer only. */

@@ -361,3 +361,25 @@ describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
     expect(h.auth.header()).toBe('Bearer newer-token-of-another-process');
   });
 });
+
+describe('a token store that fails', () => {
+  it('keeps the sign-in for the process and says so', async () => {
+    const { mcp } = await servers();
+    const inner = createMemoryStore();
+    const store: TokenStore = {
+      ...inner,
+      read: (key) => inner.read(key),
+      delete: (key) => inner.delete(key),
+      list: () => inner.list(),
+      write: () => Promise.reject(new Error('the keychain is locked')),
+    };
+    const h = make({ config: { url: mcp.url }, store });
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.logs).toContainEqual({
+      scope: 'oauth',
+      level: 'warn',
+      text: 'the token store did not keep the sign-in; it lasts until the end of the process',
+    });
+    expect(await inner.list()).toEqual([]);
+  });
+});
