@@ -212,7 +212,10 @@ describe('token stores end to end (issue #12)', () => {
     );
     expect(text(await first.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
     await first.close();
+    const seen = mcp.requests().length;
     const second = await bridge(as, mcp, s, { store: 'file' });
+    // The stored token goes on the first request: no 401 round trip.
+    expect(mcp.requests()[seen]).toMatchObject({ rpcMethod: 'server/discover', bearer: true, status: 200 });
     expect(text(await second.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
     expect(second.browserLog()).toHaveLength(1);
     expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1 });
