@@ -8,49 +8,29 @@
  *    token that another holder stored meanwhile is taken as it is (no request, no browser).
  * 3. Discovery (resource metadata, then server metadata); a stored refresh token of the same
  *    issuer and resource is used silently (401 only); a refused refresh falls through.
- * 4. An interactive sign-in (interactive.ts); a record of another issuer is never used for it
+ * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
  *    (migration: a new client at the new server, §8.10).
  * Each new token is written to the store, which keeps a newer record it finds (the record it
  * returns is the one used).
  */
 import { Subject } from 'rxjs';
-import type { ServerMetadata } from 'openid-client';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
-import type { BearerChallenge } from './challenge.js';
-import { configuration, refresh, registerClient } from './flow.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
-import { refuseEarly, signInInteractively } from './interactive.js';
+import { refuseEarly } from './interactive.js';
 import type { SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
 import { startReceiver as defaultStartReceiver } from './receiver.js';
-import { chooseRegistration } from './registration.js';
-import { discoverResource } from './resourceMetadata.js';
-import { covers, initialScope, stepUpScope } from './scopes.js';
-import { discoverServer } from './serverMetadata.js';
+import type { ChallengeInput, RenewalContext } from './renewal.js';
+import { discover, signInAnew, silentRefresh } from './renewal.js';
+import { covers } from './scopes.js';
 import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
-import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
-import { tokenRecord, usableAt } from './tokens.js';
-import type { TokenResponse } from './tokens.js';
+import type { RecordKey, TokenRecord } from './store/types.js';
+import { usableAt } from './tokens.js';
 
 export type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
 
 const SCOPE = 'oauth';
-
-interface Discovered {
-  readonly resource: string;
-  readonly scopesSupported: readonly string[] | undefined;
-  readonly as: ServerMetadata;
-  readonly metadataUrl: string;
-}
-
-interface ChallengeInput {
-  readonly status: 401 | 403;
-  readonly bearer: BearerChallenge;
-  readonly signal: AbortSignal;
-  /** The token that was current when the refusal arrived (it is the refused one). */
-  readonly refused: string | undefined;
-}
 
 /** B's opener, loaded when a browser is first needed (it brings child_process along). */
 const defaultOpenBrowser: typeof openBrowser = async (...args) =>
@@ -113,22 +93,6 @@ export function createUpstreamAuth(
       ),
   );
 
-  const discover = async (bearer: BearerChallenge, signal: AbortSignal): Promise<Discovered> => {
-    const resource = await discoverResource({
-      fetch: deps.fetch,
-      mcpUrl: config.url,
-      ...(bearer.resourceMetadata === undefined ? {} : { headerUrl: bearer.resourceMetadata }),
-      signal,
-    });
-    const found = await discoverServer({ fetch: deps.fetch, issuer: resource.issuer, signal });
-    return {
-      resource: resource.resource,
-      scopesSupported: resource.scopesSupported,
-      as: found.metadata,
-      metadataUrl: found.metadataUrl,
-    };
-  };
-
   /**
    * Stores the record; the store keeps a newer one it holds and returns what it keeps. A store
    * that fails loses nothing of this process: the token is used until the end of the process.
@@ -147,107 +111,17 @@ export function createUpstreamAuth(
     adopt(kept);
   };
 
-  /** The secret of a client: the dynamic client's own, or MCP_BRIDGE_CLIENT_SECRET for its issuer only. */
-  const secretOf = (client: ClientRegistration, issuer: string): string | undefined =>
-    client.source === 'dynamic'
-      ? client.clientSecret
-      : client.source === 'pre-registered' && config.clientIssuer === issuer
-        ? config.clientSecret
-        : undefined;
-
-  const trySilentRefresh = async (stored: TokenRecord, found: Discovered): Promise<boolean> => {
-    if (stored.refreshToken === undefined) return false;
-    try {
-      const cfg = configuration(
-        found.as,
-        stored.client,
-        secretOf(stored.client, found.as.issuer),
-        deps.fetch,
-      );
-      const response = await refresh(cfg, { refreshToken: stored.refreshToken, resource: stored.resource });
-      await save(
-        tokenRecord({
-          key,
-          issuer: stored.issuer,
-          resource: stored.resource,
-          client: stored.client,
-          response,
-          requestedScope: undefined,
-          previous: stored,
-          now: now(),
-        }),
-      );
-      logger.log(SCOPE, 'info', 'the bridge refreshed the sign-in');
-      return true;
-    } catch (error) {
-      const detail = isBridgeError(error) ? (error.detail ?? error.code) : 'the refresh failed';
-      logger.log(
-        SCOPE,
-        'warn',
-        `the authorization server refused the refresh (${detail}); a new sign-in follows`,
-      );
-      return false;
-    }
-  };
-
-  const interactive = async (
-    input: ChallengeInput,
-    found: Discovered,
-    stored: TokenRecord | undefined,
-  ): Promise<void> => {
-    const sameIssuer = stored?.issuer === found.as.issuer ? stored : undefined;
-    if (stored !== undefined && sameIssuer === undefined) {
-      logger.log(
-        SCOPE,
-        'info',
-        'the upstream server names another authorization server than the one of the stored sign-in: the bridge signs in there anew',
-      );
-    }
-    const scope =
-      input.status === 403
-        ? stepUpScope({
-            granted: current?.scope ?? sameIssuer?.scope,
-            challengeScope: input.bearer.scope,
-            serverScopes: found.as.scopes_supported,
-          })
-        : initialScope({
-            challengeScope: input.bearer.scope,
-            resourceScopes: found.scopesSupported,
-            serverScopes: found.as.scopes_supported,
-          });
-    let client: ClientRegistration | undefined;
-    const prepare = async (redirectUri: string) => {
-      const choice = chooseRegistration({ config, as: found.as, stored: sameIssuer, logger, redirectUri });
-      const made =
-        choice.kind === 'ready'
-          ? choice
-          : await registerClient(
-              found.as,
-              { metadataUrl: found.metadataUrl, redirectUri, clientName: config.clientName },
-              deps.fetch,
-            );
-      client = made.registration;
-      return configuration(found.as, made.registration, made.secret, deps.fetch);
-    };
-    const response: TokenResponse = await signInInteractively(settings, interactiveDeps, state, {
-      prepare,
-      resource: found.resource,
-      scope,
-      signal: input.signal,
-    });
-    if (client === undefined) throw new BridgeError('internal', { detail: 'the sign-in has no client' });
-    await save(
-      tokenRecord({
-        key,
-        issuer: found.as.issuer,
-        resource: found.resource,
-        client,
-        response,
-        requestedScope: scope,
-        now: Math.max(now(), (stored?.savedAt ?? 0) + 1),
-      }),
-    );
-    logger.log(SCOPE, 'info', 'the sign-in completed');
+  const ctx: RenewalContext = {
+    config,
+    fetch: deps.fetch,
+    logger,
+    key,
+    now,
+    settings,
+    interactiveDeps,
+    state,
+    current: () => current,
+    save: (record) => save(record),
   };
 
   /** Steps 2–4 of the file comment; runs under the lock. */
@@ -270,17 +144,17 @@ export function createUpstreamAuth(
       const early = refuseEarly(settings, interactiveDeps, state);
       if (early !== undefined) throw early;
     }
-    const found = await discover(input.bearer, input.signal);
+    const found = await discover(ctx, input.bearer, input.signal);
     if (
       canRefresh &&
       stored !== undefined &&
       stored.issuer === found.as.issuer &&
       stored.resource === found.resource &&
-      (await trySilentRefresh(stored, found))
+      (await silentRefresh(ctx, stored, found))
     ) {
       return;
     }
-    await interactive(input, found, stored);
+    await signInAnew(ctx, input, found, stored);
   };
 
   const challenge: UpstreamAuth['challenge'] = async (given) => {
