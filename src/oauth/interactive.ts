@@ -218,7 +218,15 @@ export async function signInInteractively(
     });
     deps.writeSignInLine(request.url);
     const limit = settings.signInTimeoutMs;
+    let asking = deps.consent.phase() === 'ready';
     timer = setTimeout(() => {
+      if (asking) {
+        deps.logger.log(
+          SCOPE,
+          'warn',
+          `the client did not answer the URL elicitation of the sign-in in ${formatDuration(limit)}`,
+        );
+      }
       deps.logger.log(SCOPE, 'err', `The sign-in did not complete in ${formatDuration(limit)}.`);
       attempt.abort(new BridgeError('sign_in_timeout', { detail: formatDuration(limit) }));
     }, limit);
@@ -229,6 +237,7 @@ export async function signInInteractively(
       { authorizationUrl: request.url, startUrl: armed.startUrl },
       attempt.signal,
     );
+    asking = false;
     const redirect = await raced(armed.result, attempt.signal);
     try {
       return await raced(

@@ -169,6 +169,26 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
   });
 });
 
+describe('after initialized: no answer', () => {
+  it('stops the question after --sign-in-timeout with sign_in_timeout', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
+    h.consent.answer = 'hang';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+      detail: '300 ms',
+    });
+    expect(texts(h)).toEqual(
+      expect.arrayContaining([
+        'the client did not answer the URL elicitation of the sign-in in 300 ms',
+        'The sign-in did not complete in 300 ms.',
+      ]),
+    );
+    expect(h.consent.completed).toEqual([]);
+    expect(as.stats().authorizationRequests).toBe(0);
+  });
+});
+
 describe('after initialized: a client that goes away', () => {
   it('passes the error of the question on, logs it, and starts no cooldown', async () => {
     const { as, mcp } = await servers();

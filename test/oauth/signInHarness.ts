@@ -6,6 +6,8 @@
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { LogLevel } from '../../src/bridge/log.js';
+import { startReceiver } from '../../src/oauth/receiver.js';
+import type { RedirectResult } from '../../src/oauth/receiver.js';
 import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
@@ -268,4 +270,35 @@ export async function request(
     authorization,
   });
   return post(fetch, url, auth, body);
+}
+
+/**
+ * A startReceiver seam around the real receiver that changes the redirect the flow gets (what a
+ * misbehaving authorization server would have sent to the redirect URI).
+ */
+export function rewritingReceiver(
+  rewrite: (callbackUrl: URL) => URL,
+): NonNullable<SignInDeps['startReceiver']> {
+  return async (options) => {
+    const receiver = await startReceiver(options);
+    return {
+      redirectUri: receiver.redirectUri,
+      close: () => receiver.close(),
+      expect(input) {
+        const armed = receiver.expect(input);
+        const result = armed.result.then((redirect): RedirectResult => {
+          const callbackUrl = rewrite(new URL(redirect.callbackUrl.href));
+          const get = (name: string): string | undefined => callbackUrl.searchParams.get(name) ?? undefined;
+          const [code, error, iss] = [get('code'), get('error'), get('iss')];
+          return {
+            callbackUrl,
+            ...(code === undefined ? {} : { code }),
+            ...(error === undefined ? {} : { error }),
+            ...(iss === undefined ? {} : { iss }),
+          };
+        });
+        return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
+      },
+    };
+  };
 }

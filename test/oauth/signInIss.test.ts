@@ -12,8 +12,7 @@ import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { makeTestCerts } from '../edges/http/support.js';
 import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { startReceiver } from '../../src/oauth/receiver.js';
-import { caFetchFn, harness, request } from './signInHarness.js';
+import { caFetchFn, harness, request, rewritingReceiver } from './signInHarness.js';
 import type { Harness } from './signInHarness.js';
 
 let certs: TestCerts;
@@ -121,23 +120,10 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
       ca: certs.caPem,
       config: { url: mcp.url },
       deps: {
-        startReceiver: async (options) => {
-          const receiver = await startReceiver(options);
-          return {
-            ...receiver,
-            redirectUri: receiver.redirectUri,
-            close: () => receiver.close(),
-            expect(input) {
-              const armed = receiver.expect(input);
-              const result = armed.result.then((redirect) => {
-                const callbackUrl = new URL(redirect.callbackUrl.href);
-                callbackUrl.searchParams.set('iss', `${as.issuer}/`);
-                return { ...redirect, iss: `${as.issuer}/`, callbackUrl };
-              });
-              return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
-            },
-          };
-        },
+        startReceiver: rewritingReceiver((url) => {
+          url.searchParams.set('iss', `${as.issuer}/`);
+          return url;
+        }),
       },
     });
     closers.push(() => h.close());
@@ -164,6 +150,33 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
       detail: 'access_denied',
     });
     expect(h.logs.map((l) => l.text)).toContain('The authorization server refused the access.');
+  });
+});
+
+describe('an error of the authorization server other than access_denied', () => {
+  it('is sign_in_error with the error code, logged as §6.10 says', async () => {
+    const { as, mcp } = await setUp({ iss: 'correct' });
+    const h = harness({
+      ca: certs.caPem,
+      config: { url: mcp.url },
+      deps: {
+        startReceiver: rewritingReceiver((url) => {
+          url.searchParams.delete('code');
+          url.searchParams.set('error', 'temporarily_unavailable');
+          return url;
+        }),
+      },
+    });
+    closers.push(() => h.close());
+    made.push(h);
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_error',
+      detail: 'the error code is temporarily_unavailable',
+    });
+    expect(h.logs.map((l) => l.text)).toContain(
+      'The authorization server sent an error for the sign-in. The error code is temporarily_unavailable.',
+    );
+    expect(as.tokenRequests()).toEqual([]);
   });
 });
 
