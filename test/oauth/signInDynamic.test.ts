@@ -4,7 +4,11 @@
  * on the retry, step-up, migration to another server, one sign-in for several waiters. Every log
  * line, sign-in line and error is scanned for secrets after each test.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFileLock } from '../../src/oauth/store/lock.js';
 import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
@@ -234,5 +238,27 @@ describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
     expect(as.stats().authorizationRequests).toBe(1);
     expect(a.opened.length + b.opened.length).toBe(1);
     expect(a.auth.header()).toBe(b.auth.header());
+  });
+
+  it('two file locks on one directory (two processes) elect one sign-in', async () => {
+    const { as, mcp } = await servers();
+    const store = createMemoryStore();
+    const directory = mkdtempSync(join(tmpdir(), 'mcp-bridge-lock-'));
+    closers.push(() => Promise.resolve(rmSync(directory, { recursive: true, force: true })));
+    const a = make({ config: { url: mcp.url }, store, lock: createFileLock({ directory }) });
+    const b = make({ config: { url: mcp.url }, store, lock: createFileLock({ directory }) });
+    const [ra, rb] = await Promise.all([
+      request(net.fetch, mcp.url, a.auth),
+      request(net.fetch, mcp.url, b.auth),
+    ]);
+    expect([ra.status, rb.status]).toEqual([200, 200]);
+    expect(as.stats()).toEqual({
+      authorizationRequests: 1,
+      codeGrants: 1,
+      refreshGrants: 0,
+      registrations: 1,
+    });
+    expect(a.opened.length + b.opened.length).toBe(1);
+    expect(a.signInLines.length + b.signInLines.length).toBe(1);
   });
 });
