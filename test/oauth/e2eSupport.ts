@@ -94,6 +94,8 @@ export interface RunOptions {
   readonly env?: Record<string, string>;
   /** Whether the client declares URL elicitation. Default true. */
   readonly urlElicitation?: boolean;
+  /** Called once the bridge process was started, before `initialize` completes: its pid. */
+  readonly started?: (pid: () => number | null) => void;
 }
 
 export const TOKEN_KEY = '5f'.repeat(32);
@@ -151,7 +153,9 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
     elicited.push({ url: params.url, elicitationId: params.elicitationId, message: params.message, done });
     return { action: 'accept' };
   });
-  await client.connect(transport);
+  const connecting = client.connect(transport);
+  options.started?.(() => transport.pid);
+  await connecting;
   // Every later message from stdout is recorded before the client sees it (the initialize result,
   // which came before, holds no secret: the server's capabilities and info).
   const deliver = transport.onmessage;
