@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIDGE } from '../helpers/bridgeProcess.js';
-import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
+import { BRIDGE, initializeRequest } from '../helpers/bridgeProcess.js';
+import { startHttpFixture } from '../fixtures/httpFixture.js';
+import { killAllPeers, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import { bridgeEnv } from '../process/httpSupport.js';
 
 const URL = 'https://127.0.0.1:9/mcp?key=SECRET-URL';
@@ -91,5 +92,38 @@ describe.concurrent('exit code 2 for the sign-in options', () => {
     expect(outcome.stderr.filter((line) => line !== '')).toHaveLength(1);
     expect(outcome.stderr[0]).toMatch(/^mcp-bridge-vscode: vscode: error: the token store did not open: /);
     expect(outcome.stderr.join('\n')).not.toContain('SECRET');
+  });
+});
+
+describe('a static authorization header turns the sign-in off (reference-behaviors.md §6.2)', () => {
+  it('a 401 fails initialize with HTTP status 401: no sign-in line, no token store', async () => {
+    const fixture = await startHttpFixture({ bearer: 'the-right-token' });
+    try {
+      const peer = spawnPeer(
+        process.execPath,
+        [BRIDGE, '--header-env', 'Authorization=AUTH', fixture.url],
+        bridgeEnv({ AUTH: 'Bearer SECRET-wrong-token', XDG_STATE_HOME: dir }),
+      );
+      peer.send(initializeRequest(1));
+      const response = await peer.nextFrame(responseTo(1), 20_000);
+      expect(response['error']).toMatchObject({
+        code: -32603,
+        data: {
+          cause: 'transport_failed',
+          detail: 'server/discover: the upstream server refused the access, HTTP status 401',
+        },
+      });
+      expect(fixture.received.map((request) => request.headers.authorization)).toEqual([
+        'Bearer SECRET-wrong-token',
+      ]);
+      peer.closeStdin();
+      await peer.exit;
+      expect(
+        peer.stderr.filter((line) => line.includes('sign in at') || line.includes('the tokens')),
+      ).toEqual([]);
+      expect(peer.stderr.join('\n')).not.toContain('SECRET');
+    } finally {
+      await fixture.close();
+    }
   });
 });
