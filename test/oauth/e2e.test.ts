@@ -11,6 +11,7 @@ import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
+import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import { freePort, makeWorld, startBridge } from './e2eSupport.js';
 import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
 
@@ -262,5 +263,32 @@ describe('a pre-registered client with a secret (reference-behaviors.md §6.9)',
     expect(as.tokenRequests().map((r) => [r.grantType, r.clientId, r.authMethod])).toEqual([
       ['authorization_code', 'bridge-e2e', 'client_secret_basic'],
     ]);
+  });
+});
+
+describe('the sandbox of VS Code (reference-behaviors.md §6.13)', () => {
+  it('SANDBOX_RUNTIME=1: initialize fails at once with cause sandbox, with no sign-in line and no browser', async () => {
+    const { as, mcp } = await servers();
+    const s = await session();
+    const failure = await startBridge(world, {
+      url: mcp.url,
+      redirectPort: s.port,
+      store: 'memory',
+      stateDir: s.stateDir,
+      browserLog: s.browserLog,
+      env: { SANDBOX_RUNTIME: '1' },
+    }).then(
+      () => undefined,
+      (error: unknown) => error as { code?: number; data?: { cause?: string }; stderr?: string[] },
+    );
+    expect(failure?.code).toBe(-32603);
+    expect(failure?.data?.cause).toBe('sandbox');
+    expect(failure?.stderr?.filter((line) => line.includes('sign in at'))).toEqual([]);
+    expect(readBrowserLog(s.browserLog)).toEqual([]);
+    expect(as.stats()).toMatchObject({ authorizationRequests: 0, registrations: 0 });
+    // Only the request that learnt of the sign-in: no metadata, no retry, no token.
+    expect(
+      mcp.requests().map(({ path, rpcMethod, status, bearer }) => ({ path, rpcMethod, status, bearer })),
+    ).toEqual([{ path: '/mcp', rpcMethod: 'server/discover', status: 401, bearer: false }]);
   });
 });

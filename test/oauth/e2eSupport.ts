@@ -155,7 +155,13 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
   });
   const connecting = client.connect(transport);
   options.started?.(() => transport.pid);
-  await connecting;
+  try {
+    await connecting;
+  } catch (error) {
+    // A failed initialize: the bridge is stopped, and its stderr goes with the error.
+    await client.close().catch(() => undefined);
+    throw Object.assign(error as object, { stderr: [...stderr, partial] });
+  }
   // Every later message from stdout is recorded before the client sees it (the initialize result,
   // which came before, holds no secret: the server's capabilities and info).
   const deliver = transport.onmessage;
