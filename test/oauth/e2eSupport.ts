@@ -160,7 +160,8 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
   } catch (error) {
     // A failed initialize: the bridge is stopped, and its stderr goes with the error.
     await client.close().catch(() => undefined);
-    throw Object.assign(error as object, { stderr: [...stderr, partial] });
+    const failure = error instanceof Error ? error : new Error(String(error));
+    throw Object.assign(failure, { stderr: [...stderr, partial] });
   }
   // Every later message from stdout is recorded before the client sees it (the initialize result,
   // which came before, holds no secret: the server's capabilities and info).
