@@ -2,6 +2,7 @@
  * The rules for the URL of an upstream server (reference-behaviors.md §6.1), checked before the
  * bridge starts. Hints never echo the URL: it may hold a key in its query.
  */
+import { checkSignInEndpoint } from '../oauth/authorizationUrl.js';
 import { UsageError } from './usageError.js';
 
 const LOOPBACK_HINT = 'localhost, *.localhost, 127.0.0.0/8 or [::1]';
@@ -70,19 +71,15 @@ function readUrl(text: string): { url: URL } | { hint: string } {
 }
 
 /**
- * The hint that refuses a `--client-issuer`, or undefined when it is usable: `https`, or `http`
- * on a loopback host (issue #11 item 7, a deviation from reference-behaviors.md §8, which asks
- * for https only), a host, no user information, query or fragment.
+ * The hint that refuses a `--client-issuer`, or undefined when it is usable: the rule of every
+ * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host as issue #11 item 7
+ * allows, a deviation from reference-behaviors.md §8, which asks for https only; a host; no user
+ * information or fragment), and no query.
  */
 export function clientIssuerHint(text: string): string | undefined {
-  const read = readUrl(text);
-  if ('hint' in read) return read.hint;
-  const { url } = read;
-  const loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  if (url.protocol !== 'https:' && !loopbackHttp) {
-    return `give an https URL (http only for a loopback host: ${LOOPBACK_HINT})`;
-  }
-  if (text.includes('?')) return 'it must not have a query ("?")';
+  const hint = checkSignInEndpoint(text);
+  if (hint !== undefined) return hint;
+  if (text.includes('?')) return 'it has a query';
   return undefined;
 }
 

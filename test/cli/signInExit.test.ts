@@ -51,7 +51,7 @@ describe.concurrent('exit code 2 for the sign-in options', () => {
     ],
     [
       ['--client-issuer', 'http://SECRET.example.com', '--client-id', 'c', URL],
-      'the value of --client-issuer is not valid: give an https URL (http only for a loopback host: localhost, *.localhost, 127.0.0.0/8 or [::1])',
+      'the value of --client-issuer is not valid: it is not an https URL, and http is allowed only for a loopback host',
     ],
     [
       ['--token-store', 'file', URL],
