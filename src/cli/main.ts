@@ -188,6 +188,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
       new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
     ]);
   }
+  signIn?.close();
   return code;
 }
 
