@@ -2,7 +2,8 @@
 /**
  * The executable `mcp-bridge-vscode`: parses the command line, wires stdio, the upstream and the
  * bridge, and maps how the bridge ended to an exit code (reference-behaviors.md §8):
- * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments.
+ * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments, or
+ * a forced token store that does not open. `logout` has the exit codes of §6.12 (src/cli/logout.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
