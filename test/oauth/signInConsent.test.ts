@@ -189,6 +189,22 @@ describe('after initialized: no answer', () => {
   });
 });
 
+describe('after initialized: accepted, but no redirect', () => {
+  it('times out without blaming the client, and still completes the accepted elicitation', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
+    h.consent.browseOnAccept = false;
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+      detail: '300 ms',
+    });
+    expect(texts(h)).toContain('The sign-in did not complete in 300 ms.');
+    expect(texts(h).filter((text) => text.includes('did not answer'))).toEqual([]);
+    // reference §11 item 19: once per accepted URL, also when the sign-in fails.
+    expect(h.consent.completed).toEqual(['sign-in-1']);
+  });
+});
+
 describe('after initialized: a client that goes away', () => {
   it('passes the error of the question on, logs it, and starts no cooldown', async () => {
     const { as, mcp } = await servers();
