@@ -38,7 +38,8 @@ export type RegistrationChoice =
  * where the server offers it (RFC 8414 §2: the default when it lists none), else `client_secret_post`.
  */
 function secretMethod(as: ServerMetadata): 'client_secret_basic' | 'client_secret_post' {
-  const methods = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  const listed: unknown = as.token_endpoint_auth_methods_supported;
+  const methods: unknown[] = Array.isArray(listed) ? listed : ['client_secret_basic'];
   if (methods.includes('client_secret_basic')) return 'client_secret_basic';
   if (methods.includes('client_secret_post')) return 'client_secret_post';
   throw new BridgeError('sign_in_failed', {
