@@ -4,6 +4,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { shapeResult } from '../codec/results.js';
+import type { ConsentRelay } from './consent.js';
 import type { Logger } from './log.js';
 import type { UpstreamConnection } from './upstream.js';
 
@@ -74,4 +75,11 @@ export interface BridgeDeps {
    * default). A seam for fault tests: a throwing step must fail its request alone.
    */
   readonly shapeResult?: typeof shapeResult;
+  /**
+   * The sign-in's relay to the client (HTTP upstreams with a sign-in): each connection binds its
+   * consent port to it, for the URL elicitations after `notifications/initialized` (§6.7).
+   */
+  readonly consent?: ConsentRelay;
+  /** Emits after each completed sign-in: a listen stream refused with 401/403 opens again (§6.8). */
+  readonly signIn$?: Observable<unknown>;
 }

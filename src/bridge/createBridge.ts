@@ -5,6 +5,7 @@
 import type { Observable } from 'rxjs';
 import {
   EMPTY,
+  Subject,
   concat,
   defer,
   filter,
@@ -28,6 +29,7 @@ import type { Frame } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
+import { declaresUrlElicitation, sessionConsent } from './consent.js';
 import { createDispatcher } from './dispatch.js';
 import { startListener } from './listener.js';
 import type { Session } from './session.js';
@@ -126,6 +128,11 @@ export function createBridge(
     defer(() => {
       const session = createSession();
       const dispatch = createDispatcher({ session, config, deps, scheduler });
+      // Frames the sign-in sends on its own: URL elicitations, their cancels and completions.
+      const signInFrames$ = new Subject<Frame>();
+      const unbind = deps.consent?.bind(
+        sessionConsent(session, (frame) => signInFrames$.next(frame), deps.logger),
+      );
       const ended$ = session.abortAll$.pipe(take(1));
       let upstreamGone = false;
 
@@ -152,8 +159,9 @@ export function createBridge(
 
       const background$ = merge(
         logMessages(session, deps),
-        startListener({ session, deps, limits: config.limits, scheduler }),
+        startListener({ session, deps, limits: config.limits, scheduler, signIn$: deps.signIn$ }),
         upstreamExit(session, deps),
+        deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),
       ).pipe(takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
@@ -167,10 +175,31 @@ export function createBridge(
       );
 
       return concat(
-        merge(main$, background$).pipe(takeUntil(cut$)),
+        merge(main$, background$, signInFrames$).pipe(takeUntil(cut$)),
         defer(() => (upstreamGone ? throwError(() => new BridgeError('upstream_exited')) : EMPTY)),
-      ).pipe(finalize(() => session.upstream?.close()));
+      ).pipe(
+        finalize(() => {
+          unbind?.();
+          session.upstream?.close();
+        }),
+      );
     });
+}
+
+/** reference-behaviors.md §6.7: the info line at start for a client without URL elicitation. */
+function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never> {
+  return session.ready$.pipe(
+    take(1),
+    tap(() => {
+      if (declaresUrlElicitation(session.client?.capabilities)) return;
+      deps.logger.log(
+        'bridge',
+        'info',
+        'the client did not declare URL elicitation: a later sign-in fails, and a restart of the server signs in again',
+      );
+    }),
+    mergeMap(() => EMPTY),
+  );
 }
 
 /** Emits once no task runs any more. */

@@ -7,7 +7,16 @@ import type { LogLevel } from '../bridge/log.js';
 import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
 import { HELP_TEXT } from './help.js';
-import { OPTIONS, scanArgv, type OptionName } from './scan.js';
+import type { LogoutOptions } from './logout.js';
+import { PROGRAM_NAME } from './log.js';
+import { conflict, decimal, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
+import { OPTIONS, optionSpec, scanArgv, type Form, type OptionName } from './scan.js';
+import {
+  parseSignInOptions,
+  parseStoreOptions,
+  refuseSignInOptions,
+  type SignInOptions,
+} from './signInArgs.js';
 import { checkUpstreamUrl } from './urlRules.js';
 import { UsageError } from './usageError.js';
 
@@ -31,16 +40,23 @@ export interface ServeOptions {
   readonly caPem?: string;
   /** Warnings for stderr (scope `vscode`): names only, never values. */
   readonly warnings: readonly string[];
+  /**
+   * The sign-in of a URL upstream (issue #11); absent for a command, and when a static
+   * `authorization` header turns the sign-in off (reference-behaviors.md §6.2).
+   */
+  readonly signIn?: SignInOptions;
 }
 
 export type ParsedCommand =
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version'; readonly text: string }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
+  /** `logout [options] <url>` or `logout [options] --all` (reference-behaviors.md §6.12). */
+  | { readonly kind: 'logout'; readonly options: LogoutOptions }
   /** `message`: the diagnostic text, without the `mcp-bridge-vscode: vscode: error: ` prefix. */
   | { readonly kind: 'error'; readonly message: string };
 
-export type { HeaderSetting };
+export type { HeaderSetting, LogoutOptions, SignInOptions };
 
 export const DEFAULTS = {
   logLevel: 'info',
@@ -52,8 +68,6 @@ export const DEFAULTS = {
 const LOG_LEVELS: readonly LogLevel[] = ['err', 'warn', 'info', 'debug'];
 const MAX_SECONDS = 4_294_967_295;
 const MAX_BYTES = 1_073_741_824;
-
-type Values = (name: OptionName) => readonly string[];
 
 /**
  * yargs on an argv that scanArgv accepted: strict, every value a string taken as written. Each
@@ -87,9 +101,9 @@ function parseArgv(args: readonly string[]): {
     })
     .options(
       Object.fromEntries(
-        Object.entries(OPTIONS).map(([name, kind]) => [
+        Object.entries(OPTIONS).map(([name, spec]) => [
           name,
-          kind === 'flag' ? { type: 'boolean' } : { type: 'string', nargs: 1 },
+          'flag' in spec ? { type: 'boolean' } : { type: 'string', nargs: 1 },
         ]),
       ),
     )
@@ -100,8 +114,11 @@ function parseArgv(args: readonly string[]): {
     .parseSync();
   // scanArgv has refused everything yargs could refuse; yargs' own messages may echo arguments.
   if (failed) throw new UsageError('the arguments are not valid');
+  // A flag that was given counts as one empty value.
   const list = (value: unknown): readonly string[] =>
-    (Array.isArray(value) ? (value as unknown[]) : [value]).filter((item) => typeof item === 'string');
+    (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((item) =>
+      typeof item === 'string' ? [item] : item === true ? [''] : [],
+    );
   const url = argv['url'];
   return {
     values: (name) => list(argv[name]),
@@ -110,30 +127,29 @@ function parseArgv(args: readonly string[]): {
   };
 }
 
-/** Checks every occurrence of an option and returns the last one (undefined when not given). */
-function last<T>(
-  values: Values,
-  name: OptionName,
-  check: (text: string) => T | undefined,
-  hint: string,
-): T | undefined {
-  let result: T | undefined;
-  for (const text of values(name)) {
-    result = check(text);
-    if (result === undefined) throw new UsageError(`the value of --${name} is not valid: ${hint}`);
+const given = (values: Values, name: OptionName): boolean => values(name).length > 0;
+
+/** §8: an option given to a form it does not apply to is a Conflict, with the hint of the form. */
+function checkForm(values: Values, form: Form): void {
+  for (const name of Object.keys(OPTIONS) as OptionName[]) {
+    const forms = optionSpec(name).forms;
+    if (!given(values, name) || forms.includes(form)) continue;
+    if (form === 'logout') throw conflict(name, 'logout does not take it');
+    if (form === 'command' && forms.includes('url')) {
+      throw conflict(name, 'it applies only to the URL of an upstream server, not to an upstream command');
+    }
+    throw conflict(name, 'only logout takes it');
   }
-  return result;
 }
 
-const decimal =
-  (max: number) =>
-  (text: string): number | undefined => {
-    const value = /^[0-9]+$/.test(text) ? Number(text) : 0;
-    return value >= 1 && value <= max ? value : undefined;
-  };
-
-const rangeHint = (max: number, unit: string): string =>
-  `give a whole number of ${unit} from 1 to ${max}, in decimal digits only`;
+/** The `--ca-file` path and its PEM text, loaded and checked (exit 2 when unusable, §6.3). */
+function caFileOption(values: Values): { caFile?: string; caPem?: string } {
+  const caFile = last(values, 'ca-file', nonEmpty, 'it must not be empty');
+  if (caFile === undefined) return {};
+  const loaded = loadCaFile(caFile);
+  if (!loaded.ok) throw new UsageError(loaded.message);
+  return { caFile, caPem: loaded.pem };
+}
 
 function serveOptions(
   argv: readonly string[],
@@ -145,16 +161,8 @@ function serveOptions(
       'the upstream server is missing: give its URL, or put the upstream command after "--"',
     );
   }
+  checkForm(values, url === undefined ? 'command' : 'url');
   if (url === undefined) {
-    const urlOnly = (Object.keys(OPTIONS) as OptionName[]).find(
-      (n) => OPTIONS[n] === 'url' && values(n).length > 0,
-    );
-    if (urlOnly !== undefined) {
-      throw new UsageError(
-        `the option --${urlOnly} cannot be used here: it applies only to the URL of an upstream server, ` +
-          'not to an upstream command',
-      );
-    }
     if (command[0] === '') throw new UsageError('the upstream command is not valid: its name is empty');
   }
   const name = last(values, 'name', (text) => (text === '' ? undefined : text), 'it must not be empty');
@@ -172,15 +180,20 @@ function serveOptions(
     decimal(MAX_BYTES),
     rangeHint(MAX_BYTES, 'bytes'),
   );
-  const caFile = last(values, 'ca-file', (text) => (text === '' ? undefined : text), 'it must not be empty');
   if (url !== undefined) checkUpstreamUrl(url);
   const { headers, warnings } = parseHeaders(values('header'), values('header-env'), env);
-  let caPem: string | undefined;
-  if (caFile !== undefined) {
-    const loaded = loadCaFile(caFile);
-    if (!loaded.ok) throw new UsageError(loaded.message);
-    caPem = loaded.pem;
-  }
+  // §6.2: a static authorization header turns the sign-in off; sign-in options then conflict.
+  const staticAuthorization = headers.some((header) => header.name.toLowerCase() === 'authorization');
+  if (staticAuthorization) refuseSignInOptions(values);
+  const signIn =
+    url === undefined || staticAuthorization
+      ? undefined
+      : parseSignInOptions(
+          values,
+          env,
+          values('header-env').map((spec) => spec.slice(spec.indexOf('=') + 1)),
+        );
+  const { caFile, caPem } = caFileOption(values);
   return {
     upstream: url === undefined ? { kind: 'command', argv: command } : { kind: 'url', url },
     ...(name === undefined ? {} : { name }),
@@ -192,6 +205,48 @@ function serveOptions(
     ...(caFile === undefined ? {} : { caFile }),
     ...(caPem === undefined ? {} : { caPem }),
     warnings,
+    ...(signIn === undefined ? {} : { signIn }),
+  };
+}
+
+/** `logout [options] <url>` and `logout [options] --all` (reference-behaviors.md §6.12, §8). */
+function logoutOptions(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): LogoutOptions {
+  const { values, url } = parseArgv(args);
+  checkForm(values, 'logout');
+  const all = given(values, 'all');
+  if (all && url !== undefined) {
+    throw conflict('all', 'logout takes the URL of an upstream server or --all, not both');
+  }
+  if (all && given(values, 'account')) {
+    throw conflict('account', '--all deletes the stored sign-ins of every account');
+  }
+  if (!all && url === undefined) {
+    throw new UsageError(
+      'the URL of the upstream server is missing: give it after the options of logout, or give --all',
+    );
+  }
+  const logLevel = last(
+    values,
+    'log-level',
+    (text) => LOG_LEVELS.find((level) => level === text),
+    'give err, warn, info or debug',
+  );
+  if (url !== undefined) checkUpstreamUrl(url);
+  const store = parseStoreOptions(values, env);
+  const { caPem } = caFileOption(values);
+  return {
+    ...(url === undefined ? {} : { url }),
+    all,
+    account: store.account,
+    redirectPort: store.redirectPort,
+    tokenStore: store.tokenStore,
+    ...(store.tokenKeyFile === undefined ? {} : { tokenKeyFile: store.tokenKeyFile }),
+    ...(caPem === undefined ? {} : { caPem }),
+    logLevel: logLevel ?? DEFAULTS.logLevel,
+    bridgeName: PROGRAM_NAME,
   };
 }
 
@@ -214,7 +269,9 @@ export function parseCommandLine(
       return scan;
     case 'valid':
       try {
-        return { kind: 'serve', options: serveOptions(argv, env) };
+        return scan.form === 'logout'
+          ? { kind: 'logout', options: logoutOptions(scan.args, env) }
+          : { kind: 'serve', options: serveOptions(argv, env) };
       } catch (error) {
         if (error instanceof UsageError) return { kind: 'error', message: error.message };
         throw error;

@@ -6,11 +6,15 @@
 export const USAGE_TEXT = [
   'Usage: mcp-bridge-vscode [options] -- <command> [args...]',
   '       mcp-bridge-vscode [options] <url>',
+  '       mcp-bridge-vscode logout [options] <url>',
+  '       mcp-bridge-vscode logout [options] --all',
   'Run "mcp-bridge-vscode --help" for the options.',
 ].join('\n');
 
 export const HELP_TEXT = `Usage: mcp-bridge-vscode [options] -- <command> [args...]
        mcp-bridge-vscode [options] <url>
+       mcp-bridge-vscode logout [options] <url>
+       mcp-bridge-vscode logout [options] --all
 
 Connects VS Code (MCP 2025-11-25 on stdin and stdout) to an upstream server that speaks
 MCP 2026-07-28: a command started as a child process (everything after "--" is the command
@@ -47,13 +51,44 @@ Options for a URL only:
 Headers the bridge or the HTTP client sets (Host, Accept, Content-Type, Mcp-*, ...) and
 Proxy-Authorization cannot be given.
 
+Sign-in (URL only): when the server answers 401, the bridge signs in with OAuth in the browser
+during initialize, and later through a URL question of VS Code. An authorization header of
+--header or --header-env turns the sign-in off; the sign-in options are then refused.
+  --client-id <id>           a client registered at the authorization server (default: the
+                             client metadata document of the bridge, else registration)
+  --client-issuer <url>      the only issuer of --client-id, and the only one that gets the
+                             secret of MCP_BRIDGE_CLIENT_SECRET; https (http for a loopback
+                             host) (default: any issuer)
+  --client-metadata-url <u>  an https URL of another client metadata document; not with
+                             --client-id (default: the document of the bridge)
+  --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: 41894)
+  --account <label>          a name for one of several sign-ins to the same server, 1 to 64
+                             of A-Z a-z 0-9 . _ @ + - (default: default)
+  --token-store <store>      auto, keychain, file or memory; auto takes the keychain, then
+                             encrypted files when a key is set, then memory (default: auto)
+  --token-key-file <path>    file with the 64 hex digits of the key of the encrypted files;
+                             not with MCP_BRIDGE_TOKEN_KEY (default: none)
+  --no-browser               do not open a browser: open the URL of the sign-in line yourself
+  --sign-in-timeout <s>      seconds a sign-in may take, 1 to 4294967295 (default: 300)
+
+Logout deletes the stored sign-in of the URL (of --account), or with --all every stored
+sign-in and the token directory. It takes --account, --redirect-port, --token-store,
+--token-key-file, --ca-file and --log-level; it never contacts the authorization server.
+  --all                      logout only: delete every stored sign-in; not with a URL or
+                             --account
+
 Environment:
   HTTPS_PROXY, https_proxy   proxy for the upstream server (http://[user:password@]host:port)
   ALL_PROXY, all_proxy       proxy when HTTPS_PROXY is not set
   NO_PROXY                   hosts that are not proxied (loopback hosts never are)
   <VAR> of --header-env      header values; must be set and not empty
+  MCP_BRIDGE_CLIENT_SECRET   the secret of --client-id (needs --client-issuer)
+  MCP_BRIDGE_TOKEN_KEY       the key of the encrypted token files, 64 hex digits
+  SANDBOX_RUNTIME            1 in the sandbox of VS Code: a needed sign-in fails at once
+  BROWSER                    the program that opens the sign-in (default: open, xdg-open)
 
 Exit status:
-  0  stdin ended, or --help or --version
-  1  the upstream command stopped, or an internal error
-  2  invalid arguments, a missing --header-env variable, or an unusable --ca-file`;
+  0  stdin ended, or --help or --version; logout deleted, or found nothing to delete
+  1  the upstream command stopped, or an internal error; logout failed to delete
+  2  invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token
+     store that does not open`;

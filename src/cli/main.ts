@@ -2,7 +2,8 @@
 /**
  * The executable `mcp-bridge-vscode`: parses the command line, wires stdio, the upstream and the
  * bridge, and maps how the bridge ended to an exit code (reference-behaviors.md §8):
- * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments.
+ * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments, or
+ * a forced token store that does not open. `logout` has the exit codes of §6.12 (src/cli/logout.ts).
  */
 import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -12,6 +13,7 @@ import { createBridge } from '../bridge/createBridge.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
@@ -24,6 +26,7 @@ import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from './log.js';
+import type { SignInSetup } from './signInSetup.js';
 import { packageVersion } from './version.js';
 
 const PROFILE_NAME = 'mcp-bridge-vscode';
@@ -43,6 +46,7 @@ function connector(
   child: ChildTracker,
   caPem: string | undefined,
   flow: FlowControl,
+  auth: UpstreamAuth | undefined,
 ): () => Observable<UpstreamConnection> {
   const upstream = options.upstream;
   if (upstream.kind === 'url') {
@@ -59,6 +63,7 @@ function connector(
               maxResponseBytes: options.maxResponseBytes,
               ...(caPem === undefined ? {} : { caPem }),
               env: process.env,
+              ...(auth === undefined ? {} : { auth }),
             },
             logger,
           ),
@@ -79,6 +84,25 @@ function connector(
     );
 }
 
+/** The sign-in of a URL upstream (issue #11), loaded only when it is on (start-up time). */
+async function startSignIn(
+  options: ServeOptions,
+  url: string,
+  logger: Logger,
+): Promise<SignInSetup | undefined> {
+  if (options.signIn === undefined) return undefined;
+  const { setUpSignIn } = await import('./signInSetup.js');
+  return setUpSignIn(
+    {
+      url,
+      signIn: options.signIn,
+      env: process.env,
+      ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+    },
+    logger,
+  );
+}
+
 async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const caPem = options.caPem;
   for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
@@ -91,13 +115,23 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
     profileName: PROFILE_NAME,
   });
+  const signIn = upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger) : undefined;
+  if (signIn?.ok === false) {
+    process.stderr.write(`${formatDiagnostic(signIn.message)}\n`);
+    return 2;
+  }
+  const auth = signIn?.auth;
   const bridge = createBridge(
     {
       version: packageVersion(),
       fallbackName,
       limits: { ...DEFAULT_LIMITS, discoverTimeoutMs: options.discoverTimeoutMs },
     },
-    { connect: connector(options, logger, child, caPem, flow), logger },
+    {
+      connect: connector(options, logger, child, caPem, flow, auth),
+      logger,
+      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+    },
   );
 
   const stop$ = new Subject<void>();
@@ -154,6 +188,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
       new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
     ]);
   }
+  signIn?.close();
   return code;
 }
 
@@ -169,6 +204,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 2;
     case 'serve':
       return serve(parsed.options, createStderrLogger(parsed.options.logLevel));
+    case 'logout': {
+      // Loaded for logout only: the token stores are not part of the other forms' start-up.
+      const { runLogout } = await import('./logout.js');
+      return runLogout(parsed.options, createStderrLogger(parsed.options.logLevel));
+    }
   }
 }
 

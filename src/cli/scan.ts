@@ -1,37 +1,68 @@
 /**
  * The first pass over argv: the rules of reference-behaviors.md §8 that yargs cannot express.
- * It finds where the options end, refuses unknown options (naming them without their value),
- * missing values (a separate value may not start with `--`), flags with a value and misplaced
- * arguments, and returns at once for `--help` and `--version`. yargs then parses what passed.
+ * It finds the form (`logout` first, else a URL or "--"), where the options end, refuses unknown
+ * options (naming them without their value), missing values (a separate value may not start with
+ * `--`), flags with a value and misplaced arguments, and returns at once for `--help` and
+ * `--version`. yargs then parses what passed.
  */
 
-/** Where an option applies: both forms, the URL form only, or a flag that ends the parse. */
-export type OptionKind = 'both' | 'url' | 'flag';
+/** The forms of the command line (reference-behaviors.md §8). */
+export type Form = 'command' | 'url' | 'logout';
 
-/** The options of the bridge, by name without the leading `--`. */
+/** One option: the forms it applies to, whether it is a flag, and whether it belongs to the sign-in. */
+export interface OptionSpec {
+  readonly forms: readonly Form[];
+  /** A flag takes no value; `exits` flags (help, version) end the parse at once. */
+  readonly flag?: 'exits' | 'plain';
+  /** A sign-in option: it conflicts with a static `authorization` header (§6.2, §8). */
+  readonly signIn?: true;
+}
+
+const SERVE: readonly Form[] = ['command', 'url'];
+const URL_ONLY: readonly Form[] = ['url'];
+const URL_LOGOUT: readonly Form[] = ['url', 'logout'];
+const ALL: readonly Form[] = ['command', 'url', 'logout'];
+
+/** The options of the bridge, by name without the leading `--` (the table of §8). */
 export const OPTIONS = {
-  name: 'both',
-  'log-level': 'both',
-  'discover-timeout': 'both',
-  'max-line-bytes': 'both',
-  header: 'url',
-  'header-env': 'url',
-  'max-response-bytes': 'url',
-  'ca-file': 'url',
-  help: 'flag',
-  version: 'flag',
-} as const satisfies Record<string, OptionKind>;
+  name: { forms: SERVE },
+  'log-level': { forms: ALL },
+  'discover-timeout': { forms: SERVE },
+  'max-line-bytes': { forms: SERVE },
+  header: { forms: URL_ONLY },
+  'header-env': { forms: URL_ONLY },
+  'max-response-bytes': { forms: URL_ONLY },
+  'ca-file': { forms: URL_LOGOUT },
+  'client-id': { forms: URL_ONLY, signIn: true },
+  'client-issuer': { forms: URL_ONLY, signIn: true },
+  'client-metadata-url': { forms: URL_ONLY, signIn: true },
+  'redirect-port': { forms: URL_LOGOUT, signIn: true },
+  account: { forms: URL_LOGOUT, signIn: true },
+  'token-store': { forms: URL_LOGOUT, signIn: true },
+  'token-key-file': { forms: URL_LOGOUT, signIn: true },
+  'no-browser': { forms: URL_ONLY, flag: 'plain', signIn: true },
+  'sign-in-timeout': { forms: URL_ONLY, signIn: true },
+  all: { forms: ['logout'], flag: 'plain' },
+  help: { forms: ALL, flag: 'exits' },
+  version: { forms: ALL, flag: 'exits' },
+} as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;
+
+export const optionSpec = (name: OptionName): OptionSpec => OPTIONS[name];
 
 export type ScanResult =
   | { readonly kind: 'help' | 'version' }
   | { readonly kind: 'error'; readonly message: string }
-  | { readonly kind: 'valid' };
+  /** `args`: what yargs parses (without the word `logout`). */
+  | { readonly kind: 'valid'; readonly form: 'serve' | 'logout'; readonly args: readonly string[] };
 
 const NOT_AN_OPTION =
   'an argument is not an option: give the options first, then the URL of the upstream server, ' +
   'or "--" and the upstream command';
+const NOT_AN_OPTION_LOGOUT =
+  'an argument is not an option: give the options of logout first, then the URL of the upstream ' +
+  'server, or --all';
 const AFTER_URL = 'an argument follows the URL of the upstream server: the URL must be the last argument';
 const URL_AND_COMMAND =
   'both a URL and an upstream command are given: give the URL of the upstream server, ' +
@@ -47,28 +78,35 @@ const unknownOption = (written: string): string =>
 
 export function scanArgv(argv: readonly string[]): ScanResult {
   const error = (message: string): ScanResult => ({ kind: 'error', message });
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? '';
-    if (arg === '--') break;
+  const logout = argv[0] === 'logout';
+  const args = logout ? argv.slice(1) : argv;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (arg === '--') {
+      if (logout) return error(NOT_AN_OPTION_LOGOUT);
+      break;
+    }
     if (!arg.startsWith('-') || arg === '-') {
-      if (!arg.includes('://')) return error(NOT_AN_OPTION);
-      const next = argv[i + 1];
+      if (!arg.includes('://')) return error(logout ? NOT_AN_OPTION_LOGOUT : NOT_AN_OPTION);
+      const next = args[i + 1];
       if (next === undefined) break;
-      return error(next === '--' ? URL_AND_COMMAND : AFTER_URL);
+      return error(next === '--' && !logout ? URL_AND_COMMAND : AFTER_URL);
     }
     const eq = arg.indexOf('=');
     const written = eq < 0 ? arg : arg.slice(0, eq);
     const name = written.slice(2);
     if (!written.startsWith('--') || !isOptionName(name)) return error(unknownOption(written));
-    if (OPTIONS[name] === 'flag') {
+    const flag = optionSpec(name).flag;
+    if (flag !== undefined) {
       if (eq >= 0) return error(`the option ${written} takes no value`);
-      return { kind: name === 'help' ? 'help' : 'version' };
+      if (flag === 'exits') return { kind: name === 'help' ? 'help' : 'version' };
+      continue;
     }
     if (eq < 0) {
-      const value = argv[i + 1];
+      const value = args[i + 1];
       if (value === undefined || value.startsWith('--')) return error(`the option ${written} needs a value`);
       i += 1;
     }
   }
-  return { kind: 'valid' };
+  return { kind: 'valid', form: logout ? 'logout' : 'serve', args };
 }

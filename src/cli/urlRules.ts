@@ -2,6 +2,7 @@
  * The rules for the URL of an upstream server (reference-behaviors.md §6.1), checked before the
  * bridge starts. Hints never echo the URL: it may hold a key in its query.
  */
+import { checkSignInEndpoint } from '../oauth/authorizationUrl.js';
 import { UsageError } from './usageError.js';
 
 const LOOPBACK_HINT = 'localhost, *.localhost, 127.0.0.0/8 or [::1]';
@@ -48,4 +49,50 @@ export function checkUpstreamUrl(text: string): void {
   if (scheme === 'http' && !isLoopbackHost(url.hostname)) {
     throw invalid(`http is allowed only for a loopback host (${LOOPBACK_HINT}); give an https URL`);
   }
+}
+
+/** The URL as written, or the first hint that refuses it; shared by the sign-in URL options. */
+function readUrl(text: string): { url: URL } | { hint: string } {
+  if (!/^[\x21-\x7e]+$/.test(text))
+    return { hint: 'it may hold only visible ASCII characters, and no spaces' };
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1]?.toLowerCase();
+  const authority = scheme === undefined ? '' : (text.slice(scheme.length + 3).split(/[/?#\\]/)[0] ?? '');
+  if (authority.includes('@')) return { hint: 'it must not hold a user name or password' };
+  if (text.includes('#')) return { hint: 'it must not have a fragment ("#")' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { hint: 'it cannot be read as a URL' };
+  }
+  if (authority === '' || authority.startsWith(':') || url.hostname === '') return { hint: 'it has no host' };
+  if (url.port === '0') return { hint: 'port 0 is not a valid port' };
+  return { url };
+}
+
+/**
+ * The hint that refuses a `--client-issuer`, or undefined when it is usable: the rule of every
+ * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host as issue #11 item 7
+ * allows, a deviation from reference-behaviors.md §8, which asks for https only; a host; no user
+ * information or fragment), and no query.
+ */
+export function clientIssuerHint(text: string): string | undefined {
+  const hint = checkSignInEndpoint(text);
+  if (hint !== undefined) return hint;
+  if (text.includes('?')) return 'it has a query';
+  return undefined;
+}
+
+/**
+ * The hint that refuses a `--client-metadata-url`, or undefined when it is usable: an `https` URL
+ * with a path, no user information and no fragment (reference-behaviors.md §6.9). The client ID
+ * metadata document stays https only, also for loopback hosts (issue #11 item 7).
+ */
+export function clientMetadataUrlHint(text: string): string | undefined {
+  const read = readUrl(text);
+  if ('hint' in read) return read.hint;
+  const { url } = read;
+  if (url.protocol !== 'https:') return 'give an https URL';
+  if (url.pathname === '/' || url.pathname === '') return 'it must have a path, such as /client.json';
+  return undefined;
 }

@@ -72,6 +72,74 @@ export const ERROR_TABLE = {
     'The client sent an answer that is not valid for the input request of the upstream server.',
   ],
   internal: [INTERNAL_ERROR, 'The bridge failed inside. See the Output channel of the server.'],
+  // The sign-in causes (reference-behaviors.md §6.10). Messages never hold the upstream URL; a
+  // number that varies (a port, a time limit, an HTTP status) goes into the detail.
+  sign_in_failed: [
+    INTERNAL_ERROR,
+    `The sign-in at the authorization server of the upstream server failed. ${UPSTREAM_LOG}`,
+  ],
+  sign_in_timeout: [
+    INTERNAL_ERROR,
+    'The sign-in did not complete in the time limit of the detail. Sign in again, or give more time with ' +
+      '--sign-in-timeout (during initialize also with --discover-timeout). If the authorization server no ' +
+      'longer knows the bridge, run "mcp-bridge-vscode logout <url>" and sign in again.',
+  ],
+  sign_in_denied: [
+    INTERNAL_ERROR,
+    'The authorization server refused the access. Sign in again with an account that may use the upstream server.',
+  ],
+  sign_in_error: [INTERNAL_ERROR, `The authorization server sent an error for the sign-in. ${UPSTREAM_LOG}`],
+  sign_in_invalid_url: [
+    INTERNAL_ERROR,
+    'The authorization server sent an authorization URL that is not valid. The bridge did not open it.',
+  ],
+  sign_in_start_reused: [
+    INTERNAL_ERROR,
+    'The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. ' +
+      'Start the sign-in again.',
+  ],
+  browser_launch_failed: [
+    INTERNAL_ERROR,
+    `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${UPSTREAM_LOG}`,
+  ],
+  redirect_port_unavailable: [
+    INTERNAL_ERROR,
+    'The bridge cannot listen on the redirect port of the detail. Close the program that uses it, or give ' +
+      'the bridge another port with --redirect-port.',
+  ],
+  registration_unavailable: [
+    INTERNAL_ERROR,
+    'The authorization server offers no client registration. Register a client with the redirect URI of ' +
+      'the detail at the authorization server, then give its ID with --client-id and the issuer with --client-issuer.',
+  ],
+  registration_failed: [
+    INTERNAL_ERROR,
+    `The authorization server refused the client registration of the bridge. ${UPSTREAM_LOG}`,
+  ],
+  issuer_not_registered: [
+    INTERNAL_ERROR,
+    'The upstream server uses another authorization server than the one of --client-issuer. Give the ' +
+      'client of that server with --client-id and --client-issuer.',
+  ],
+  invalid_client_metadata_url: [
+    INTERNAL_ERROR,
+    'The client metadata document URL is not valid. Give an https URL with a path, and without user, ' +
+      'password or fragment, in --client-metadata-url.',
+  ],
+  access_refused: [
+    INTERNAL_ERROR,
+    'The upstream server refused the access after the sign-in. The account may lack a permission.',
+  ],
+  reauthorization_required: [
+    INTERNAL_ERROR,
+    'The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. ' +
+      'Accept the sign-in request of the server, or restart the server to sign in again.',
+  ],
+  sandbox: [
+    INTERNAL_ERROR,
+    'The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Sign in once ' +
+      'outside the sandbox, or turn the sandbox off for this server.',
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type Cause = keyof typeof ERROR_TABLE;

@@ -55,8 +55,9 @@ describe('forms', () => {
     expect(error(['-', '--', 'node'])).toMatch(/^an argument is not an option: /);
   });
 
-  it('logout is not a command of this version', () => {
-    expect(error(['logout', URL])).toMatch(/^an argument is not an option: /);
+  it('logout is a form only as the first argument', () => {
+    expect(parse(['logout', URL]).kind).toBe('logout');
+    expect(error(['--log-level', 'info', 'logout', URL])).toMatch(/^an argument is not an option: /);
   });
 });
 
@@ -83,6 +84,15 @@ describe('defaults', () => {
       maxResponseBytes: 67_108_864,
       headers: [],
       warnings: [],
+      signIn: {
+        redirectPort: 41894,
+        account: 'default',
+        tokenStore: 'auto',
+        noBrowser: false,
+        signInTimeoutMs: 300_000,
+        sandbox: false,
+        secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
+      },
     });
     expect(Object.keys(options)).not.toContain('name');
     expect(Object.keys(options)).not.toContain('caFile');
@@ -196,16 +206,6 @@ describe('unknown options', () => {
     '--token-key',
     '--upstream',
     '--headless',
-    '--client-id',
-    '--client-issuer',
-    '--client-metadata-url',
-    '--redirect-port',
-    '--account',
-    '--token-store',
-    '--token-key-file',
-    '--no-browser',
-    '--sign-in-timeout',
-    '--all',
     '--no-name',
     '--Name',
     '--logLevel',

@@ -17,7 +17,11 @@ describe('--help text (reference-behaviors.md §8)', () => {
     expect(HELP_TEXT).toContain('(default: info)');
     expect(HELP_TEXT).toContain('(default: 60)');
     expect(HELP_TEXT.match(/\(default: 67108864\)/g)).toHaveLength(2);
-    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(3);
+    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(4);
+    expect(HELP_TEXT).toContain('(default: 41894)');
+    expect(HELP_TEXT).toContain('(default: default)');
+    expect(HELP_TEXT).toContain('(default: auto)');
+    expect(HELP_TEXT).toContain('(default: 300)');
   });
 
   it('lists the environment variables', () => {
@@ -34,11 +38,29 @@ describe('--help text (reference-behaviors.md §8)', () => {
   });
 
   it('lists the exit codes 0, 1 and 2', () => {
-    expect(HELP_TEXT).toMatch(/^ {2}0 {2}stdin ended, or --help or --version$/m);
-    expect(HELP_TEXT).toMatch(/^ {2}1 {2}the upstream command stopped, or an internal error$/m);
     expect(HELP_TEXT).toMatch(
-      /^ {2}2 {2}invalid arguments, a missing --header-env variable, or an unusable --ca-file$/m,
+      /^ {2}0 {2}stdin ended, or --help or --version; logout deleted, or found nothing to delete$/m,
     );
+    expect(HELP_TEXT).toMatch(
+      /^ {2}1 {2}the upstream command stopped, or an internal error; logout failed to delete$/m,
+    );
+    expect(HELP_TEXT).toMatch(
+      /^ {2}2 {2}invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token$/m,
+    );
+    expect(HELP_TEXT).toMatch(/^ {5}store that does not open$/m);
+  });
+
+  it('shows the logout forms in the help and in the usage lines', () => {
+    for (const text of [HELP_TEXT, USAGE_TEXT]) {
+      expect(text).toContain('mcp-bridge-vscode logout [options] <url>');
+      expect(text).toContain('mcp-bridge-vscode logout [options] --all');
+    }
+  });
+
+  it('lists the environment variables of the sign-in', () => {
+    for (const name of ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY', 'SANDBOX_RUNTIME', 'BROWSER']) {
+      expect(HELP_TEXT).toMatch(new RegExp(`^  ${name} `, 'm'));
+    }
   });
 
   it('mentions no option that does not exist', () => {

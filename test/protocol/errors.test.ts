@@ -48,6 +48,21 @@ describe('the wire error table (§3.10)', () => {
       input_timeout: -32603,
       invalid_client_answer: -32603,
       internal: -32603,
+      sign_in_failed: -32603,
+      sign_in_timeout: -32603,
+      sign_in_denied: -32603,
+      sign_in_error: -32603,
+      sign_in_invalid_url: -32603,
+      sign_in_start_reused: -32603,
+      browser_launch_failed: -32603,
+      redirect_port_unavailable: -32603,
+      registration_unavailable: -32603,
+      registration_failed: -32603,
+      issuer_not_registered: -32603,
+      invalid_client_metadata_url: -32603,
+      access_refused: -32603,
+      reauthorization_required: -32603,
+      sandbox: -32603,
     });
   });
 

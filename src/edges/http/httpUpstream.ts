@@ -21,18 +21,21 @@ import {
 import type { Observable } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../bridge/log.js';
+import type { UpstreamAuth } from '../../bridge/signInPorts.js';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../../bridge/upstream.js';
 import { BridgeError, isBridgeError } from '../../errors.js';
 import type { Frame, JsonObject, NotificationFrame } from '../../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, request as requestFrame } from '../../protocol/jsonrpc.js';
 import { NO_TIMEOUTS, createDispatcher } from './dispatcher.js';
-import type { ProxyEnv } from './dispatcher.js';
+import type { DispatcherResult, ProxyEnv } from './dispatcher.js';
 import type { StaticHeader } from './headers.js';
 import { requestHeaders } from './headers.js';
 import { responseMessages } from './response.js';
+import { connectFailure } from './connectFailure.js';
 import { errorCode } from './sse.js';
 import { createToolHeaderCache } from './toolHeaders.js';
 import { createToolCalls } from './toolList.js';
+import { withSignIn } from './signInRetry.js';
 
 export type { StaticHeader } from './headers.js';
 export type { ProxyEnv } from './dispatcher.js';
@@ -51,6 +54,12 @@ export interface HttpUpstreamConfig {
   readonly env: ProxyEnv;
   /** Value of `MCP-Protocol-Version`. Default `2026-07-28`. */
   readonly protocolVersion?: string;
+  /**
+   * The sign-in (issue #11): its Authorization header goes on every POST, and a 401/403 is handed
+   * to it once per request. Never together with a static `authorization` header: that is a
+   * configuration error (reference-behaviors.md §6.3), and every request fails with `connect_failed`.
+   */
+  readonly auth?: UpstreamAuth;
 }
 
 export const DEFAULT_HTTP_UPSTREAM_CONFIG = Object.freeze({
@@ -81,24 +90,6 @@ const describeId = (id: string | number | undefined): string =>
     ? 'no client request'
     : `client request ${typeof id === 'string' ? JSON.stringify(id) : id}`;
 
-/** Why a POST got no response head; never the message of the error (it may name the host). */
-function connectFailure(error: unknown, method: string): BridgeError {
-  const code = errorCode(error);
-  const message = error instanceof Error ? error.message : '';
-  const tunnel =
-    /Proxy response \((\d{3})\)/.exec(message) ?? /Proxy Authentication Required \((\d{3})\)/.exec(message);
-  let detail = `the connection failed before the response (${code})`;
-  if (tunnel !== null) detail = `the proxy refused the tunnel with the status ${tunnel[1]}`;
-  else if (/CERT|SELF_SIGNED|UNABLE_TO_|SIGNATURE/.test(code)) {
-    detail = `the certificate of the server is not trusted (${code})`;
-  } else if (/^ERR_(TLS|SSL)/.test(code)) detail = `the TLS handshake failed (${code})`;
-  else if (code === 'ECONNREFUSED') detail = 'the connection was refused (ECONNREFUSED)';
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    detail = `the host name cannot be resolved (${code})`;
-  else if (code === 'UND_ERR_CONNECT_TIMEOUT') detail = 'the connection timed out (UND_ERR_CONNECT_TIMEOUT)';
-  return new BridgeError('transport_failed', { detail: `${method}: ${detail}` });
-}
-
 /**
  * Connects to a 2026-07-28 server over Streamable HTTP. Nothing is sent before the first request.
  * A proxy or trust setting that cannot work is logged once (`err`) and fails every request with
@@ -111,10 +102,15 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_HTTP_UPSTREAM_CONFIG.maxResponseBytes;
   const protocolVersion = config.protocolVersion ?? DEFAULT_HTTP_UPSTREAM_CONFIG.protocolVersion;
   const staticHeaders = config.headers ?? [];
-  const made = createDispatcher(
-    url,
-    config.caPem === undefined ? { env: config.env } : { env: config.env, caPem: config.caPem },
-  );
+  const conflict =
+    config.auth !== undefined &&
+    staticHeaders.some((header) => header.name.toLowerCase() === 'authorization');
+  const made: DispatcherResult = conflict
+    ? { ok: false, reason: 'a static authorization header and a sign-in cannot be used together' }
+    : createDispatcher(
+        url,
+        config.caPem === undefined ? { env: config.env } : { env: config.env, caPem: config.caPem },
+      );
   if (!made.ok)
     logger.log(SCOPE, 'err', `cannot make the HTTP client for the upstream server: ${made.reason}`);
   const dispatcher: Dispatcher | undefined = made.ok ? made.dispatcher : undefined;
@@ -193,30 +189,35 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
         }
         paramHeaders = tools.headersFor(toolName, params['arguments']);
       }
-      const id = nextId++;
       const meta = isObject(params['_meta']) ? params['_meta'] : {};
-      const body = JSON.stringify(
-        requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
-      );
       const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
       const controller = new AbortController();
       inFlight.add(controller);
       const started = performance.now();
+      let id = 0;
       let status: number | undefined;
       let outcome = 'cancelled';
       let answered = false;
 
-      const events$ = defer(() =>
-        dispatcher.request({
-          origin,
-          path,
-          method: 'POST',
-          headers,
-          body,
-          signal: controller.signal,
-          ...NO_TIMEOUTS,
-        }),
-      ).pipe(
+      // One POST; the retry after a sign-in is a new request with a new id (§6.4).
+      const post = (authorization: Record<string, string>) =>
+        defer(() => {
+          id = nextId++;
+          const body = JSON.stringify(
+            requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
+          );
+          return dispatcher.request({
+            origin,
+            path,
+            method: 'POST',
+            headers: { ...headers, ...authorization },
+            body,
+            signal: controller.signal,
+            ...NO_TIMEOUTS,
+          });
+        });
+
+      const events$ = withSignIn(post, { auth: config.auth, method, signal: controller.signal }).pipe(
         mergeMap((response) => {
           status = response.statusCode;
           return responseMessages(response, { id, method, maxResponseBytes });

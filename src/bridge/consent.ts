@@ -1,0 +1,125 @@
+/**
+ * The client side of a sign-in after `notifications/initialized` (reference-behaviors.md §6.7,
+ * issue #11 item 6): the sign-in never opens a browser then, it asks the client with a URL
+ * elicitation. The sign-in is made once per process (src/cli/signInSetup.ts) and holds the
+ * {@link ConsentRelay}'s port; each client connection binds its own {@link sessionConsent} to it.
+ */
+import { Subscription, filter, merge, take } from 'rxjs';
+import { cancelledFrame, elicitationCompleteFrame } from '../codec/input/step.js';
+import { BridgeError } from '../errors.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import { isObject, request } from '../protocol/jsonrpc.js';
+import type { Logger } from './log.js';
+import type { Session } from './session.js';
+import type { ConsentPort } from './signInPorts.js';
+
+/** A port that forwards to the connection bound now; without one, nobody can be asked. */
+export interface ConsentRelay {
+  /** What the sign-in holds for the life of the process. */
+  readonly port: ConsentPort;
+  /** Binds the port of a connection; the returned function unbinds it (at the end of the connection). */
+  bind(port: ConsentPort): () => void;
+}
+
+const gone = (): BridgeError =>
+  new BridgeError('closed', { detail: 'the client closed the connection before the sign-in completed' });
+
+/** Nobody to ask: no connection, or one that has not initialized. */
+const UNBOUND: ConsentPort = {
+  phase: () => 'initializing',
+  clientSupportsUrl: () => false,
+  askUrl: () => Promise.reject(gone()),
+  complete: () => undefined,
+};
+
+export function createConsentRelay(): ConsentRelay {
+  let bound: ConsentPort = UNBOUND;
+  return {
+    port: {
+      phase: () => bound.phase(),
+      clientSupportsUrl: () => bound.clientSupportsUrl(),
+      askUrl: (input) => bound.askUrl(input),
+      complete: (elicitationId) => bound.complete(elicitationId),
+    },
+    bind(port) {
+      bound = port;
+      return () => {
+        if (bound === port) bound = UNBOUND;
+      };
+    },
+  };
+}
+
+const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
+
+/** True when the client declared `elicitation.url` (2025-11-25: an object under `url`). */
+export function declaresUrlElicitation(capabilities: unknown): boolean {
+  const elicitation = isObject(capabilities) ? capabilities['elicitation'] : undefined;
+  return isObject(elicitation) && isObject(elicitation['url']);
+}
+
+/**
+ * The consent port of one connection. `send` writes a frame to the client at once (the caller
+ * merges it into the output), so a completion precedes the result of the request it belongs to.
+ *
+ * Rules (test/oauth/consent.test.ts):
+ * 1. `initializing` until `notifications/initialized` arrived in state ready, then `ready`
+ * 2. the question is `elicitation/create` with a bridge id `b-N` of the connection's counter, and
+ *    the answer comes through the pending table of the input rounds (`session.answers$`)
+ * 3. an answer that is an error or not an action of the schema counts as `cancel` (with a warning)
+ * 4. an abort of the signal (client cancel of the request behind it) sends `notifications/cancelled`
+ *    for the question and rejects
+ * 5. the end of the connection rejects a waiting question
+ */
+export function sessionConsent(session: Session, send: (frame: Frame) => void, logger: Logger): ConsentPort {
+  return {
+    phase: () => (session.initialized ? 'ready' : 'initializing'),
+    clientSupportsUrl: () => declaresUrlElicitation(session.client?.capabilities),
+    askUrl: ({ url, message, elicitationId, signal }) =>
+      new Promise((resolve, reject) => {
+        if (signal.aborted) {
+          reject(new BridgeError('closed', { detail: 'the request stopped before the sign-in completed' }));
+          return;
+        }
+        const id = session.nextBridgeId();
+        const subscription = new Subscription();
+        let settled = false;
+        const onAbort = (): void => {
+          subscription.unsubscribe();
+          send(cancelledFrame(id, 'the client canceled the request'));
+          reject(new BridgeError('closed', { detail: 'the request stopped before the sign-in completed' }));
+        };
+        const settle = (): void => {
+          settled = true;
+          signal.removeEventListener('abort', onAbort);
+          subscription.unsubscribe();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        // The answer is watched before the question goes out, so that none is missed.
+        subscription.add(
+          merge(session.answers$.pipe(filter((answer) => answer.id === id)), session.abortAll$)
+            .pipe(take(1))
+            .subscribe((event) => {
+              settle();
+              if (!('id' in event)) {
+                reject(gone());
+                return;
+              }
+              const action = event.result?.['action'];
+              if (typeof action === 'string' && ACTIONS.has(action)) {
+                resolve(action as 'accept' | 'decline' | 'cancel');
+                return;
+              }
+              logger.log(
+                'bridge',
+                'warn',
+                'the client answered the URL elicitation of the sign-in with an error or an invalid result',
+              );
+              resolve('cancel');
+            }),
+        );
+        if (!settled) send(request(id, 'elicitation/create', { mode: 'url', message, url, elicitationId }));
+      }),
+    complete: (elicitationId) => send(elicitationCompleteFrame(elicitationId)),
+  };
+}

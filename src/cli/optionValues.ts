@@ -1,0 +1,49 @@
+/**
+ * Reading option values (reference-behaviors.md §8): the last occurrence wins and every
+ * occurrence is checked; numbers are decimal digits only. Diagnostics never hold the value.
+ */
+import type { OptionName } from './scan.js';
+import { UsageError } from './usageError.js';
+
+/** Every value of an option, in the order given. */
+export type Values = (name: OptionName) => readonly string[];
+
+/** Checks every occurrence of an option and returns the last one (undefined when not given). */
+export function last<T>(
+  values: Values,
+  name: OptionName,
+  check: (text: string) => T | undefined,
+  hint: string,
+): T | undefined {
+  let result: T | undefined;
+  for (const text of values(name)) {
+    result = check(text);
+    if (result === undefined) throw new UsageError(`the value of --${name} is not valid: ${hint}`);
+  }
+  return result;
+}
+
+export const decimal =
+  (max: number) =>
+  (text: string): number | undefined => {
+    const value = /^[0-9]+$/.test(text) ? Number(text) : 0;
+    return value >= 1 && value <= max ? value : undefined;
+  };
+
+export const rangeHint = (max: number, unit: string): string =>
+  `give a whole number of ${unit} from 1 to ${max}, in decimal digits only`;
+
+export const nonEmpty = (text: string): string | undefined => (text === '' ? undefined : text);
+
+/** The Conflict diagnostic of §8: `the option --<name> cannot be used here: <hint>`. */
+export const conflict = (name: OptionName, hint: string): UsageError =>
+  new UsageError(`the option --${name} cannot be used here: ${hint}`);
+
+/** An environment variable, trimmed; unset and empty are the same (§8). */
+export function envValue(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+): string | undefined {
+  const value = Object.hasOwn(env, name) ? env[name]?.trim() : undefined;
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,51 @@
+/**
+ * The fetch of the sign-in's requests (metadata, registration, token): undici's fetch through a
+ * dispatcher made like the upstream's (dispatcher.ts), so that `--ca-file` and the proxy of the
+ * environment apply to them too (reference-behaviors.md §6.3; issue #11 item 4). The proxy choice
+ * depends on the target host, so each origin gets its own dispatcher.
+ */
+import { fetch as undiciFetch } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createDispatcher } from './dispatcher.js';
+import type { DispatcherConfig } from './dispatcher.js';
+
+export interface SignInFetch {
+  readonly fetch: typeof globalThis.fetch;
+  /** Closes the dispatchers (at the end of the process). */
+  close(): void;
+}
+
+const urlOf = (input: Parameters<typeof globalThis.fetch>[0]): URL =>
+  new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+
+export function createSignInFetch(config: DispatcherConfig): SignInFetch {
+  const dispatchers = new Map<string, Dispatcher>();
+  const dispatcherFor = (url: URL): Dispatcher => {
+    const known = dispatchers.get(url.origin);
+    if (known !== undefined) return known;
+    const made = createDispatcher(url, config);
+    // The reason names the variable, never its value or the URL.
+    if (!made.ok) throw new TypeError(`cannot make the HTTP client for the sign-in: ${made.reason}`);
+    dispatchers.set(url.origin, made.dispatcher);
+    return made.dispatcher;
+  };
+  const fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
+    let dispatcher: Dispatcher;
+    try {
+      dispatcher = dispatcherFor(urlOf(input));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new TypeError('the sign-in URL is not valid'));
+    }
+    // undici's Request and Response are those of the global fetch in shape; openid-client checks
+    // them by their tag, not by their class.
+    const options = { ...init, dispatcher } as Parameters<typeof undiciFetch>[1];
+    return undiciFetch(input as Parameters<typeof undiciFetch>[0], options);
+  }) as typeof globalThis.fetch;
+  return {
+    fetch,
+    close() {
+      for (const dispatcher of dispatchers.values()) void dispatcher.destroy().catch(() => undefined);
+      dispatchers.clear();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The sign-in hook of the HTTP upstream (issue #11 item 6): a POST refused
+ * with 401 or 403 hands the challenge to the {@link UpstreamAuth}, which signs in, refreshes or
+ * steps up, then the same request goes once more with a new id (reference-behaviors.md §6.4,
+ * `max_step_up_attempts` = 1); a second 401/403 fails it with `access_refused`. Without an auth, or for a listen stream, the refusal passes on:
+ * a listen stream waits for the next sign-in of another request instead (§6.8).
+ */
+import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { UpstreamAuth } from '../../bridge/signInPorts.js';
+import { BridgeError, isBridgeError } from '../../errors.js';
+import type { HttpResponse } from './response.js';
+
+/** What {@link withSignIn} needs for one exchange. */
+export interface SignInRetryContext {
+  readonly auth: UpstreamAuth | undefined;
+  readonly method: string;
+  /** Aborts when the exchange is unsubscribed (a client cancel, a time limit, the end of input). */
+  readonly signal: AbortSignal;
+}
+
+const ignore = (): void => undefined;
+
+const first = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
+
+/** The Authorization header of the next POST, when a sign-in gave one. */
+export function authorizationHeader(auth: UpstreamAuth | undefined): Record<string, string> {
+  const value = auth?.header();
+  return value === undefined ? {} : { Authorization: value };
+}
+
+/**
+ * Runs `post` (one POST with a new id per subscription) with the current Authorization header;
+ * on a 401/403 closes that body, waits for `auth.challenge`, then posts once more. A challenge that fails fails this exchange alone with
+ * its BridgeError.
+ */
+export function withSignIn(
+  post: (authorization: Record<string, string>) => Observable<HttpResponse>,
+  ctx: SignInRetryContext,
+): Observable<HttpResponse> {
+  const { auth, method, signal } = ctx;
+  // The header each POST carried: the challenge learns which token was refused, so that a 401
+  // that arrives after another request's sign-in costs no second sign-in (src/oauth/ports.ts).
+  let sent: Record<string, string> = {};
+  const postNow = (): Observable<HttpResponse> =>
+    defer(() => {
+      sent = authorizationHeader(auth);
+      return post(sent);
+    });
+  // reference-behaviors.md §6.8: a listen stream never starts a sign-in.
+  if (auth === undefined || method === 'subscriptions/listen') return postNow();
+  return postNow().pipe(
+    mergeMap((response) => {
+      const status = response.statusCode;
+      if (status !== 401 && status !== 403) return of(response);
+      // The refusal's body is never read: it may be large, and nothing in it is trusted.
+      response.body.on('error', ignore);
+      response.body.destroy();
+      const wwwAuthenticate = first(response.headers['www-authenticate']);
+      const authorization = sent['Authorization'];
+      const challenge$ = defer(() =>
+        from(auth.challenge({ status, wwwAuthenticate, method, signal, authorization })),
+      ).pipe(
+        // A challenge gives BridgeErrors of §6.10; anything else is a failure of the bridge.
+        catchError((error: unknown) =>
+          throwError(() =>
+            isBridgeError(error)
+              ? error
+              : new BridgeError('internal', { detail: `${method}: the sign-in failed` }),
+          ),
+        ),
+      );
+      return challenge$.pipe(
+        mergeMap(() => postNow()),
+        mergeMap((retried) => {
+          const again = retried.statusCode;
+          if (again !== 401 && again !== 403) return of(retried);
+          // One sign-in or step-up per request (§6.4): a second refusal ends the request.
+          retried.body.on('error', ignore);
+          retried.body.destroy();
+          return throwError(
+            () =>
+              new BridgeError('access_refused', {
+                detail: `${method}: the upstream server refused the access after the sign-in`,
+                httpStatus: again,
+              }),
+          );
+        }),
+      );
+    }),
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * The URL rules of the sign-in (pure): which endpoints the bridge may talk to, the well-known
+ * URLs of RFC 9728 and RFC 8414 in the order of protocol-mapping.md §8.2–8.3, and the match of
+ * the `resource` of the protected resource metadata with the MCP URL.
+ */
+import { isLoopbackHost } from '../edges/http/dispatcher.js';
+
+export type EndpointCheck =
+  { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Every sign-in URL (metadata, authorization, token and registration endpoints, the issuer) is
+ * `https`, or `http` on a loopback host only (issue #11 item 7: local test servers, in the spirit
+ * of RFC 8252; the reference refuses loopback `http`). No user info, no fragment. The reason
+ * never holds the URL.
+ */
+export function checkEndpoint(value: unknown): EndpointCheck {
+  if (typeof value !== 'string') return { ok: false, reason: 'the URL is missing' };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { ok: false, reason: 'the URL is not valid' };
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    return { ok: false, reason: 'the URL is not https' };
+  }
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'the URL has user info' };
+  if (url.hash !== '' || value.includes('#')) return { ok: false, reason: 'the URL has a fragment' };
+  return { ok: true, url };
+}
+
+/** True when the URL is `http` (then only a loopback one passes {@link checkEndpoint}). */
+export const isPlainHttp = (value: string): boolean => value.toLowerCase().startsWith('http:');
+
+/** Origin and path without a terminating slash (`https://host/` and `https://host` are one). */
+const originAndPath = (url: URL): string => `${url.origin}${url.pathname.replace(/\/$/, '')}`;
+
+/**
+ * The `resource` of the protected resource metadata must identify the MCP server the bridge
+ * talks to (RFC 9728 §3.3 and §7.3, protocol-mapping.md §8.2 item 5): equal after the
+ * canonical form of scheme and host case and the default port (the URL parser does both), and
+ * of a terminating slash. The query of the MCP URL is not part of the comparison: it may hold a
+ * key the user gave, which a server does not publish; a `resource` with a query must repeat it.
+ */
+export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
+  if (typeof resource !== 'string') return false;
+  let published: URL;
+  let target: URL;
+  try {
+    published = new URL(resource);
+    target = new URL(mcpUrl);
+  } catch {
+    return false;
+  }
+  if (published.hash !== '' || published.username !== '' || published.password !== '') return false;
+  if (published.search !== '' && published.search !== target.search) return false;
+  return originAndPath(published) === originAndPath(target);
+}
+
+/**
+ * RFC 9728 §3.1 well-known URLs of the MCP URL, in the order of protocol-mapping.md §8.2: the
+ * path-specific one (`/.well-known/oauth-protected-resource/<path>`), then the root one. The
+ * query of the MCP URL is dropped (as the MCP specification's examples do): it may hold a key.
+ */
+export function protectedResourceUrls(mcpUrl: string): string[] {
+  const url = new URL(mcpUrl);
+  const root = `${url.origin}/.well-known/oauth-protected-resource`;
+  const path = url.pathname.replace(/\/$/, '');
+  return path === '' ? [root] : [`${root}${path}`, root];
+}
+
+/**
+ * The authorization server metadata URLs of an issuer, in the order of protocol-mapping.md §8.3:
+ * RFC 8414 path-inserted, OpenID path-inserted, OpenID appended (the last only with a path).
+ */
+export function serverMetadataUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/$/, '');
+  const oauth = `${url.origin}/.well-known/oauth-authorization-server${path}`;
+  const oidc = `${url.origin}/.well-known/openid-configuration${path}`;
+  return path === '' ? [oauth, oidc] : [oauth, oidc, `${url.origin}${path}/.well-known/openid-configuration`];
+}

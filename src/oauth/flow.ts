@@ -1,0 +1,236 @@
+/**
+ * The OAuth requests of the sign-in, through openid-client 6 (issue #11 item 4): authorization
+ * code with PKCE S256 and `state`, the resource indicator (RFC 8707) on the authorization, token
+ * and refresh requests, RFC 9207 `iss` checked by oauth4webapi inside openid-client, and the
+ * errors of each step mapped to the causes of reference-behaviors.md §6.10. The metadata comes
+ * from our own discovery (resourceMetadata.ts, serverMetadata.ts), never from openid-client's.
+ */
+import * as client from 'openid-client';
+import type { ServerMetadata } from 'openid-client';
+import { BridgeError } from '../errors.js';
+import { guardedFetch, REQUEST_TIMEOUT_MS } from './http.js';
+import type { Fetch } from './http.js';
+import { checkEndpoint, isPlainHttp } from './endpoints.js';
+import type { RedirectResult } from './receiver.js';
+import type { ClientRegistration } from './store/types.js';
+import type { TokenResponse } from './tokens.js';
+
+/**
+ * True when some endpoint of the server is `http` and every `http` one is on a loopback host
+ * (issue #11 item 7). Discovery already refused any other `http`; this holds on its own too.
+ */
+const needsInsecure = (as: ServerMetadata, extra: readonly string[] = []): boolean => {
+  const plain = [
+    as.issuer,
+    as.authorization_endpoint,
+    as.token_endpoint,
+    as.registration_endpoint,
+    ...extra,
+  ].filter((url): url is string => typeof url === 'string' && isPlainHttp(url));
+  return plain.length > 0 && plain.every((url) => checkEndpoint(url).ok);
+};
+
+/** openid-client's fetch: the upstream's fetch, refusing every URL that is not a sign-in URL. */
+const customFetch = (fetch: Fetch): client.CustomFetch => {
+  const guarded = guardedFetch(fetch);
+  return (url, options) => guarded(url, options as RequestInit);
+};
+
+/** The client authentication of the token endpoint, as the client was registered (§6.9). */
+function clientAuth(registration: ClientRegistration, secret: string | undefined): client.ClientAuth {
+  switch (registration.authMethod) {
+    case 'client_secret_basic':
+      return client.ClientSecretBasic(secret);
+    case 'client_secret_post':
+      return client.ClientSecretPost(secret);
+    default:
+      return client.None();
+  }
+}
+
+/**
+ * The openid-client configuration of one server and client. `secret` is the client's own secret:
+ * a dynamic client's stored one, or `MCP_BRIDGE_CLIENT_SECRET` for the issuer of
+ * `--client-issuer` only (the caller decides).
+ */
+export function configuration(
+  as: ServerMetadata,
+  registration: ClientRegistration,
+  secret: string | undefined,
+  fetch: Fetch,
+): client.Configuration {
+  const config = new client.Configuration(
+    as,
+    registration.clientId,
+    { token_endpoint_auth_method: registration.authMethod },
+    clientAuth(registration, secret),
+  );
+  config[client.customFetch] = customFetch(fetch);
+  config.timeout = REQUEST_TIMEOUT_MS / 1000;
+  // issue #11 item 7: http only where discovery allowed it (loopback hosts); guardedFetch
+  // refuses any other http URL on top.
+  if (needsInsecure(as)) client.allowInsecureRequests(config);
+  return config;
+}
+
+/** The PKCE verifier, `state` and the authorization URL of one sign-in. */
+export interface AuthorizationRequest {
+  readonly url: string;
+  readonly state: string;
+  readonly verifier: string;
+}
+
+export async function authorizationRequest(
+  config: client.Configuration,
+  input: { readonly redirectUri: string; readonly resource: string; readonly scope: string | undefined },
+): Promise<AuthorizationRequest> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const parameters: Record<string, string> = {
+    redirect_uri: input.redirectUri,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    resource: input.resource,
+  };
+  if (input.scope !== undefined) parameters['scope'] = input.scope;
+  return { url: client.buildAuthorizationUrl(config, parameters).href, state, verifier };
+}
+
+/** An error code of the authorization server, fit for a log line and a detail. */
+export const safeCode = (code: unknown): string =>
+  typeof code === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(code) ? code : 'not valid';
+
+const statusOf = (error: unknown): number | undefined => {
+  const value = (error as { status?: unknown; cause?: { status?: unknown } } | undefined) ?? {};
+  const status = typeof value.status === 'number' ? value.status : value.cause?.status;
+  return typeof status === 'number' ? status : undefined;
+};
+
+/** `HTTP status N, <error code>` of a refused request, for a detail (never a body). */
+export function refusal(error: unknown): string {
+  const status = statusOf(error);
+  const parts = status === undefined ? [] : [`HTTP status ${status}`];
+  if (error instanceof client.ResponseBodyError) parts.push(safeCode(error.error));
+  return parts.length === 0 ? 'the request failed' : parts.join(', ');
+}
+
+/**
+ * The authorization response and the token exchange. oauth4webapi checks, before anything else
+ * of the response (protocol-mapping.md §8.6): `iss` missing while the server advertises
+ * `authorization_response_iss_parameter_supported` -> refused; `iss` present and not exactly the
+ * issuer of the metadata (no normalisation) -> refused, advertised or not; then `state`; only
+ * then an `error` of the response is acted upon.
+ */
+export async function exchangeCode(
+  config: client.Configuration,
+  input: {
+    readonly redirect: RedirectResult;
+    readonly request: AuthorizationRequest;
+    readonly resource: string;
+  },
+): Promise<TokenResponse> {
+  try {
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      input.redirect.callbackUrl,
+      { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
+      { resource: input.resource },
+    );
+    return tokens;
+  } catch (error) {
+    throw codeError(error);
+  }
+}
+
+/** Maps an error of {@link exchangeCode} to its cause. */
+export function codeError(error: unknown): BridgeError {
+  if (error instanceof client.AuthorizationResponseError) {
+    const code = safeCode(error.error);
+    return code === 'access_denied'
+      ? new BridgeError('sign_in_denied', { detail: 'access_denied' })
+      : new BridgeError('sign_in_error', { detail: `the error code is ${code}` });
+  }
+  const inner = (error as { cause?: unknown } | undefined)?.cause;
+  const text = inner instanceof Error ? inner.message : '';
+  if (text.includes('"iss"')) {
+    return new BridgeError('sign_in_failed', {
+      detail: text.includes('missing')
+        ? 'the authorization response has no iss, which the authorization server promised'
+        : 'the iss of the authorization response is not the issuer of the authorization server',
+    });
+  }
+  if (text.includes('"state"')) {
+    return new BridgeError('sign_in_failed', { detail: 'the state of the authorization response is wrong' });
+  }
+  return new BridgeError('sign_in_failed', { detail: `the token request failed: ${refusal(error)}` });
+}
+
+/** A refresh (RFC 6749 §6) with the resource indicator; rejects when the server refuses it. */
+export async function refresh(
+  config: client.Configuration,
+  input: { readonly refreshToken: string; readonly resource: string },
+): Promise<TokenResponse> {
+  try {
+    return await client.refreshTokenGrant(config, input.refreshToken, { resource: input.resource });
+  } catch (error) {
+    throw new BridgeError('sign_in_failed', { detail: `the refresh failed: ${refusal(error)}` });
+  }
+}
+
+/** What the bridge registers (protocol-mapping.md §8.4 item 3, reference §6.9). */
+export interface DynamicRegistration {
+  readonly metadataUrl: string;
+  readonly redirectUri: string;
+  readonly clientName: string;
+}
+
+/** Dynamic client registration (RFC 7591) at the server whose metadata was found at `metadataUrl`. */
+export async function registerClient(
+  as: ServerMetadata,
+  input: DynamicRegistration,
+  fetch: Fetch,
+): Promise<{ registration: ClientRegistration; secret?: string }> {
+  let registered: client.Configuration;
+  try {
+    registered = await client.dynamicClientRegistration(
+      new URL(input.metadataUrl),
+      {
+        application_type: 'native',
+        client_name: input.clientName,
+        redirect_uris: [input.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      client.None(),
+      {
+        [client.customFetch]: customFetch(fetch),
+        timeout: REQUEST_TIMEOUT_MS / 1000,
+        execute: needsInsecure(as, [input.metadataUrl]) ? [client.allowInsecureRequests] : [],
+      },
+    );
+  } catch (error) {
+    throw new BridgeError('registration_failed', { detail: refusal(error) });
+  }
+  // The metadata was fetched again by openid-client: it must still be the server we checked.
+  if (registered.serverMetadata().issuer !== as.issuer) {
+    throw new BridgeError('registration_failed', { detail: 'the authorization server changed its issuer' });
+  }
+  const metadata = registered.clientMetadata();
+  const method = metadata.token_endpoint_auth_method;
+  const secret = typeof metadata.client_secret === 'string' ? metadata.client_secret : undefined;
+  const authMethod =
+    method === 'client_secret_basic' || method === 'client_secret_post'
+      ? method
+      : secret !== undefined && method === undefined
+        ? 'client_secret_basic'
+        : 'none';
+  const registration: ClientRegistration = {
+    clientId: metadata.client_id,
+    source: 'dynamic',
+    authMethod,
+    ...(secret === undefined ? {} : { clientSecret: secret }),
+  };
+  return secret === undefined ? { registration } : { registration, secret };
+}

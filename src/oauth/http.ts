@@ -1,0 +1,93 @@
+/**
+ * The HTTP requests of the sign-in go through the fetch of the HTTP upstream (its undici
+ * dispatcher: `--ca-file` and the proxy apply, reference-behaviors.md §6.3). This file bounds
+ * them (time, body size, no redirects) and refuses any URL that is not a sign-in URL
+ * (issue #11 item 7), whoever asks: the metadata requests here and openid-client's requests.
+ */
+import { checkEndpoint } from './endpoints.js';
+
+export type Fetch = typeof globalThis.fetch;
+
+/** One request of the sign-in takes at most this long (metadata, registration, token). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** A metadata document or a token response is small; a larger body is refused. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Why a request of the sign-in failed; never holds a URL or a body. */
+export class SignInHttpError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'SignInHttpError';
+  }
+}
+
+/** A fetch that refuses every URL {@link checkEndpoint} refuses, before any byte is sent. */
+export function guardedFetch(fetch: Fetch): Fetch {
+  return (input, init) => {
+    const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const check = checkEndpoint(href);
+    if (!check.ok)
+      return Promise.reject(new SignInHttpError(`a sign-in request was refused: ${check.reason}`));
+    return fetch(input, init);
+  };
+}
+
+const bounded = (signal: AbortSignal): AbortSignal =>
+  AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+
+/** Reads at most {@link MAX_BODY_BYTES} of a body. */
+async function readBody(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new SignInHttpError('a response of the sign-in is too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export type JsonResult =
+  | { readonly ok: true; readonly status: number; readonly body: Record<string, unknown> }
+  | { readonly ok: false; readonly status?: number; readonly reason: string };
+
+/** GET a JSON object; a non-200 status, a redirect or a body that is no JSON object is `ok: false`. */
+export async function getJson(fetch: Fetch, url: string, signal: AbortSignal): Promise<JsonResult> {
+  let response: Response;
+  try {
+    response = await guardedFetch(fetch)(url, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      redirect: 'manual',
+      signal: bounded(signal),
+    });
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    return { ok: false, reason: error instanceof SignInHttpError ? error.reason : 'the request failed' };
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    return { ok: false, status: response.status, reason: `HTTP status ${response.status}` };
+  }
+  try {
+    const parsed: unknown = JSON.parse(await readBody(response));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return { ok: false, status: 200, reason: 'the document is not a JSON object' };
+    }
+    return { ok: true, status: 200, body: parsed as Record<string, unknown> };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    return {
+      ok: false,
+      status: 200,
+      reason: error instanceof SignInHttpError ? error.reason : 'the document is not JSON',
+    };
+  }
+}

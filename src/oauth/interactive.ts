@@ -1,0 +1,260 @@
+/**
+ * One interactive sign-in (reference-behaviors.md §6.4–6.7, §6.10, §6.13): the loopback receiver
+ * starts before anything is shown, the authorization URL is checked, one sign-in line is written,
+ * then the browser opens (before `notifications/initialized`, unless `--no-browser`) or the client
+ * is asked with a URL elicitation (after it); the redirect is awaited within `--sign-in-timeout`,
+ * and the code is exchanged. The caller holds the sign-in lock.
+ */
+import type * as client from 'openid-client';
+import type { Logger } from '../bridge/log.js';
+import { BridgeError, isBridgeError } from '../errors.js';
+import { formatDuration } from '../protocol/errors.js';
+import { checkAuthorizationUrl } from './authorizationUrl.js';
+import type { openBrowser } from './browser.js';
+import { authorizationRequest, codeError, exchangeCode, safeCode } from './flow.js';
+import type { AuthorizationRequest } from './flow.js';
+import type { Receiver, RedirectResult, startReceiver } from './receiver.js';
+import type { TokenResponse } from './tokens.js';
+import type { ConsentPort } from './ports.js';
+
+const SCOPE = 'oauth';
+/** After a declined URL elicitation, no new question for this long (reference §6.7). */
+export const DECLINE_COOLDOWN_MS = 60_000;
+export const CONSENT_MESSAGE =
+  'The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.';
+
+export interface InteractiveDeps {
+  readonly logger: Logger;
+  readonly env: NodeJS.ProcessEnv;
+  readonly consent: ConsentPort;
+  readonly now: () => number;
+  readonly startReceiver: typeof startReceiver;
+  readonly openBrowser: typeof openBrowser;
+  readonly writeSignInLine: (authorizationUrl: string) => void;
+}
+
+export interface InteractiveSettings {
+  readonly redirectPort: number;
+  readonly noBrowser: boolean;
+  readonly signInTimeoutMs: number;
+  readonly sandbox: boolean;
+  readonly secretVariables: readonly string[];
+}
+
+/** State that outlives one sign-in: the decline cooldown and the elicitation counter. */
+export interface InteractiveState {
+  cooldownUntil: number;
+  elicitations: number;
+}
+
+export interface InteractiveInput {
+  /** Makes the openid-client configuration once the redirect URI is known (it may register a client). */
+  readonly prepare: (redirectUri: string) => Promise<client.Configuration>;
+  readonly resource: string;
+  readonly scope: string | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** Rejects with the abort reason as soon as `signal` aborts. */
+function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(error instanceof Error ? error : new Error('the sign-in step failed'));
+      },
+    );
+  });
+}
+
+/**
+ * The checks that fail at once, before a receiver starts or a line is written (§6.7, §6.13):
+ * the sandbox, a decline cooldown, a client that cannot open a URL after `initialized`.
+ */
+export function refuseEarly(
+  settings: InteractiveSettings,
+  deps: InteractiveDeps,
+  state: InteractiveState,
+): BridgeError | undefined {
+  if (settings.sandbox) {
+    deps.logger.log(
+      SCOPE,
+      'err',
+      'The bridge runs in the sandbox of VS Code, which allows no sign-in. Sign in once outside the sandbox.',
+    );
+    return new BridgeError('sandbox');
+  }
+  if (deps.consent.phase() !== 'ready') return undefined;
+  if (deps.now() < state.cooldownUntil) {
+    deps.logger.log(
+      SCOPE,
+      'warn',
+      'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
+    );
+    return new BridgeError('reauthorization_required', { detail: 'cooldown' });
+  }
+  if (!deps.consent.clientSupportsUrl()) {
+    return new BridgeError('reauthorization_required', { detail: 'no_consent' });
+  }
+  return undefined;
+}
+
+/** Logs the §6.10 line of a failed redirect or exchange. */
+function logFailure(logger: Logger, error: BridgeError, redirect: RedirectResult): void {
+  if (error.code === 'sign_in_denied')
+    logger.log(SCOPE, 'warn', 'The authorization server refused the access.');
+  else if (error.code === 'sign_in_error') {
+    logger.log(
+      SCOPE,
+      'warn',
+      `The authorization server sent an error for the sign-in. The error code is ${safeCode(redirect.error)}.`,
+    );
+  } else logger.log(SCOPE, 'warn', `the sign-in failed: ${error.detail ?? error.code}`);
+}
+
+/** Shows the authorization URL: the browser before `initialized`, the client's question after. */
+async function show(
+  settings: InteractiveSettings,
+  deps: InteractiveDeps,
+  state: InteractiveState,
+  url: { readonly authorizationUrl: string; readonly startUrl: string | undefined },
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  if (deps.consent.phase() !== 'ready') {
+    if (settings.noBrowser) return undefined;
+    // The opener logs its own failure; without a start URL (no random data, §6.6) it never runs.
+    // Either way the sign-in waits: the sign-in line shows the URL.
+    if (url.startUrl === undefined) {
+      deps.logger.log(
+        SCOPE,
+        'warn',
+        'the browser did not open: open the URL of the sign-in line in a browser',
+      );
+    } else {
+      await deps.openBrowser(url.startUrl, {
+        env: deps.env,
+        secretVariables: settings.secretVariables,
+        logger: deps.logger,
+      });
+    }
+    return undefined;
+  }
+  state.elicitations += 1;
+  const elicitationId = `sign-in-${state.elicitations}`;
+  const asked = deps.consent.askUrl({
+    url: url.authorizationUrl,
+    message: CONSENT_MESSAGE,
+    elicitationId,
+    signal,
+  });
+  const action = await raced(asked, signal).catch((error: unknown) => {
+    // A cancelled request or a time limit logs its own line (the signal); this is the client.
+    if (!signal.aborted) {
+      deps.logger.log(SCOPE, 'warn', 'The client closed the connection before the sign-in completed.');
+    }
+    throw error;
+  });
+  if (action === 'accept') return elicitationId;
+  deps.logger.log(SCOPE, 'info', 'The user declined the sign-in.');
+  // A dismissed question (cancel) ends this sign-in too, but starts no cooldown (§6.7 names decline).
+  if (action === 'decline') state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
+  throw new BridgeError('reauthorization_required', { detail: 'declined' });
+}
+
+/** Runs one interactive sign-in; resolves with the token response and the request it answers. */
+export async function signInInteractively(
+  settings: InteractiveSettings,
+  deps: InteractiveDeps,
+  state: InteractiveState,
+  input: InteractiveInput,
+): Promise<TokenResponse> {
+  const early = refuseEarly(settings, deps, state);
+  if (early !== undefined) throw early;
+  const receiver: Receiver = await deps.startReceiver({ port: settings.redirectPort, logger: deps.logger });
+  const attempt = new AbortController();
+  const onStop = (): void => {
+    const reason: unknown = input.signal.reason;
+    deps.logger.log(SCOPE, 'warn', 'The request stopped before the sign-in completed.');
+    attempt.abort(
+      isBridgeError(reason)
+        ? reason
+        : new BridgeError('sign_in_failed', { detail: 'the request stopped before the sign-in completed' }),
+    );
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let accepted: string | undefined;
+  try {
+    const config = await input.prepare(receiver.redirectUri);
+    const request: AuthorizationRequest = await authorizationRequest(config, {
+      redirectUri: receiver.redirectUri,
+      resource: input.resource,
+      scope: input.scope,
+    });
+    const check = checkAuthorizationUrl(request.url, receiver.redirectUri);
+    if (!check.ok) {
+      deps.logger.log(SCOPE, 'err', check.log);
+      deps.logger.log(
+        SCOPE,
+        'err',
+        'The authorization server sent an authorization URL that is not valid. The bridge did not open it.',
+      );
+      throw new BridgeError('sign_in_invalid_url');
+    }
+    if (input.signal.aborted) onStop();
+    else input.signal.addEventListener('abort', onStop, { once: true });
+    const withStartUrl = deps.consent.phase() !== 'ready' && !settings.noBrowser;
+    const armed = receiver.expect({
+      state: request.state,
+      authorizationUrl: request.url,
+      withStartUrl,
+      signal: attempt.signal,
+    });
+    deps.writeSignInLine(request.url);
+    const limit = settings.signInTimeoutMs;
+    let asking = deps.consent.phase() === 'ready';
+    timer = setTimeout(() => {
+      if (asking) {
+        deps.logger.log(
+          SCOPE,
+          'warn',
+          `the client did not answer the URL elicitation of the sign-in in ${formatDuration(limit)}`,
+        );
+      }
+      deps.logger.log(SCOPE, 'err', `The sign-in did not complete in ${formatDuration(limit)}.`);
+      attempt.abort(new BridgeError('sign_in_timeout', { detail: formatDuration(limit) }));
+    }, limit);
+    accepted = await show(
+      settings,
+      deps,
+      state,
+      { authorizationUrl: request.url, startUrl: armed.startUrl },
+      attempt.signal,
+    );
+    asking = false;
+    const redirect = await raced(armed.result, attempt.signal);
+    try {
+      return await raced(
+        exchangeCode(config, { redirect, request, resource: input.resource }),
+        attempt.signal,
+      );
+    } catch (error) {
+      const mapped = isBridgeError(error) ? error : codeError(error);
+      if (!attempt.signal.aborted) logFailure(deps.logger, mapped, redirect);
+      throw mapped;
+    }
+  } finally {
+    clearTimeout(timer);
+    input.signal.removeEventListener('abort', onStop);
+    // reference §11 item 19: exactly once per accepted URL, also on error or cancel.
+    if (accepted !== undefined) deps.consent.complete(accepted);
+    attempt.abort(new BridgeError('sign_in_failed', { detail: 'the sign-in ended' }));
+    await receiver.close();
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * The loopback receiver of the sign-in (reference-behaviors.md §6.6, §10 items 5, 6): an HTTP
+ * server on `127.0.0.1:<redirect port>` only, that serves the one-time start path and waits for
+ * the redirect of the authorization server on `/callback`.
+ *
+ * Limits (§6.6): the request head must arrive within 10 s and hold at most 16 KiB (else 431), at
+ * most 16 connections at once (more are dropped at accept), and `close()` gives open responses
+ * 2 s before it destroys their connections. Every response closes its connection, so one
+ * connection carries one request and the head limit bounds the life of every connection.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from '../bridge/log.js';
+import { BridgeError } from '../errors.js';
+import { sendPage } from './loopback/pages.js';
+import { onCallback, onStart, stopWait } from './loopback/wait.js';
+import type { RedirectResult, Wait } from './loopback/wait.js';
+import { newStartToken } from './startUrl.js';
+import type { RandomSource } from './startUrl.js';
+
+export type { RedirectResult } from './loopback/wait.js';
+
+export interface ReceiverLimits {
+  /** Time for the whole request head, from accept (ms). */
+  readonly headTimeoutMs: number;
+  /** Size of the request head (request line and headers, bytes); larger gets 431. */
+  readonly maxHeadBytes: number;
+  /** Connections at once; more are closed at accept. */
+  readonly maxConnections: number;
+  /** Time `close()` (and a refused head) gives a connection before it is destroyed (ms). */
+  readonly closeGraceMs: number;
+}
+
+/** reference-behaviors.md §6.6. */
+export const RECEIVER_LIMITS: ReceiverLimits = {
+  headTimeoutMs: 10_000,
+  maxHeadBytes: 16 * 1024,
+  maxConnections: 16,
+  closeGraceMs: 2_000,
+};
+
+export interface ExpectInput {
+  readonly state: string;
+  readonly authorizationUrl: string;
+  /** Serve a start URL (the bridge opens a browser); false for `--no-browser` and elicitations. */
+  readonly withStartUrl: boolean;
+  /**
+   * Abort when the sign-in ends for any reason (time limit, cancel, after the token exchange):
+   * from then on the start path answers 404 and the callback 400; a pending result rejects
+   * with the abort reason.
+   */
+  readonly signal?: AbortSignal;
+}
+
+export interface Receiver {
+  /** `http://127.0.0.1:<port>/callback`. */
+  readonly redirectUri: string;
+  /**
+   * Arms the wait for `state`; returns the one-time start URL (when `withStartUrl` and random data
+   * is available) that 303s once to `authorizationUrl`. Throws while another wait is before its
+   * redirect (one sign-in at a time, §6.4). `result` rejects with a `BridgeError` of cause
+   * `sign_in_start_reused` on a second start GET before the redirect.
+   */
+  expect(input: ExpectInput): { startUrl?: string; result: Promise<RedirectResult> };
+  /** Stops the server and releases the port; a pending result rejects. */
+  close(): Promise<void>;
+}
+
+export interface ReceiverOptions {
+  /** The redirect port; 0 picks a free one (tests). */
+  readonly port: number;
+  readonly logger: Logger;
+  readonly limits?: Partial<ReceiverLimits>;
+  /** Random bytes for the start token (tests inject a failing source). */
+  readonly random?: RandomSource;
+}
+
+const HOST = '127.0.0.1';
+const SCOPE = 'oauth';
+const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
+
+/**
+ * True for the Host header a browser sends to the receiver: `127.0.0.1:<port>`, or `127.0.0.1`
+ * on port 80 (the default port is left out). Any other name is refused, so that a web page cannot
+ * reach the receiver under its own name through DNS rebinding.
+ */
+export function isReceiverHost(host: string | undefined, port: number): boolean {
+  const value = host?.toLowerCase();
+  return value === `${HOST}:${port}` || (port === 80 && value === HOST);
+}
+
+/** Starts the receiver; rejects with cause `redirect_port_unavailable` when it cannot listen. */
+export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
+  const limits: ReceiverLimits = { ...RECEIVER_LIMITS, ...options.limits };
+  const { logger } = options;
+  const sockets = new Map<Socket, { timer: NodeJS.Timeout; requested: boolean }>();
+  let wait: Wait | undefined;
+  let port = options.port;
+
+  // After the head arrived (or was refused) a connection gets the close grace to finish.
+  const deadline = (socket: Socket, ms: number): void => {
+    const entry = sockets.get(socket);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => socket.destroy(), ms);
+  };
+
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    const entry = sockets.get(request.socket);
+    if (entry !== undefined) entry.requested = true;
+    deadline(request.socket, limits.closeGraceMs);
+    try {
+      route(request, response);
+    } catch (error) {
+      // A handler that throws must not stop the bridge (an uncaught exception would).
+      logger.log(SCOPE, 'warn', `the loopback receiver failed on a request: ${(error as Error).name}`);
+      request.socket.destroy();
+    }
+  };
+
+  const route = (request: IncomingMessage, response: ServerResponse): void => {
+    const target = request.url ?? '';
+    // Origin-form only, and only our own host: no absolute-form target, no DNS-rebinding name.
+    if (!target.startsWith('/') || !isReceiverHost(request.headers.host, port)) {
+      return sendPage(response, 'bad');
+    }
+    // Appended, not resolved: `//host/path` stays a path of ours.
+    const url = new URL(`http://${HOST}:${port}${target}`);
+    if (url.pathname === '/callback') return onCallback(wait, url, request, response, logger);
+    if (url.pathname.startsWith('/start/')) {
+      return onStart(wait, url.pathname.slice('/start/'.length), request, response, logger);
+    }
+    sendPage(response, 'notFound');
+  };
+
+  const server = createServer({ maxHeaderSize: limits.maxHeadBytes }, onRequest);
+  server.maxConnections = limits.maxConnections;
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, {
+      timer: setTimeout(() => socket.destroy(), limits.headTimeoutMs),
+      requested: false,
+    });
+    socket.once('close', () => {
+      clearTimeout(sockets.get(socket)?.timer);
+      sockets.delete(socket);
+    });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    if (status === 431)
+      logger.log(SCOPE, 'warn', 'the loopback receiver refused a request head that is too large');
+    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+    // end(), not destroy(): a reset could drop the status line before the client reads it.
+    socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    deadline(socket, limits.closeGraceMs);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // exclusive: no handle sharing with cluster workers; Node never sets SO_REUSEPORT.
+    server.listen({ port: options.port, host: HOST, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    const why = error.code ?? error.message;
+    logger.log(SCOPE, 'err', `the loopback receiver cannot listen on port ${options.port}: ${why}`);
+    logger.log(
+      SCOPE,
+      'err',
+      error.code === 'EADDRINUSE'
+        ? `Another program uses the redirect port ${options.port}. Close it, or give the bridge another port with --redirect-port.`
+        : `The bridge cannot listen on the redirect port ${options.port}. Give the bridge another port with --redirect-port.`,
+    );
+    throw new BridgeError('redirect_port_unavailable', {
+      detail: `port ${options.port}: ${why}`,
+      cause: error,
+    });
+  });
+  server.on('error', (error: NodeJS.ErrnoException) =>
+    logger.log(SCOPE, 'warn', `the loopback receiver failed: ${error.code ?? error.message}`),
+  );
+  port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    redirectUri: `http://${HOST}:${port}/callback`,
+    expect(input) {
+      if (closing !== undefined) throw new Error('the loopback receiver is closed');
+      if (wait?.phase === 'waiting') throw new Error('the loopback receiver already waits for a sign-in');
+      // The caller checks the URL first (authorizationUrl.ts); a line break here would split the 303 head.
+      if (!/^[\x21-\x7e]+$/.test(input.authorizationUrl)) {
+        throw new Error('the authorization URL holds characters outside visible ASCII');
+      }
+      let token: string | undefined;
+      if (input.withStartUrl) {
+        token = newStartToken(options.random);
+        if (token === undefined) {
+          logger.log(
+            SCOPE,
+            'warn',
+            'the bridge has no random data for the start URL, thus it does not open the browser',
+          );
+          // The caller logs `the browser did not open: …` when it gets no start URL (§6.6).
+        }
+      }
+      let settle: Pick<Wait, 'resolve' | 'reject'> | undefined;
+      const result = new Promise<RedirectResult>((resolve, reject) => (settle = { resolve, reject }));
+      // Marked as handled here, so a caller that stops listening cannot crash the process.
+      result.catch(() => undefined);
+      const armed: Wait = {
+        ...settle!,
+        state: input.state,
+        authorizationUrl: input.authorizationUrl,
+        token,
+        phase: 'waiting',
+        startServed: false,
+      };
+      wait = armed;
+      const { signal } = input;
+      if (signal !== undefined) {
+        if (signal.aborted) stopWait(armed, signal.reason);
+        else signal.addEventListener('abort', () => stopWait(armed, signal.reason), { once: true });
+      }
+      return token === undefined ? { result } : { startUrl: `http://${HOST}:${port}/start/${token}`, result };
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        stopWait(wait, new Error('the loopback receiver closed before the redirect'));
+        server.close(() => resolve());
+        // Connections without a request are closed now; a response in progress gets the grace.
+        for (const [socket, entry] of sockets) {
+          if (entry.requested) deadline(socket, limits.closeGraceMs);
+          else socket.destroy();
+        }
+      });
+      return closing;
+    },
+  };
+}

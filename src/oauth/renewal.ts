@@ -1,0 +1,183 @@
+/**
+ * The ways to a new token once the lock is held (upstreamAuth.ts decides which): discovery of
+ * the resource and its authorization server, a silent refresh (reference-behaviors.md §6.4,
+ * issue #12 deliverable 3), and a new interactive sign-in with the client of reference §6.9
+ * (protocol-mapping.md §8.10: never the client of another issuer).
+ */
+import type { ServerMetadata } from 'openid-client';
+import type { Logger } from '../bridge/log.js';
+import { BridgeError, isBridgeError } from '../errors.js';
+import type { BearerChallenge } from './challenge.js';
+import { configuration, refresh, registerClient } from './flow.js';
+import type { Fetch } from './http.js';
+import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
+import { signInInteractively } from './interactive.js';
+import type { SignInConfig } from './ports.js';
+import { chooseRegistration } from './registration.js';
+import { discoverResource } from './resourceMetadata.js';
+import { initialScope, stepUpScope } from './scopes.js';
+import { discoverServer } from './serverMetadata.js';
+import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
+import { tokenRecord } from './tokens.js';
+
+const SCOPE = 'oauth';
+
+/** What discovery found for the MCP URL. */
+export interface Discovered {
+  readonly resource: string;
+  readonly scopesSupported: readonly string[] | undefined;
+  readonly as: ServerMetadata;
+  readonly metadataUrl: string;
+}
+
+/** One 401/403 handed to the sign-in. */
+export interface ChallengeInput {
+  readonly status: 401 | 403;
+  readonly bearer: BearerChallenge;
+  readonly signal: AbortSignal;
+  /** The access token the refused request carried (undefined: none). */
+  readonly refused: string | undefined;
+}
+
+/** What the steps share with createUpstreamAuth. */
+export interface RenewalContext {
+  readonly config: SignInConfig;
+  readonly fetch: Fetch;
+  readonly logger: Logger;
+  readonly key: RecordKey;
+  readonly now: () => number;
+  readonly settings: InteractiveSettings;
+  readonly interactiveDeps: InteractiveDeps;
+  readonly state: InteractiveState;
+  /** The record in use (its scope is the granted one of a step-up). */
+  readonly current: () => TokenRecord | undefined;
+  /** Stores a record and makes the kept one current. */
+  readonly save: (record: TokenRecord) => Promise<void>;
+}
+
+export async function discover(
+  ctx: Pick<RenewalContext, 'config' | 'fetch'>,
+  bearer: BearerChallenge,
+  signal: AbortSignal,
+): Promise<Discovered> {
+  const resource = await discoverResource({
+    fetch: ctx.fetch,
+    mcpUrl: ctx.config.url,
+    ...(bearer.resourceMetadata === undefined ? {} : { headerUrl: bearer.resourceMetadata }),
+    signal,
+  });
+  const found = await discoverServer({ fetch: ctx.fetch, issuer: resource.issuer, signal });
+  return {
+    resource: resource.resource,
+    scopesSupported: resource.scopesSupported,
+    as: found.metadata,
+    metadataUrl: found.metadataUrl,
+  };
+}
+
+/** The secret of a client: the dynamic client's own, or MCP_BRIDGE_CLIENT_SECRET for its issuer only. */
+const secretOf = (config: SignInConfig, client: ClientRegistration, issuer: string): string | undefined =>
+  client.source === 'dynamic'
+    ? client.clientSecret
+    : client.source === 'pre-registered' && config.clientIssuer === issuer
+      ? config.clientSecret
+      : undefined;
+
+/** A refresh with the stored refresh token; false (logged) when the server refuses it. */
+export async function silentRefresh(
+  ctx: RenewalContext,
+  stored: TokenRecord,
+  found: Discovered,
+): Promise<boolean> {
+  if (stored.refreshToken === undefined) return false;
+  try {
+    const secret = secretOf(ctx.config, stored.client, found.as.issuer);
+    const cfg = configuration(found.as, stored.client, secret, ctx.fetch);
+    const response = await refresh(cfg, { refreshToken: stored.refreshToken, resource: stored.resource });
+    await ctx.save(
+      tokenRecord({
+        key: ctx.key,
+        issuer: stored.issuer,
+        resource: stored.resource,
+        client: stored.client,
+        response,
+        requestedScope: undefined,
+        previous: stored,
+        now: ctx.now(),
+      }),
+    );
+    ctx.logger.log(SCOPE, 'info', 'the bridge refreshed the sign-in');
+    return true;
+  } catch (error) {
+    const detail = isBridgeError(error) ? (error.detail ?? error.code) : 'the refresh failed';
+    ctx.logger.log(
+      SCOPE,
+      'warn',
+      `the authorization server refused the refresh (${detail}); a new sign-in follows`,
+    );
+    return false;
+  }
+}
+
+/** An interactive sign-in at the server discovery found, with a client of that server. */
+export async function signInAnew(
+  ctx: RenewalContext,
+  input: ChallengeInput,
+  found: Discovered,
+  stored: TokenRecord | undefined,
+): Promise<void> {
+  const { config, logger } = ctx;
+  const sameIssuer = stored?.issuer === found.as.issuer ? stored : undefined;
+  if (stored !== undefined && sameIssuer === undefined) {
+    logger.log(
+      SCOPE,
+      'info',
+      'the upstream server names another authorization server than the one of the stored sign-in: the bridge signs in there anew',
+    );
+  }
+  const scope =
+    input.status === 403
+      ? stepUpScope({
+          granted: ctx.current()?.scope ?? sameIssuer?.scope,
+          challengeScope: input.bearer.scope,
+          serverScopes: found.as.scopes_supported,
+        })
+      : initialScope({
+          challengeScope: input.bearer.scope,
+          resourceScopes: found.scopesSupported,
+          serverScopes: found.as.scopes_supported,
+        });
+  let client: ClientRegistration | undefined;
+  const prepare = async (redirectUri: string) => {
+    const choice = chooseRegistration({ config, as: found.as, stored: sameIssuer, logger, redirectUri });
+    const made =
+      choice.kind === 'ready'
+        ? choice
+        : await registerClient(
+            found.as,
+            { metadataUrl: found.metadataUrl, redirectUri, clientName: config.clientName },
+            ctx.fetch,
+          );
+    client = made.registration;
+    return configuration(found.as, made.registration, made.secret, ctx.fetch);
+  };
+  const response = await signInInteractively(ctx.settings, ctx.interactiveDeps, ctx.state, {
+    prepare,
+    resource: found.resource,
+    scope,
+    signal: input.signal,
+  });
+  if (client === undefined) throw new BridgeError('internal', { detail: 'the sign-in has no client' });
+  await ctx.save(
+    tokenRecord({
+      key: ctx.key,
+      issuer: found.as.issuer,
+      resource: found.resource,
+      client,
+      response,
+      requestedScope: scope,
+      now: Math.max(ctx.now(), (stored?.savedAt ?? 0) + 1),
+    }),
+  );
+  logger.log(SCOPE, 'info', 'the sign-in completed');
+}

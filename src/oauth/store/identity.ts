@@ -1,0 +1,52 @@
+/**
+ * The storage identity of a sign-in and the account label (reference-behaviors.md §6.11): one
+ * record per server URL and identity, so that two accounts, two redirect ports or two clients of
+ * the same server keep separate tokens.
+ */
+
+export interface IdentityInput {
+  /** The bridge name of the profile, e.g. `mcp-bridge-vscode`. */
+  readonly bridgeName: string;
+  /** The `--account` label (`default` unless given). */
+  readonly account: string;
+  /** The loopback redirect URI, e.g. `http://127.0.0.1:41894/callback`. */
+  readonly redirectUri: string;
+  /** `--client-id` when given. */
+  readonly clientId?: string;
+  /** An explicit `--client-metadata-url`; the default document keeps the base identity (§6.11). */
+  readonly metadataUrl?: string;
+}
+
+/**
+ * `<bridge name>|<account>|<redirect URI>`, plus `|client=<id>` for a pre-registered client or
+ * `|cimd=<url>` for an explicit client metadata document (§6.11). The command line lets only one
+ * of the two through (§8: `--client-metadata-url` excludes `--client-id`); should both arrive,
+ * the client ID wins because it names the client that really signs in.
+ */
+export function storageIdentity(input: IdentityInput): string {
+  const base = `${input.bridgeName}|${input.account}|${input.redirectUri}`;
+  if (input.clientId !== undefined) return `${base}|client=${input.clientId}`;
+  if (input.metadataUrl !== undefined) return `${base}|cimd=${input.metadataUrl}`;
+  return base;
+}
+
+/** The identity without the client part: what logout matches, since it takes no client option. */
+export const baseIdentity = (input: Pick<IdentityInput, 'bridgeName' | 'account' | 'redirectUri'>): string =>
+  `${input.bridgeName}|${input.account}|${input.redirectUri}`;
+
+export type LabelCheck = { readonly ok: true } | { readonly ok: false; readonly hint: string };
+
+const LABEL = /^[A-Za-z0-9._@+-]{1,64}$/;
+
+/**
+ * An account label has 1 to 64 characters of `[A-Za-z0-9._@+-]` (§6.11, §8); in particular no
+ * `|`, which separates the parts of the identity. The hint never repeats the label.
+ */
+export function checkAccountLabel(label: string): LabelCheck {
+  return LABEL.test(label)
+    ? { ok: true }
+    : { ok: false, hint: 'an account label has 1 to 64 characters of A-Z a-z 0-9 . _ @ + -' };
+}
+
+/** The redirect URI of the loopback receiver on `port` (§6.6). */
+export const loopbackRedirectUri = (port: number): string => `http://127.0.0.1:${port}/callback`;

@@ -1,0 +1,214 @@
+/**
+ * The cross-process sign-in lock (issue 12, deliverable 5): several bridge processes that need a
+ * sign-in or a refresh for the same server URL and identity elect one; the others wait. Plain
+ * files, no native code, so it works the same on Linux, macOS and Windows:
+ *
+ * - `<dir>/<sha256(url, identity)>.lock` is created with `open(…, 'wx')` (exclusive create, atomic
+ *   on every platform and on local file systems) and holds `{ pid, host, owner }`, `owner` a
+ *   random id of this hold.
+ * - While held, a heartbeat refreshes the file's mtime every `heartbeatMs` (1 s), after checking
+ *   the file still holds our owner id.
+ * - A waiter polls every `pollMs` (100 ms, randomised ±50 % so waiters do not move in step). It
+ *   takes over when the heartbeat is older than `staleMs` (10 s: a crashed or hung holder, on any
+ *   host), or at once when the holder ran on this host and its pid no longer exists (killed).
+ * - A takeover is itself serialised by a short-lived `<lock>.break` file (also `wx`): under it the
+ *   waiter judges the lock again and deletes it, so two waiters never both break the same lock,
+ *   and a waiter never deletes a lock a third process has just taken.
+ * - Release deletes the file only if it still holds our owner id (after a takeover it is not ours).
+ *
+ * Why not `proper-lockfile`: it has the same mtime staleness, but no pid check (a killed holder
+ * always costs the full stale time), no owner check on release, and its default reaction to a
+ * lost lock is an exception thrown outside any promise. This file is small and keeps those rules.
+ *
+ * Within one process, holds of the same key are queued first (createProcessLock), so only one
+ * hold per key and process touches the file.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { silentLogger, type Logger } from '../../bridge/log.js';
+import { createProcessLock } from './memoryStore.js';
+import { reason, recordId, STORE_SCOPE } from './record.js';
+import type { RecordKey, SignInLock } from './types.js';
+
+export interface FileLockOptions {
+  readonly directory: string;
+  /** A heartbeat older than this is a dead or hung holder. Default 10 000 ms. */
+  readonly staleMs?: number;
+  /** Default 1 000 ms; must be well below staleMs. */
+  readonly heartbeatMs?: number;
+  /** The mean wait between two attempts. Default 100 ms. */
+  readonly pollMs?: number;
+  readonly logger?: Logger;
+}
+
+interface Holder {
+  readonly pid: number;
+  readonly host: string;
+  readonly owner: string;
+}
+
+const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
+
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const done = (): void => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const abort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+
+async function readHolder(file: string): Promise<Holder | undefined> {
+  try {
+    const value = JSON.parse(await readFile(file, 'utf8')) as Partial<Holder>;
+    return typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.owner === 'string'
+      ? (value as Holder)
+      : undefined;
+  } catch {
+    return undefined; // absent, or created but not yet written: judged by its mtime alone
+  }
+}
+
+/** True when `pid` names a live process on this host (EPERM: it exists but is not ours). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return code(error) === 'EPERM';
+  }
+}
+
+/** Creates `file` exclusively; false when it exists (Windows: also while a deletion is pending). */
+async function create(file: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx', 0o600);
+  } catch (error) {
+    if (code(error) === 'EEXIST' || (process.platform === 'win32' && code(error) === 'EPERM')) return false;
+    // The directory went away while we waited (logout --all): make it again and retry.
+    if (code(error) === 'ENOENT') {
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      return false;
+    }
+    throw error;
+  }
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+export function createFileLock(options: FileLockOptions): SignInLock {
+  const staleMs = options.staleMs ?? 10_000;
+  const heartbeatMs = options.heartbeatMs ?? 1_000;
+  const pollMs = options.pollMs ?? 100;
+  const logger = options.logger ?? silentLogger;
+  const host = hostname();
+  const local = createProcessLock();
+  let fallbackWarned = false;
+
+  /** Why the lock in `file` may be taken over, or undefined while its holder lives. */
+  async function staleness(file: string): Promise<string | undefined> {
+    const info = await stat(file).catch(() => undefined);
+    if (info === undefined) return undefined;
+    if (Date.now() - info.mtimeMs > staleMs) return 'its heartbeat stopped';
+    const holder = await readHolder(file);
+    if (holder !== undefined && holder.host === host && holder.pid !== process.pid && !alive(holder.pid))
+      return `its process ${holder.pid} ended`;
+    return undefined;
+  }
+
+  /** Deletes a stale lock, judged again under the `.break` file so only one waiter does it. */
+  async function breakLock(file: string): Promise<void> {
+    const breaker = `${file}.break`;
+    if (!(await create(breaker, String(process.pid)))) {
+      // A breaker that crashed within its few milliseconds leaves the file behind: clear it late.
+      const info = await stat(breaker).catch(() => undefined);
+      if (info !== undefined && Date.now() - info.mtimeMs > staleMs)
+        await unlink(breaker).catch(() => undefined);
+      return;
+    }
+    try {
+      const why = await staleness(file);
+      if (why === undefined) return;
+      await unlink(file).catch((error: unknown) => {
+        if (code(error) !== 'ENOENT') throw error;
+      });
+      logger.log(STORE_SCOPE, 'warn', `the sign-in lock of another bridge process is taken over: ${why}`);
+    } finally {
+      await unlink(breaker).catch(() => undefined);
+    }
+  }
+
+  async function acquire(file: string, holder: Holder, signal: AbortSignal | undefined): Promise<void> {
+    const content = JSON.stringify(holder);
+    for (;;) {
+      signal?.throwIfAborted();
+      if (await create(file, content)) return;
+      if ((await staleness(file)) !== undefined) await breakLock(file);
+      else await sleep(pollMs * (0.5 + Math.random()), signal);
+    }
+  }
+
+  async function holdAcrossProcesses<T>(
+    key: RecordKey,
+    work: () => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const file = path.join(options.directory, `${recordId(key)}.lock`);
+    try {
+      await mkdir(options.directory, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      // Without a lock directory the processes sign in alone, as with the memory store.
+      if (!fallbackWarned)
+        logger.log(STORE_SCOPE, 'warn', `the sign-in lock works within this process only: ${reason(error)}`);
+      fallbackWarned = true;
+      return work();
+    }
+    const holder: Holder = { pid: process.pid, host, owner: randomBytes(16).toString('hex') };
+    await acquire(file, holder, signal);
+    let lost = false;
+    let released = false;
+    const beat = async (): Promise<void> => {
+      if (lost || released) return;
+      const current = await readHolder(file);
+      // `released`: a beat that was under way when the work ended sees the file gone; not a takeover.
+      if (released) return;
+      if (current?.owner !== holder.owner) {
+        lost = true;
+        logger.log(
+          STORE_SCOPE,
+          'warn',
+          'the sign-in lock of this process was taken over by another bridge process',
+        );
+        return;
+      }
+      const now = new Date();
+      await utimes(file, now, now).catch(() => undefined);
+    };
+    const timer = setInterval(() => void beat(), heartbeatMs);
+    timer.unref();
+    try {
+      return await work();
+    } finally {
+      released = true;
+      clearInterval(timer);
+      if ((await readHolder(file))?.owner === holder.owner) await unlink(file).catch(() => undefined);
+    }
+  }
+
+  return {
+    hold: (key, work, holdOptions) =>
+      local.hold(key, () => holdAcrossProcesses(key, work, holdOptions?.signal)),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The memory store (reference-behaviors.md §6.11): records live as long as the process. Each
+ * process signs in on its own with it.
+ */
+import type { RecordKey, SignInLock, TokenRecord, TokenStore } from './types.js';
+
+const keyOf = (key: RecordKey): string => `${key.url}\n${key.identity}`;
+
+export function createMemoryStore(
+  description = 'the tokens stay in memory (--token-store memory)',
+): TokenStore {
+  const records = new Map<string, TokenRecord>();
+  return {
+    kind: 'memory',
+    description,
+    read: (key) => Promise.resolve(records.get(keyOf(key))),
+    write(record) {
+      const stored = records.get(keyOf(record));
+      if (stored !== undefined && stored.savedAt > record.savedAt) return Promise.resolve(stored);
+      records.set(keyOf(record), record);
+      return Promise.resolve(record);
+    },
+    delete: (key) => Promise.resolve(records.delete(keyOf(key))),
+    list: () => Promise.resolve([...records.values()].map(({ url, identity }) => ({ url, identity }))),
+  };
+}
+
+/** A lock within this process only: one holder per key at a time, in order of arrival. */
+export function createProcessLock(): SignInLock {
+  const tails = new Map<string, Promise<unknown>>();
+  return {
+    hold<T>(key: RecordKey, work: () => Promise<T>): Promise<T> {
+      const id = keyOf(key);
+      const before = tails.get(id) ?? Promise.resolve();
+      const run = before.then(work, work);
+      const tail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      tails.set(id, tail);
+      void tail.then(() => {
+        if (tails.get(id) === tail) tails.delete(id);
+      });
+      return run;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * What the sign-in keeps between requests and processes (reference-behaviors.md §6.11,
+ * protocol-mapping.md §8.9–8.10). Stores hold secrets: nothing here is ever logged.
+ */
+
+/** Where one record lives: the MCP server URL and the storage identity of §6.11. */
+export interface RecordKey {
+  /** The MCP endpoint URL as given on the command line. */
+  readonly url: string;
+  /** `<bridge name>|<account>|<redirect URI>[|client=<id>|cimd=<url>]` (§6.11). */
+  readonly identity: string;
+}
+
+/** How the bridge is known to one authorization server (protocol-mapping.md §8.4, §8.10). */
+export interface ClientRegistration {
+  readonly clientId: string;
+  readonly source: 'pre-registered' | 'metadata-document' | 'dynamic';
+  readonly authMethod: 'none' | 'client_secret_basic' | 'client_secret_post';
+  /** A dynamically registered client's own secret (never the one of MCP_BRIDGE_CLIENT_SECRET). */
+  readonly clientSecret?: string;
+}
+
+/** One stored sign-in: tokens bound to the issuer and client that issued them. */
+export interface TokenRecord extends RecordKey {
+  readonly version: 1;
+  /** The `issuer` of the validated authorization server metadata. */
+  readonly issuer: string;
+  /** The resource indicator sent on authorize, token and refresh requests (RFC 8707). */
+  readonly resource: string;
+  readonly client: ClientRegistration;
+  readonly accessToken: string;
+  /** `Bearer` unless the server said otherwise. */
+  readonly tokenType: string;
+  /** Epoch ms; absent when the server gave no `expires_in`. */
+  readonly expiresAt?: number;
+  readonly refreshToken?: string;
+  /** The granted scopes, space separated, as the token response (or the request) gave them. */
+  readonly scope?: string;
+  /** Epoch ms of the write; a store never replaces a record with an older one. */
+  readonly savedAt: number;
+}
+
+export interface TokenStore {
+  readonly kind: 'keychain' | 'file' | 'memory';
+  /** The start line that names the store (§6.11), e.g. `the tokens stay in memory (--token-store memory)`. */
+  readonly description: string;
+  read(key: RecordKey): Promise<TokenRecord | undefined>;
+  /**
+   * Stores the record unless the stored one for the same key has a later `savedAt`; resolves
+   * with the record that is stored afterwards (the caller's, or the newer one it found).
+   */
+  write(record: TokenRecord): Promise<TokenRecord>;
+  /** True when a record was deleted. */
+  delete(key: RecordKey): Promise<boolean>;
+  /** The keys of the stored sign-ins (the index of §6.11, at most 256). */
+  list(): Promise<readonly RecordKey[]>;
+}
+
+/**
+ * Serialises sign-ins and refreshes of one key. The in-process lock serialises within one
+ * process; the cross-process lock (issue "Token stores") elects one process of several.
+ */
+export interface SignInLock {
+  /**
+   * Runs `work` while holding the lock of `key`; waits while another holder has it. `signal`
+   * (optional, added by the stores) ends the wait with a rejection, e.g. when stdin ends.
+   */
+  hold<T>(key: RecordKey, work: () => Promise<T>, options?: { readonly signal?: AbortSignal }): Promise<T>;
+}

@@ -1,0 +1,202 @@
+/**
+ * The sign-in of an HTTP upstream (issue #11, issue #12 deliverable 3; reference-behaviors.md
+ * §6.4–6.13; protocol-mapping.md §8). `header()` gives the current token; `challenge()` takes a
+ * 401/403 and resolves once a retry may go:
+ * 1. 403 without `insufficient_scope`, a second step-up of the same request, or a step-up for
+ *    scopes already granted: `access_refused` at once (no loop, §8.8).
+ * 2. Under the sign-in lock (one holder across processes), the record is read again: a usable
+ *    token that another holder stored meanwhile is taken as it is (no request, no browser).
+ * 3. Discovery (resource metadata, then server metadata); a stored refresh token of the same
+ *    issuer and resource is used silently (401 only); a refused refresh falls through.
+ * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
+ *    (migration: a new client at the new server, §8.10).
+ * Each new token is written to the store, which keeps a newer record it finds (the record it
+ * returns is the one used).
+ */
+import { Subject } from 'rxjs';
+import { BridgeError, isBridgeError } from '../errors.js';
+import type { openBrowser } from './browser.js';
+import { bearerChallenge } from './challenge.js';
+import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
+import { refuseEarly } from './interactive.js';
+import type { SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
+import { startReceiver as defaultStartReceiver } from './receiver.js';
+import type { ChallengeInput, RenewalContext } from './renewal.js';
+import { discover, signInAnew, silentRefresh } from './renewal.js';
+import { covers } from './scopes.js';
+import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
+import type { RecordKey, TokenRecord } from './store/types.js';
+import { usableAt } from './tokens.js';
+
+export type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
+
+const SCOPE = 'oauth';
+
+/** B's opener, loaded when a browser is first needed (it brings child_process along). */
+const defaultOpenBrowser: typeof openBrowser = async (...args) =>
+  (await import('./browser.js')).openBrowser(...args);
+
+const refusedAccess = (detail: string): BridgeError => new BridgeError('access_refused', { detail });
+
+export function createUpstreamAuth(
+  config: SignInConfig,
+  deps: SignInDeps,
+): UpstreamAuth & { load(): Promise<void> } {
+  const { logger, store, lock } = deps;
+  const now = deps.now ?? Date.now;
+  const key: RecordKey = {
+    url: config.url,
+    identity: storageIdentity({
+      bridgeName: config.bridgeName,
+      account: config.account,
+      redirectUri: loopbackRedirectUri(config.redirectPort),
+      ...(config.clientId === undefined ? {} : { clientId: config.clientId }),
+      ...(config.clientMetadataUrl === undefined ? {} : { metadataUrl: config.clientMetadataUrl }),
+    }),
+  };
+  const writeLine =
+    deps.writeSignInLine ??
+    ((line: string): void => {
+      process.stderr.write(`${line}\n`);
+    });
+  const interactiveDeps: InteractiveDeps = {
+    logger,
+    env: deps.env,
+    consent: deps.consent,
+    now,
+    startReceiver: deps.startReceiver ?? defaultStartReceiver,
+    openBrowser: deps.openBrowser ?? defaultOpenBrowser,
+    writeSignInLine: (url) => writeLine(`${config.bridgeName}: sign in at ${url}`),
+  };
+  const settings: InteractiveSettings = config;
+  const state: InteractiveState = { cooldownUntil: 0, elicitations: 0 };
+  const signedIn = new Subject<void>();
+  const stepUps = new WeakSet<AbortSignal>();
+  let current: TokenRecord | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const adopt = (record: TokenRecord): void => {
+    const changed = record.accessToken !== current?.accessToken;
+    current = record;
+    if (changed) signedIn.next();
+  };
+
+  const loaded: Promise<void> = store.read(key).then(
+    (record) => {
+      if (record !== undefined && current === undefined) current = record;
+    },
+    () =>
+      logger.log(
+        SCOPE,
+        'warn',
+        'the token store did not give the stored sign-in; a sign-in follows when needed',
+      ),
+  );
+
+  /**
+   * Stores the record; the store keeps a newer one it holds and returns what it keeps. A store
+   * that fails loses nothing of this process: the token is used until the end of the process.
+   */
+  const save = async (record: TokenRecord): Promise<void> => {
+    let kept = record;
+    try {
+      kept = await store.write(record);
+    } catch {
+      logger.log(
+        SCOPE,
+        'warn',
+        'the token store did not keep the sign-in; it lasts until the end of the process',
+      );
+    }
+    adopt(kept);
+  };
+
+  const ctx: RenewalContext = {
+    config,
+    fetch: deps.fetch,
+    logger,
+    key,
+    now,
+    settings,
+    interactiveDeps,
+    state,
+    current: () => current,
+    save: (record) => save(record),
+  };
+
+  /** Steps 2–4 of the file comment; runs under the lock. */
+  const renew = async (input: ChallengeInput): Promise<void> => {
+    if (input.signal.aborted) throw input.signal.reason as Error;
+    const stored = await store.read(key);
+    const stepUp = input.status === 403;
+    if (
+      stored !== undefined &&
+      stored.accessToken !== input.refused &&
+      usableAt(stored, now()) &&
+      (!stepUp || covers(stored.scope, input.bearer.scope))
+    ) {
+      adopt(stored);
+      return;
+    }
+    const canRefresh = !stepUp && stored?.refreshToken !== undefined;
+    // §6.13 and §6.7: what fails at once fails before any request.
+    if (!canRefresh) {
+      const early = refuseEarly(settings, interactiveDeps, state);
+      if (early !== undefined) throw early;
+    }
+    const found = await discover(ctx, input.bearer, input.signal);
+    if (
+      canRefresh &&
+      stored !== undefined &&
+      stored.issuer === found.as.issuer &&
+      stored.resource === found.resource &&
+      (await silentRefresh(ctx, stored, found))
+    ) {
+      return;
+    }
+    await signInAnew(ctx, input, found, stored);
+  };
+
+  const challenge: UpstreamAuth['challenge'] = async (given) => {
+    const { status, wwwAuthenticate, signal } = given;
+    const refused =
+      'authorization' in given ? given.authorization?.replace(/^Bearer /, '') : current?.accessToken;
+    const bearer = bearerChallenge(wwwAuthenticate);
+    if (status === 403) {
+      if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');
+      // protocol-mapping.md §8.8: one step-up per request; scopes already held cannot be stepped up.
+      if (stepUps.has(signal)) throw refusedAccess('HTTP status 403 after a step-up');
+      if (current !== undefined && bearer.scope !== undefined && covers(current.scope, bearer.scope)) {
+        throw refusedAccess('HTTP status 403 for scopes the sign-in already has');
+      }
+      stepUps.add(signal);
+    }
+    await loaded;
+    const input: ChallengeInput = { status, bearer, signal, refused };
+    const run = queue.then(() => lock.hold(key, () => renew(input), { signal }));
+    queue = run.catch(() => undefined);
+    try {
+      await run;
+    } catch (error) {
+      if (isBridgeError(error)) throw error;
+      if (signal.aborted) {
+        throw new BridgeError('sign_in_failed', {
+          detail: 'the request stopped before the sign-in completed',
+        });
+      }
+      logger.log(
+        SCOPE,
+        'err',
+        `the sign-in failed inside the bridge (${error instanceof Error ? error.name : 'unknown'})`,
+      );
+      throw new BridgeError('sign_in_failed', { detail: 'the sign-in failed inside the bridge' });
+    }
+  };
+
+  return {
+    header: () => (current === undefined ? undefined : `Bearer ${current.accessToken}`),
+    challenge,
+    signedIn$: signedIn.asObservable(),
+    load: () => loaded,
+  };
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkEndpoint,
+  protectedResourceUrls,
+  resourceMatches,
+  serverMetadataUrls,
+} from '../../src/oauth/endpoints.js';
+import { resourceMetadataUrls } from '../../src/oauth/resourceMetadata.js';
+
+describe('protected resource metadata URLs (RFC 9728, protocol-mapping §8.2)', () => {
+  it('tries the path-specific URL, then the root one', () => {
+    expect(protectedResourceUrls('https://host.example/public/mcp')).toEqual([
+      'https://host.example/.well-known/oauth-protected-resource/public/mcp',
+      'https://host.example/.well-known/oauth-protected-resource',
+    ]);
+  });
+
+  it('has only the root URL for a URL without a path, and drops the query', () => {
+    expect(protectedResourceUrls('https://host.example/')).toEqual([
+      'https://host.example/.well-known/oauth-protected-resource',
+    ]);
+    expect(protectedResourceUrls('https://host.example:8443/mcp/?key=secret-k')).toEqual([
+      'https://host.example:8443/.well-known/oauth-protected-resource/mcp',
+      'https://host.example:8443/.well-known/oauth-protected-resource',
+    ]);
+  });
+
+  it('puts the resource_metadata of the challenge first, once', () => {
+    expect(
+      resourceMetadataUrls('https://h.example/mcp', 'https://h.example/.well-known/oauth-protected-resource'),
+    ).toEqual([
+      'https://h.example/.well-known/oauth-protected-resource',
+      'https://h.example/.well-known/oauth-protected-resource/mcp',
+    ]);
+    expect(resourceMetadataUrls('https://h.example/mcp', 'https://other.example/prm')).toEqual([
+      'https://other.example/prm',
+      'https://h.example/.well-known/oauth-protected-resource/mcp',
+      'https://h.example/.well-known/oauth-protected-resource',
+    ]);
+  });
+
+  it('skips a resource_metadata URL that is not a sign-in URL', () => {
+    expect(resourceMetadataUrls('https://h.example/mcp', 'http://evil.example/prm')).toEqual([
+      'https://h.example/.well-known/oauth-protected-resource/mcp',
+      'https://h.example/.well-known/oauth-protected-resource',
+    ]);
+  });
+});
+
+describe('authorization server metadata URLs (protocol-mapping §8.3)', () => {
+  it('with a path: RFC 8414 inserted, OpenID inserted, OpenID appended', () => {
+    expect(serverMetadataUrls('https://auth.example.com/tenant1')).toEqual([
+      'https://auth.example.com/.well-known/oauth-authorization-server/tenant1',
+      'https://auth.example.com/.well-known/openid-configuration/tenant1',
+      'https://auth.example.com/tenant1/.well-known/openid-configuration',
+    ]);
+  });
+
+  it('without a path: RFC 8414, then OpenID', () => {
+    expect(serverMetadataUrls('https://auth.example.com')).toEqual([
+      'https://auth.example.com/.well-known/oauth-authorization-server',
+      'https://auth.example.com/.well-known/openid-configuration',
+    ]);
+    expect(serverMetadataUrls('http://127.0.0.1:4444/')).toEqual([
+      'http://127.0.0.1:4444/.well-known/oauth-authorization-server',
+      'http://127.0.0.1:4444/.well-known/openid-configuration',
+    ]);
+  });
+});
+
+describe('resourceMatches', () => {
+  it('matches after the canonical form of scheme and host case, default port and a final slash', () => {
+    expect(resourceMatches('HTTPS://Host.Example:443/mcp', 'https://host.example/mcp')).toBe(true);
+    expect(resourceMatches('https://host.example/mcp/', 'https://host.example/mcp')).toBe(true);
+    expect(resourceMatches('https://host.example', 'https://host.example/')).toBe(true);
+  });
+
+  it('ignores the query of the MCP URL, but a query of the resource must be the same', () => {
+    expect(resourceMatches('https://h.example/mcp', 'https://h.example/mcp?key=k1')).toBe(true);
+    expect(resourceMatches('https://h.example/mcp?key=k1', 'https://h.example/mcp?key=k1')).toBe(true);
+    expect(resourceMatches('https://h.example/mcp?key=k2', 'https://h.example/mcp?key=k1')).toBe(false);
+  });
+
+  it('refuses another host, port, scheme, path, or case of the path', () => {
+    expect(resourceMatches('https://other.example/mcp', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example:8443/mcp', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('http://h.example/mcp', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/MCP', 'https://h.example/mcp')).toBe(false);
+  });
+
+  it('refuses a resource that is no string, no URL, or has a fragment or user info', () => {
+    expect(resourceMatches(undefined, 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches(['https://h.example/mcp'], 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('h.example/mcp', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/mcp#f', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://u@h.example/mcp', 'https://h.example/mcp')).toBe(false);
+  });
+});
+
+describe('checkEndpoint (issue #11 item 7)', () => {
+  it('takes https anywhere and http on loopback hosts only', () => {
+    expect(checkEndpoint('https://as.example/token').ok).toBe(true);
+    expect(checkEndpoint('http://127.0.0.1:9/token').ok).toBe(true);
+    expect(checkEndpoint('http://localhost:9/token').ok).toBe(true);
+    expect(checkEndpoint('http://[::1]:9/token').ok).toBe(true);
+    expect(checkEndpoint('http://as.example/token')).toEqual({ ok: false, reason: 'the URL is not https' });
+    expect(checkEndpoint('http://127.0.0.1.nip.io/token')).toEqual({
+      ok: false,
+      reason: 'the URL is not https',
+    });
+  });
+
+  it('refuses other schemes, user info, fragments and what is no URL', () => {
+    expect(checkEndpoint('file:///etc/passwd')).toEqual({ ok: false, reason: 'the URL is not https' });
+    expect(checkEndpoint('javascript:alert(1)')).toEqual({ ok: false, reason: 'the URL is not https' });
+    expect(checkEndpoint('https://u:p@as.example/')).toEqual({ ok: false, reason: 'the URL has user info' });
+    expect(checkEndpoint('https://as.example/#')).toEqual({ ok: false, reason: 'the URL has a fragment' });
+    expect(checkEndpoint('not a url')).toEqual({ ok: false, reason: 'the URL is not valid' });
+    expect(checkEndpoint(42)).toEqual({ ok: false, reason: 'the URL is missing' });
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The registration paths of issue #11 item 3 end to end (reference-behaviors.md §6.9): the SDK 1.x
+ * Client through the built bridge against oidc-provider: a client ID metadata document given with
+ * `--client-metadata-url`, and a server that offers no registration at all (dynamic registration
+ * and a pre-registered client with a secret are in e2e.test.ts). Each run ends with the secret scan.
+ */
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthServer } from '../fixtures/oauth/authServer.js';
+import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
+import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
+import { freePort, makeWorld, startBridge } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
+
+let world: E2eWorld;
+const closers: Array<() => Promise<void>> = [];
+const runs: Array<{ run: BridgeRun; as: AuthServer; extra: readonly string[] }> = [];
+
+beforeAll(() => {
+  world = makeWorld();
+});
+afterEach(async () => {
+  for (const { run } of runs) await run.close();
+  for (const close of closers.splice(0).reverse()) await close();
+  for (const { run, as, extra } of runs.splice(0)) run.scan([...as.issuedSecrets(), ...extra]);
+});
+afterAll(() => world.remove());
+
+interface Place {
+  readonly port: number;
+  readonly stateDir: string;
+  readonly browserLog: string;
+}
+
+async function place(): Promise<Place> {
+  const dir = mkdtempSync(join(world.dir, 'registration-'));
+  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
+}
+
+async function servers(
+  asOptions: Partial<AuthServerOptions>,
+): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
+  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
+  closers.push(() => as.close());
+  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as });
+  closers.push(() => mcp.close());
+  return { as, mcp };
+}
+
+function options(mcp: ProtectedMcp, p: Place, extra: Partial<RunOptions> = {}): RunOptions {
+  return {
+    url: mcp.url,
+    redirectPort: p.port,
+    store: 'memory',
+    stateDir: p.stateDir,
+    browserLog: p.browserLog,
+    ...extra,
+  };
+}
+
+const text = (result: unknown): string | undefined =>
+  (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
+
+describe('registration paths through the executable', () => {
+  it('a client ID metadata document of --client-metadata-url replaces the registration', async () => {
+    const p = await place();
+    const { as, mcp } = await servers({ metadataDocuments: true, dynamicRegistration: false });
+    const document = as.hostClientMetadataDocument({
+      client_name: 'mcp-bridge-vscode (e2e)',
+      redirect_uris: [`http://127.0.0.1:${p.port}/callback`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    });
+    const run = await startBridge(world, options(mcp, p, { args: ['--client-metadata-url', document] }));
+    runs.push({ run, as, extra: [] });
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'cimd' } }))).toBe('cimd');
+    expect(as.authorizations().map((a) => a.clientId)).toEqual([document]);
+    expect(as.stats().registrations).toBe(0);
+  });
+
+  it('a server without registration: initialize fails with registration_unavailable, and no browser opens', async () => {
+    const p = await place();
+    const { as, mcp } = await servers({ dynamicRegistration: false });
+    const failure = await startBridge(world, options(mcp, p)).then(
+      () => undefined,
+      (error: unknown) =>
+        error as { code?: number; message?: string; data?: { cause?: string; detail?: string } },
+    );
+    expect(failure?.code).toBe(-32603);
+    expect(failure?.data?.cause).toBe('registration_unavailable');
+    expect(failure?.message).toContain('--client-id');
+    expect(failure?.data?.detail).toContain(`http://127.0.0.1:${p.port}/callback`);
+    expect(readBrowserLog(p.browserLog)).toEqual([]);
+    expect(as.stats().authorizationRequests).toBe(0);
+  });
+});

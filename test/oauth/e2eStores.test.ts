@@ -1,0 +1,195 @@
+/**
+ * The acceptance of issue #12 end to end: the built bridge under the SDK 1.x Client, against
+ * oidc-provider and the protected MCP fixture (e2eSupport.ts), with the encrypted file store:
+ * silent refresh, logout and a new sign-in, accounts, and several processes that share one sign-in.
+ * Every run ends with the secret scan of its stderr and stdout.
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnPeer } from '../helpers/rawPeer.js';
+import { BRIDGE } from '../helpers/bridgeProcess.js';
+import { bridgeEnv } from '../process/httpSupport.js';
+import { startAuthServer } from '../fixtures/oauth/authServer.js';
+import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
+import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
+import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import { TOKEN_KEY, freePort, makeWorld, startBridge } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
+
+let world: E2eWorld;
+const closers: Array<() => Promise<void>> = [];
+const runs: Array<{ run: BridgeRun; as: AuthServer }> = [];
+
+beforeAll(() => {
+  world = makeWorld();
+});
+afterEach(async () => {
+  await Promise.all(runs.map(({ run }) => run.close()));
+  for (const close of closers.splice(0).reverse()) await close();
+  for (const { run, as } of runs.splice(0)) run.scan(as.issuedSecrets());
+});
+afterAll(() => world.remove());
+
+async function servers(
+  asOptions: Partial<AuthServerOptions> = {},
+): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
+  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
+  closers.push(() => as.close());
+  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as });
+  closers.push(() => mcp.close());
+  return { as, mcp };
+}
+
+interface Place {
+  readonly port: number;
+  readonly stateDir: string;
+  readonly browserLog: string;
+}
+
+async function place(): Promise<Place> {
+  const dir = mkdtempSync(join(world.dir, 'stores-'));
+  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
+}
+
+async function bridge(as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) {
+  const run = await startBridge(world, {
+    url: mcp.url,
+    redirectPort: p.port,
+    store: 'file',
+    stateDir: p.stateDir,
+    browserLog: p.browserLog,
+    ...options,
+  });
+  runs.push({ run, as });
+  return run;
+}
+
+const text = (result: unknown): string | undefined =>
+  (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
+
+/** `mcp-bridge-vscode logout …` with the file store of `p`: exit code and stderr. */
+async function logout(p: Place, args: readonly string[]) {
+  const peer = spawnPeer(
+    process.execPath,
+    [BRIDGE, 'logout', '--redirect-port', String(p.port), '--token-store', 'file', ...args],
+    bridgeEnv({ XDG_STATE_HOME: p.stateDir, MCP_BRIDGE_TOKEN_KEY: TOKEN_KEY }),
+  );
+  const { code } = await peer.exit;
+  await peer.stdoutClosed;
+  return { code, stdout: peer.lines, stderr: peer.stderr.filter((line) => line !== '') };
+}
+
+describe('the file store end to end', () => {
+  it('an expired access token is refreshed silently: the server sees one refresh, no browser', async () => {
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 2 });
+    const p = await place();
+    const run = await bridge(as, mcp, p);
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
+    expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1, refreshGrants: 1 });
+    expect(run.browserLog()).toHaveLength(1);
+    expect(run.elicited).toEqual([]);
+  });
+
+  it('logout deletes the stored sign-in, and the next start signs in again', async () => {
+    const { as, mcp } = await servers();
+    const p = await place();
+    const first = await bridge(as, mcp, p);
+    await first.close();
+    const done = await logout(p, [mcp.url]);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toEqual([]);
+    expect(
+      done.stderr.some((line) => line.includes('logout deleted the stored sign-in of the account "default"')),
+    ).toBe(true);
+    const second = await bridge(as, mcp, p);
+    expect(text(await second.client.callTool({ name: 'echo', arguments: { text: 'again' } }))).toBe('again');
+    expect(second.browserLog()).toHaveLength(2);
+    expect(as.stats()).toMatchObject({ authorizationRequests: 2 });
+  });
+
+  it('logout --all deletes every stored sign-in and the token directory', async () => {
+    const { as, mcp } = await servers();
+    const p = await place();
+    await (await bridge(as, mcp, p, { args: ['--account', 'one'] })).close();
+    await (await bridge(as, mcp, p, { args: ['--account', 'two'] })).close();
+    const tokens = join(p.stateDir, 'mcp-bridge-sdk', 'vscode', 'tokens');
+    expect(existsSync(tokens)).toBe(true);
+    const done = await logout(p, ['--all']);
+    expect(done.code).toBe(0);
+    expect(done.stderr.some((line) => line.includes('logout deleted 2 stored sign-ins'))).toBe(true);
+    expect(existsSync(tokens)).toBe(false);
+  });
+
+  it('two accounts of the same server sign in separately', async () => {
+    const { as, mcp } = await servers();
+    const p = await place();
+    const one = await bridge(as, mcp, p, { args: ['--account', 'one'] });
+    expect(text(await one.client.callTool({ name: 'echo', arguments: { text: '1' } }))).toBe('1');
+    const two = await bridge(as, mcp, p, { args: ['--account', 'two'] });
+    expect(text(await two.client.callTool({ name: 'echo', arguments: { text: '2' } }))).toBe('2');
+    expect(two.browserLog()).toHaveLength(2);
+    expect(as.stats()).toMatchObject({ authorizationRequests: 2, registrations: 2 });
+  });
+});
+
+describe('several processes share one sign-in (issue #12 item 5)', () => {
+  it.each([2, 5])(
+    '%i bridges started at once open the browser once in all, and all work',
+    async (count) => {
+      const { as, mcp } = await servers();
+      const p = await place();
+      const started = await Promise.all(Array.from({ length: count }, () => bridge(as, mcp, p)));
+      const results = await Promise.all(
+        started.map((run, i) => run.client.callTool({ name: 'echo', arguments: { text: `p${i}` } })),
+      );
+      expect(results.map(text)).toEqual(started.map((_run, i) => `p${i}`));
+      expect(started[0]?.browserLog()).toHaveLength(1);
+      expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1 });
+    },
+    120_000,
+  );
+});
+
+describe('a lock holder that dies during its sign-in (issue #12 item 5)', () => {
+  it('another process takes over and completes the sign-in', async () => {
+    const { as, mcp } = await servers();
+    const p = await place();
+    let holderPid: (() => number | null) | undefined;
+    // The holder's browser never comes back: it holds the sign-in lock while it waits.
+    const holder = bridge(as, mcp, p, {
+      env: { TEST_BROWSER_MODE: 'hang', TEST_BROWSER_HANG_MS: '6000' },
+      started: (pid) => (holderPid = pid),
+    }).catch(() => undefined);
+    await waitUntil(() => readLines(p).length === 1);
+    const waiter = bridge(as, mcp, p);
+    // The second process waits for the lock: it opens no browser of its own meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(readLines(p)).toHaveLength(1);
+    process.kill(holderPid?.() ?? 0, 'SIGKILL');
+    const run = await waiter;
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'took over' } }))).toBe(
+      'took over',
+    );
+    expect(readLines(p)).toEqual([
+      { argc: 1, startUrl: true, mode: 'hang' },
+      { argc: 1, startUrl: true, mode: 'follow' },
+    ]);
+    await holder;
+  }, 60_000);
+});
+
+function readLines(p: Place) {
+  return readBrowserLog(p.browserLog);
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('the condition did not become true');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The cross-process sign-in lock (issue 12, deliverable 5) with real child processes running the
+ * built lock (`npm run build` first): mutual exclusion among five processes, takeover of a killed
+ * holder through its pid, takeover of a hung holder through its stopped heartbeat, and no
+ * takeover of a live holder however long it holds.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFileLock } from '../../src/oauth/store/lock.js';
+import { recordingLogger, tempDir } from './storeTestKit.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const LOCK_MODULE = pathToFileURL(path.join(root, 'dist/src/oauth/store/lock.js')).href;
+const KEY = {
+  url: 'https://mcp.example.test/mcp',
+  identity: 'mcp-bridge-vscode|default|http://127.0.0.1:41894/callback',
+};
+const LOCK_NAME = `${createHash('sha256').update(`${KEY.url}\n${KEY.identity}`).digest('hex')}.lock`;
+
+/** The child: one mode of holding the lock, reporting on stdout with synchronous writes. */
+const CHILD = `
+import { writeSync } from 'node:fs';
+import { access, readFile, unlink, writeFile } from 'node:fs/promises';
+const { createFileLock } = await import(${JSON.stringify(LOCK_MODULE)});
+const cfg = JSON.parse(process.argv[1]);
+const say = (text) => writeSync(1, text + '\\n');
+const logger = { enabled: () => true, log: (scope, level, text) => say('log ' + level + ' ' + text) };
+const lock = createFileLock({ directory: cfg.dir, logger, pollMs: 20, ...cfg.lock });
+const key = ${JSON.stringify(KEY)};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+if (cfg.mode === 'count') {
+  let violations = 0;
+  for (let i = 0; i < cfg.rounds; i += 1) {
+    await lock.hold(key, async () => {
+      try { await access(cfg.marker); violations += 1; } catch {}
+      await writeFile(cfg.marker, String(process.pid));
+      const n = Number(await readFile(cfg.counter, 'utf8'));
+      await sleep(2 + Math.random() * 15);
+      await writeFile(cfg.counter, String(n + 1));
+      await unlink(cfg.marker);
+    });
+  }
+  say('done ' + violations);
+} else if (cfg.mode === 'hold') {
+  await lock.hold(key, async () => {
+    say('held');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+  });
+  say('released');
+  process.exit(0);
+} else if (cfg.mode === 'hang') {
+  await lock.hold(key, async () => {
+    say('held');
+    // The event loop stops: no heartbeat, while the process lives on.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
+  });
+} else if (cfg.mode === 'wait') {
+  say('waiting');
+  await lock.hold(key, async () => { say('acquired'); });
+  process.exit(0);
+}
+`;
+
+interface Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly lines: string[];
+  line(predicate: (line: string) => boolean): Promise<string>;
+}
+
+const children: Child[] = [];
+
+function start(config: Record<string, unknown>): Child {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, JSON.stringify(config)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const waiters: Array<() => void> = [];
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.once('exit', () => setImmediate(() => waiters.splice(0).forEach((wake) => wake())));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => lines.push(`stderr ${chunk}`));
+  const handle: Child = {
+    process: child,
+    lines,
+    line: (predicate) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const found = lines.find(predicate);
+          if (found !== undefined) resolve(found);
+          else if (child.exitCode !== null || child.signalCode !== null)
+            reject(new Error(`child ended: ${lines.join(' | ')}`));
+          else waiters.push(check);
+        };
+        check();
+      }),
+  };
+  children.push(handle);
+  return handle;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.process.exitCode === null) child.process.kill('SIGKILL');
+  await cleanup();
+});
+
+describe('sign-in lock across processes', () => {
+  it('lets exactly one of five processes into the critical section at a time', async () => {
+    const counter = path.join(dir, 'counter');
+    await writeFile(counter, '0');
+    const config = {
+      mode: 'count',
+      dir: path.join(dir, 'locks'),
+      rounds: 4,
+      counter,
+      marker: path.join(dir, 'inside'),
+    };
+    const workers = Array.from({ length: 5 }, () => start(config));
+    const done = await Promise.all(workers.map((worker) => worker.line((line) => line.startsWith('done '))));
+    expect(done).toEqual(['done 0', 'done 0', 'done 0', 'done 0', 'done 0']);
+    expect(await readFile(counter, 'utf8')).toBe('20');
+    expect(await readdir(path.join(dir, 'locks'))).toEqual([]);
+  });
+
+  it('takes over from a holder killed with SIGKILL through its pid, long before the stale bound', async () => {
+    const locks = path.join(dir, 'locks');
+    const holder = start({ mode: 'hold', dir: locks, lock: { heartbeatMs: 200 } });
+    await holder.line((line) => line === 'held');
+    // A stale bound of 10 minutes: only the pid check can let the waiter in within the test.
+    const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 600_000 } });
+    await waiter.line((line) => line === 'waiting');
+    await sleep(500);
+    expect(waiter.lines).not.toContain('acquired');
+    holder.process.kill('SIGKILL');
+    await waiter.line((line) => line === 'acquired');
+    expect(waiter.lines).toContain(
+      `log warn the sign-in lock of another bridge process is taken over: its process ${holder.process.pid} ended`,
+    );
+  });
+
+  it('takes over from a hung holder (alive, heartbeat stopped) after the stale bound', async () => {
+    const locks = path.join(dir, 'locks');
+    const holder = start({ mode: 'hang', dir: locks, lock: { heartbeatMs: 200 } });
+    await holder.line((line) => line === 'held');
+    const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 1_500 } });
+    await waiter.line((line) => line === 'acquired');
+    expect(holder.process.exitCode).toBeNull(); // still alive: the heartbeat, not the pid, decided
+    expect(waiter.lines).toContain(
+      'log warn the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+    );
+  });
+
+  it('never takes over from a live holder, even one holding for three stale bounds', async () => {
+    const locks = path.join(dir, 'locks');
+    const holder = start({ mode: 'hold', dir: locks, lock: { heartbeatMs: 200 } });
+    await holder.line((line) => line === 'held');
+    const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 1_000 } });
+    await waiter.line((line) => line === 'waiting');
+    await sleep(3_000);
+    expect(waiter.lines).toEqual(['waiting']);
+    holder.process.stdin.write('release\n');
+    await waiter.line((line) => line === 'acquired');
+    expect(holder.lines).toContain('released');
+    expect(waiter.lines).toEqual(['waiting', 'acquired']);
+  });
+});
+
+describe('sign-in lock within one process', () => {
+  it('holds a lock file named by the hash of the key, with pid and host, and deletes it after', async () => {
+    const lock = createFileLock({ directory: dir });
+    const seen = await lock.hold(
+      KEY,
+      async () => JSON.parse(await readFile(path.join(dir, LOCK_NAME), 'utf8')) as unknown,
+    );
+    expect(seen).toMatchObject({ pid: process.pid, host: hostname() });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('on release deletes the lock file only while it holds its own owner id', async () => {
+    const logger = recordingLogger();
+    const lock = createFileLock({ directory: dir, heartbeatMs: 50, logger });
+    const other = JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'someone-else' });
+    await lock.hold(KEY, async () => {
+      await writeFile(path.join(dir, LOCK_NAME), other);
+      await sleep(200);
+    });
+    expect(await readFile(path.join(dir, LOCK_NAME), 'utf8')).toBe(other);
+    expect(logger.lines).toEqual([
+      'vscode: warn: the sign-in lock of this process was taken over by another bridge process',
+    ]);
+  });
+
+  it('ends a wait with the abort signal', async () => {
+    await mkdir(dir, { recursive: true });
+    const first = createFileLock({ directory: dir });
+    const second = createFileLock({ directory: dir });
+    let release = (): void => undefined;
+    const held = first.hold(KEY, () => new Promise<void>((resolve) => (release = resolve)));
+    await sleep(50);
+    const controller = new AbortController();
+    const waiting = second.hold(KEY, () => Promise.resolve('ran'), { signal: controller.signal });
+    await sleep(200);
+    controller.abort(new Error('stdin ended'));
+    await expect(waiting).rejects.toThrow('stdin ended');
+    release();
+    await held;
+  });
+
+  it('does not run work that was aborted while queued behind a hold of the same process', async () => {
+    const lock = createFileLock({ directory: dir });
+    let release = (): void => undefined;
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const held = lock.hold(
+      KEY,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          started();
+        }),
+    );
+    await running;
+    const controller = new AbortController();
+    let ran = false;
+    const queued = lock.hold(KEY, () => Promise.resolve((ran = true)), { signal: controller.signal });
+    controller.abort(new Error('stdin ended'));
+    release();
+    await held;
+    await expect(queued).rejects.toThrow('stdin ended');
+    expect(ran).toBe(false);
+  });
+
+  it('makes the lock directory again when it is deleted while a hold waits', async () => {
+    const locks = path.join(dir, 'locks');
+    const first = createFileLock({ directory: locks });
+    const second = createFileLock({ directory: locks, pollMs: 20 });
+    let release = (): void => undefined;
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const held = first.hold(
+      KEY,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          started();
+        }),
+    );
+    await running;
+    const waiting = second.hold(KEY, () => Promise.resolve('ran'));
+    await sleep(100);
+    await rm(locks, { recursive: true, force: true });
+    release();
+    await held;
+    await expect(waiting).resolves.toBe('ran');
+  });
+});

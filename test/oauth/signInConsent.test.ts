@@ -1,0 +1,354 @@
+/**
+ * The interactive part (reference §6.7, §6.10, §6.13): the URL elicitation after `initialized`
+ * (accept, decline and its cooldown, cancel, no_consent, a cancelled request), the time limit,
+ * --no-browser, the sandbox rule, a start URL used twice, and a resource metadata document of
+ * another resource (no token is ever sent).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthServer } from '../fixtures/oauth/authServer.js';
+import type { AuthServer } from '../fixtures/oauth/authServer.js';
+import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
+import { browse } from '../fixtures/oauth/testBrowser.js';
+import { makeTestCerts } from '../edges/http/support.js';
+import type { TestCerts } from '../edges/http/support.js';
+import { expectNoSecrets } from '../helpers/secretScan.js';
+import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
+import { caFetchFn, fakeConsent, harness, post, request } from './signInHarness.js';
+import type { Harness, HarnessOptions } from './signInHarness.js';
+
+let certs: TestCerts;
+let net: ReturnType<typeof caFetchFn>;
+const closers: Array<() => Promise<void>> = [];
+/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
+const made: Harness[] = [];
+
+beforeAll(() => {
+  certs = makeTestCerts();
+  net = caFetchFn(certs.caPem);
+});
+afterEach(async () => {
+  for (const h of made.splice(0)) h.scan();
+  for (const close of closers.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  await net.close();
+  certs.remove();
+});
+
+async function servers(
+  mcpOptions: Partial<ProtectedMcpOptions> = {},
+): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
+  const as = await startAuthServer({ tls: certs, caPem: certs.caPem });
+  closers.push(() => as.close());
+  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...mcpOptions });
+  closers.push(() => mcp.close());
+  mcp.fixture.intercept = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return { as, mcp };
+}
+
+function make(options: Omit<HarnessOptions, 'ca'>): Harness {
+  const h = harness({ ca: certs.caPem, ...options });
+  closers.push(() => h.close());
+  made.push(h);
+  return h;
+}
+
+const ready = (): ReturnType<typeof fakeConsent> => {
+  const consent = fakeConsent(certs.caPem);
+  consent.phaseNow = 'ready';
+  return consent;
+};
+
+const texts = (h: Harness): string[] => h.logs.map((l) => l.text);
+
+describe('after initialized: the URL elicitation (reference §6.7)', () => {
+  it('asks the client with the authorization URL, waits for the redirect, then completes', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.opened).toEqual([]);
+    expect(h.consent.asked).toEqual([
+      {
+        url: h.signInLines[0]?.replace('mcp-bridge-vscode: sign in at ', ''),
+        message:
+          'The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.',
+        elicitationId: 'sign-in-1',
+      },
+    ]);
+    expect(h.consent.completed).toEqual(['sign-in-1']);
+    expect(as.stats().codeGrants).toBe(1);
+    expectNoSecrets({ lines: [], stderr: [...texts(h), ...h.signInLines] }, [
+      ...h.sentSecrets,
+      h.auth.header()?.slice(7) ?? 'none',
+    ]);
+  });
+
+  it('a decline fails with declined, then asks nothing for 60 s (cooldown)', async () => {
+    const { as, mcp } = await servers();
+    let clock = 1_000_000;
+    const h = make({ config: { url: mcp.url }, consent: ready(), now: () => clock });
+    h.consent.answer = 'decline';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'declined',
+    });
+    expect(h.consent.completed).toEqual([]);
+    expect(texts(h)).toContain('The user declined the sign-in.');
+
+    clock += 59_000;
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(h.consent.asked).toHaveLength(1);
+    expect(h.signInLines).toHaveLength(1);
+
+    clock += 2_000;
+    h.consent.answer = 'accept';
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.consent.asked).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+
+  it('a dismissed question (cancel) fails the sign-in without a cooldown', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    h.consent.answer = 'cancel';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'declined',
+    });
+    h.consent.answer = 'accept';
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.consent.asked).toHaveLength(2);
+  });
+
+  it('a client without URL elicitation: no_consent, no line, no browser, no request', async () => {
+    const { as, mcp } = await servers();
+    const consent = ready();
+    consent.supportsUrl = false;
+    const h = make({ config: { url: mcp.url }, consent });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'no_consent',
+    });
+    expect(h.signInLines).toEqual([]);
+    expect(h.opened).toEqual([]);
+    expect(h.consent.asked).toEqual([]);
+    expect(h.fetched).toEqual([]);
+    expect(as.stats().registrations).toBe(0);
+  });
+
+  it('a cancelled request stops the question and the sign-in, without a cooldown', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    h.consent.answer = 'hang';
+    const first = await post(net.fetch, mcp.url, h.auth);
+    const controller = new AbortController();
+    const pending = h.auth.challenge({
+      status: 401,
+      wwwAuthenticate: first.wwwAuthenticate,
+      method: 'tools/list',
+      signal: controller.signal,
+    });
+    while (h.consent.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort(new Error('cancelled by the client'));
+    await expect(pending).rejects.toMatchObject({
+      code: 'sign_in_failed',
+      detail: 'the request stopped before the sign-in completed',
+    });
+    expect(texts(h)).toContain('The request stopped before the sign-in completed.');
+    h.consent.answer = 'accept';
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.consent.asked).toHaveLength(2);
+  });
+});
+
+describe('after initialized: no answer', () => {
+  it('stops the question after --sign-in-timeout with sign_in_timeout', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
+    h.consent.answer = 'hang';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+      detail: '300 ms',
+    });
+    expect(texts(h)).toEqual(
+      expect.arrayContaining([
+        'the client did not answer the URL elicitation of the sign-in in 300 ms',
+        'The sign-in did not complete in 300 ms.',
+      ]),
+    );
+    expect(h.consent.completed).toEqual([]);
+    expect(as.stats().authorizationRequests).toBe(0);
+  });
+});
+
+describe('after initialized: accepted, but no redirect', () => {
+  it('times out without blaming the client, and still completes the accepted elicitation', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
+    h.consent.browseOnAccept = false;
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+      detail: '300 ms',
+    });
+    expect(texts(h)).toContain('The sign-in did not complete in 300 ms.');
+    expect(texts(h).filter((text) => text.includes('did not answer'))).toEqual([]);
+    // reference §11 item 19: once per accepted URL, also when the sign-in fails.
+    expect(h.consent.completed).toEqual(['sign-in-1']);
+  });
+});
+
+describe('after initialized: a client that goes away', () => {
+  it('passes the error of the question on, logs it, and starts no cooldown', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    h.consent.answer = 'reject';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'closed',
+      detail: 'the client closed the connection before the sign-in completed',
+    });
+    expect(texts(h)).toContain('The client closed the connection before the sign-in completed.');
+    expect(h.consent.completed).toEqual([]);
+    h.consent.answer = 'accept';
+    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+});
+
+describe('before initialized: the browser', () => {
+  it('stops after --sign-in-timeout with sign_in_timeout, and releases the port', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 } });
+    h.browserMode = 'none';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+      detail: '300 ms',
+    });
+    expect(texts(h)).toContain('The sign-in did not complete in 300 ms.');
+    expect(h.opened).toHaveLength(1);
+    const startUrl = h.opened[0] ?? '';
+    await expect(fetch(startUrl)).rejects.toThrow(); // the receiver is closed
+  });
+
+  it('with --no-browser writes the line, opens nothing, and takes the redirect of the URL it shows', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url, noBrowser: true } });
+    const first = await post(net.fetch, mcp.url, h.auth);
+    const pending = h.auth.challenge({
+      status: 401,
+      wwwAuthenticate: first.wwwAuthenticate,
+      method: 'tools/list',
+      signal: new AbortController().signal,
+    });
+    while (h.signInLines.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const shown = (h.signInLines[0] ?? '').replace('mcp-bridge-vscode: sign in at ', '');
+    await browse(shown, { ca: certs.caPem });
+    await pending;
+    expect(h.opened).toEqual([]);
+    expect(texts(h).filter((text) => text.includes('browser'))).toEqual([]);
+    expect(as.stats().codeGrants).toBe(1);
+    expect((await post(net.fetch, mcp.url, h.auth)).status).toBe(200);
+  });
+
+  it('a start URL opened twice before the redirect stops the sign-in (sign_in_start_reused)', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url } });
+    h.browserMode = 'twice';
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_start_reused' });
+    expect(as.stats().codeGrants).toBe(0);
+  });
+
+  it('access_denied at the server is sign_in_denied', async () => {
+    const { as, mcp } = await servers();
+    as.setDeny(true);
+    const h = make({ config: { url: mcp.url } });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_denied',
+      detail: 'access_denied',
+    });
+  });
+});
+
+describe('an authorization URL that is not valid (reference §6.5)', () => {
+  it('is neither written nor opened: sign_in_invalid_url', async () => {
+    const { as, mcp } = await servers();
+    // The server's metadata names an authorization endpoint longer than the 8 KiB of §6.5.
+    const h = make({
+      config: { url: mcp.url },
+      deps: {
+        fetch: async (input, init) => {
+          const response = await net.fetch(input, init);
+          const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+          if (!url.includes('/.well-known/oauth-authorization-server')) return response;
+          const body = (await response.json()) as Record<string, unknown>;
+          body['authorization_endpoint'] = `${String(body['authorization_endpoint'])}?x=${'a'.repeat(9000)}`;
+          return new Response(JSON.stringify(body), {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+          });
+        },
+      },
+    });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_invalid_url' });
+    expect(h.signInLines).toEqual([]);
+    expect(h.opened).toEqual([]);
+    expect(texts(h)).toContain(
+      'The authorization server sent an authorization URL that is not valid. The bridge did not open it.',
+    );
+    expect(as.stats().authorizationRequests).toBe(0);
+  });
+});
+
+describe('the sandbox rule (reference §6.13)', () => {
+  it('fails at once without a usable stored token: no request, no line, no browser', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url, sandbox: true } });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sandbox' });
+    expect(h.fetched).toEqual([]);
+    expect(h.signInLines).toEqual([]);
+    expect(h.opened).toEqual([]);
+    expect(as.stats()).toEqual({
+      authorizationRequests: 0,
+      codeGrants: 0,
+      refreshGrants: 0,
+      registrations: 0,
+    });
+  });
+
+  it('uses a usable stored token in the sandbox', async () => {
+    const { mcp } = await servers();
+    const store = createMemoryStore();
+    const outside = make({ config: { url: mcp.url }, store });
+    expect((await request(net.fetch, mcp.url, outside.auth)).status).toBe(200);
+    const inside = make({ config: { url: mcp.url, sandbox: true }, store });
+    expect((await request(net.fetch, mcp.url, inside.auth)).status).toBe(200);
+    expect(inside.fetched).toEqual([]);
+  });
+});
+
+describe('protected resource metadata of another resource (RFC 9728 §3.3)', () => {
+  it('stops the sign-in: nothing reaches the authorization server, no token is sent', async () => {
+    const { as, mcp } = await servers({ prmResource: 'https://127.0.0.1:1/elsewhere' });
+    const h = make({ config: { url: mcp.url } });
+    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_failed',
+      detail: 'the protected resource metadata names another resource than the URL of the server',
+    });
+    expect(as.stats()).toEqual({
+      authorizationRequests: 0,
+      codeGrants: 0,
+      refreshGrants: 0,
+      registrations: 0,
+    });
+    expect(h.fetched).toEqual([mcp.resourceMetadataUrl]);
+    expect(h.auth.header()).toBeUndefined();
+    expect(mcp.requests().filter((r) => r.bearer)).toEqual([]);
+  });
+});

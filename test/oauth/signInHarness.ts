@@ -1,0 +1,304 @@
+/**
+ * The pieces of the in-process sign-in tests (test/oauth/signIn*.test.ts): createUpstreamAuth
+ * with a fetch that trusts the test CA, the memory store, the real loopback receiver, a fake
+ * consent port, the test browser's core as the opener, and a small "HTTP upstream" that does
+ * what the bridge does on 401/403 (challenge, then one retry).
+ */
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { LogLevel } from '../../src/bridge/log.js';
+import { startReceiver } from '../../src/oauth/receiver.js';
+import type { RedirectResult } from '../../src/oauth/receiver.js';
+import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
+import type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
+import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
+import type { SignInLock, TokenStore } from '../../src/oauth/store/types.js';
+import { browse } from '../fixtures/oauth/testBrowser.js';
+import { expectNoSecrets } from '../helpers/secretScan.js';
+import { BridgeError } from '../../src/errors.js';
+import type { BrowserMode } from '../fixtures/oauth/testBrowser.js';
+
+export interface LogLine {
+  readonly scope: string;
+  readonly level: LogLevel;
+  readonly text: string;
+}
+
+export type ConsentAnswer = 'accept' | 'decline' | 'cancel' | 'hang' | 'reject';
+
+/** A ConsentPort whose answers a test scripts; it records what the sign-in asked. */
+export interface FakeConsent extends ConsentPort {
+  phaseNow: 'initializing' | 'ready';
+  supportsUrl: boolean;
+  answer: ConsentAnswer;
+  /** Whether an accepted question also walks the URL with the test browser. */
+  browseOnAccept: boolean;
+  readonly asked: Array<{ url: string; message: string; elicitationId: string }>;
+  readonly completed: string[];
+}
+
+export function fakeConsent(ca: string): FakeConsent {
+  const consent: FakeConsent = {
+    phaseNow: 'initializing',
+    supportsUrl: true,
+    answer: 'accept',
+    browseOnAccept: true,
+    asked: [],
+    completed: [],
+    phase: () => consent.phaseNow,
+    clientSupportsUrl: () => consent.supportsUrl,
+    askUrl({ url, message, elicitationId, signal }) {
+      consent.asked.push({ url, message, elicitationId });
+      const answer = consent.answer;
+      if (answer === 'hang') {
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('the question was cancelled')), {
+            once: true,
+          }),
+        );
+      }
+      if (answer === 'reject') {
+        // What the bridge's relay rejects with when the connection ends (src/bridge/consent.ts).
+        return Promise.reject(
+          new BridgeError('closed', {
+            detail: 'the client closed the connection before the sign-in completed',
+          }),
+        );
+      }
+      if (answer === 'accept' && consent.browseOnAccept) void browse(url, { ca }).catch(() => undefined);
+      return Promise.resolve(answer);
+    },
+    complete: (id) => void consent.completed.push(id),
+  };
+  return consent;
+}
+
+/** A fetch through an undici Agent that trusts the test CA (what the upstream's dispatcher does). */
+export function caFetchFn(ca: string): { fetch: typeof globalThis.fetch; close(): Promise<void> } {
+  const agent = new Agent({ connect: { ca } });
+  const fetch = ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as string, {
+      ...(init as object),
+      dispatcher: agent,
+    })) as unknown as typeof globalThis.fetch;
+  return { fetch, close: () => agent.close() };
+}
+
+export interface Harness {
+  readonly auth: UpstreamAuth & { load(): Promise<void> };
+  readonly consent: FakeConsent;
+  readonly store: TokenStore;
+  readonly logs: LogLine[];
+  readonly signInLines: string[];
+  /** The start URLs given to the opener. */
+  readonly opened: string[];
+  /** Every request URL of the sign-in. */
+  readonly fetched: string[];
+  /** The secrets the sign-in sent (code, verifier, refresh token, client secret), for the secret scan. */
+  readonly sentSecrets: string[];
+  /** What the opener does with the start URL: the test browser in a mode, or nothing. */
+  browserMode: BrowserMode | 'none';
+  /** The errors challenge() rejected with, as `<code>: <detail>` lines. */
+  readonly errors: string[];
+  /**
+   * The secret scan of every log line, sign-in line and error of this harness: no code,
+   * verifier, access or refresh token, or client secret (issue #11 acceptance).
+   */
+  scan(extra?: readonly string[]): void;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly ca: string;
+  readonly config: Partial<SignInConfig> & Pick<SignInConfig, 'url'>;
+  readonly store?: TokenStore;
+  readonly lock?: SignInLock;
+  readonly consent?: FakeConsent;
+  readonly now?: () => number;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly deps?: Partial<SignInDeps>;
+}
+
+export function signInConfig(config: HarnessOptions['config']): SignInConfig {
+  return {
+    bridgeName: 'mcp-bridge-vscode',
+    clientName: 'mcp-bridge-vscode (mcp-bridge-sdk)',
+    redirectPort: 0,
+    account: 'default',
+    defaultMetadataUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/vscode/client.json',
+    noBrowser: false,
+    signInTimeoutMs: 20_000,
+    sandbox: false,
+    secretVariables: [],
+    ...config,
+  };
+}
+
+export function harness(options: HarnessOptions): Harness {
+  const logs: LogLine[] = [];
+  const signInLines: string[] = [];
+  const opened: string[] = [];
+  const fetched: string[] = [];
+  const sentSecrets: string[] = [];
+  const net = caFetchFn(options.ca);
+  const consent = options.consent ?? fakeConsent(options.ca);
+  const inner = options.store ?? createMemoryStore();
+  const errors: string[] = [];
+  const written: string[] = [];
+  // Every record written passes here, so that its secrets join the scan.
+  const store: TokenStore = {
+    ...inner,
+    read: (key) => inner.read(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    write: (record) => {
+      for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
+        if (value !== undefined) written.push(value);
+      }
+      return inner.write(record);
+    },
+  };
+  const result: Harness = {
+    auth: undefined as unknown as Harness['auth'],
+    consent,
+    store,
+    logs,
+    signInLines,
+    opened,
+    fetched,
+    sentSecrets,
+    browserMode: 'follow',
+    errors,
+    scan: (extra = []) =>
+      expectNoSecrets(
+        {
+          lines: [],
+          stderr: [...logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...signInLines, ...errors],
+        },
+        [...written, ...sentSecrets, ...extra],
+      ),
+    close: () => net.close(),
+  };
+  const fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    fetched.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const body = init?.body;
+    const form =
+      body instanceof URLSearchParams
+        ? body
+        : typeof body === 'string'
+          ? new URLSearchParams(body)
+          : undefined;
+    for (const name of ['code', 'code_verifier', 'refresh_token', 'client_secret']) {
+      const value = form?.get(name);
+      if (value !== null && value !== undefined && value !== '') sentSecrets.push(value);
+    }
+    return net.fetch(input, init);
+  }) as typeof globalThis.fetch;
+  const auth = createUpstreamAuth(signInConfig(options.config), {
+    fetch,
+    store,
+    lock: options.lock ?? createProcessLock(),
+    logger: { log: (scope, level, text) => void logs.push({ scope, level, text }), enabled: () => true },
+    env: options.env ?? {},
+    consent,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    openBrowser: (startUrl) => {
+      opened.push(startUrl);
+      if (result.browserMode !== 'none') {
+        void browse(startUrl, { ca: options.ca, mode: result.browserMode }).catch(() => undefined);
+      }
+      return Promise.resolve(true);
+    },
+    writeSignInLine: (line) => void signInLines.push(line),
+    ...options.deps,
+  });
+  const challenge: Harness['auth']['challenge'] = (input) => auth.challenge(input);
+  const watched: Harness['auth'] = {
+    ...auth,
+    challenge: (input) =>
+      challenge(input).catch((error: unknown) => {
+        const { code, detail, message } = error as { code?: string; detail?: string; message?: string };
+        errors.push(`${code ?? 'no code'}: ${detail ?? ''} ${message ?? ''}`);
+        throw error;
+      }),
+  };
+  (result as { auth: Harness['auth'] }).auth = watched;
+  return result;
+}
+
+export interface McpReply {
+  readonly status: number;
+  readonly wwwAuthenticate: string | undefined;
+}
+
+/** One POST of a JSON-RPC request to the MCP URL with the auth's current header. */
+export async function post(
+  fetch: typeof globalThis.fetch,
+  url: string,
+  auth: UpstreamAuth,
+  body: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+): Promise<McpReply> {
+  const header = auth.header();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(header === undefined ? {} : { authorization: header }),
+    },
+    body: JSON.stringify(body),
+  });
+  await response.body?.cancel();
+  return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') ?? undefined };
+}
+
+/** What the HTTP upstream does (src/edges/http/signInRetry.ts): on 401/403 challenge, then retry once. */
+export async function request(
+  fetch: typeof globalThis.fetch,
+  url: string,
+  auth: UpstreamAuth,
+  body?: Record<string, unknown>,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<McpReply> {
+  const authorization = auth.header();
+  const first = await post(fetch, url, auth, body);
+  if (first.status !== 401 && first.status !== 403) return first;
+  await auth.challenge({
+    status: first.status,
+    wwwAuthenticate: first.wwwAuthenticate,
+    method: 'tools/list',
+    signal,
+    authorization,
+  });
+  return post(fetch, url, auth, body);
+}
+
+/**
+ * A startReceiver seam around the real receiver that changes the redirect the flow gets (what a
+ * misbehaving authorization server would have sent to the redirect URI).
+ */
+export function rewritingReceiver(
+  rewrite: (callbackUrl: URL) => URL,
+): NonNullable<SignInDeps['startReceiver']> {
+  return async (options) => {
+    const receiver = await startReceiver(options);
+    return {
+      redirectUri: receiver.redirectUri,
+      close: () => receiver.close(),
+      expect(input) {
+        const armed = receiver.expect(input);
+        const result = armed.result.then((redirect): RedirectResult => {
+          const callbackUrl = rewrite(new URL(redirect.callbackUrl.href));
+          const get = (name: string): string | undefined => callbackUrl.searchParams.get(name) ?? undefined;
+          const [code, error, iss] = [get('code'), get('error'), get('iss')];
+          return {
+            callbackUrl,
+            ...(code === undefined ? {} : { code }),
+            ...(error === undefined ? {} : { error }),
+            ...(iss === undefined ? {} : { iss }),
+          };
+        });
+        return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
+      },
+    };
+  };
+}
