@@ -162,6 +162,9 @@ export function createBridge(
         startListener({ session, deps, limits: config.limits, scheduler, signIn$: deps.signIn$ }),
         upstreamExit(session, deps),
         deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),
+        // A Subject never completes by itself: it ends with the session, or the end of input
+        // would wait for the whole grace period (§2.13).
+        signInFrames$,
       ).pipe(takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
@@ -175,7 +178,7 @@ export function createBridge(
       );
 
       return concat(
-        merge(main$, background$, signInFrames$).pipe(takeUntil(cut$)),
+        merge(main$, background$).pipe(takeUntil(cut$)),
         defer(() => (upstreamGone ? throwError(() => new BridgeError('upstream_exited')) : EMPTY)),
       ).pipe(
         finalize(() => {
