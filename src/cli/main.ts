@@ -9,7 +9,6 @@ import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
-import { createBridge } from '../bridge/createBridge.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
@@ -25,8 +24,10 @@ import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from './log.js';
+import { createProfileBridge } from '../profiles/bridge.js';
+import type { Profile } from '../profiles/profile.js';
+import { selectedProfile } from './entryProfile.js';
 
-const PROFILE_NAME = 'mcp-bridge-vscode';
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
 const WATCHDOG_MS = 8_000;
 /** How long the child may take to exit after its stdin closed, before SIGTERM then SIGKILL. */
@@ -85,7 +86,7 @@ function connector(
     );
 }
 
-async function serve(options: ServeOptions, logger: Logger): Promise<number> {
+async function serve(options: ServeOptions, logger: Logger, profile: Profile): Promise<number> {
   const caPem = options.caPem;
   for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
   const child: ChildTracker = { pid: undefined, exited: undefined };
@@ -95,9 +96,10 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const fallbackName = fallbackServerName({
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
-    profileName: PROFILE_NAME,
+    profileName: profile.name,
   });
-  const bridge = createBridge(
+  const bridge = createProfileBridge(
+    profile,
     {
       version: packageVersion(),
       fallbackName,
@@ -163,7 +165,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   return code;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], profile: Profile): Promise<number> {
   const parsed = parseCommandLine(argv, process.env, packageVersion());
   switch (parsed.kind) {
     case 'help':
@@ -171,19 +173,23 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${parsed.text}\n`);
       return 0;
     case 'error':
-      process.stderr.write(`${formatDiagnostic(parsed.message)}\n${USAGE_TEXT}\n`);
+      process.stderr.write(`${formatDiagnostic(parsed.message, profile.name)}\n${USAGE_TEXT}\n`);
       return 2;
     case 'serve':
-      return serve(parsed.options, createStderrLogger(parsed.options.logLevel));
+      return serve(
+        parsed.options,
+        createStderrLogger(parsed.options.logLevel, undefined, profile.name),
+        profile,
+      );
   }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), selectedProfile()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     // A failure before or after the bridge ran: the level is unknown here, hence no stack.
     for (const line of exitLines(error, false))
-      process.stderr.write(formatLogLine('bridge', line.level, line.text));
+      process.stderr.write(formatLogLine('bridge', line.level, line.text, selectedProfile().name));
     process.exit(1);
   },
 );

@@ -3,10 +3,11 @@ import * as root from '../../src/index.js';
 import * as operators from '../../operators/index.js';
 import * as testing from '../../src/testing/index.js';
 import * as embed from '../../src/embed/index.js';
+import * as node from '../../src/node/index.js';
 
 // Every export is an API decision (style.md §3.2): this test pins the runtime names.
 describe('public API', () => {
-  it('the root entry exports the bridge, the edges and the error model', () => {
+  it('the root entry exports the bridge, the profiles and the error model, and no Node edge', () => {
     expect(Object.keys(root).sort()).toEqual([
       'BridgeError',
       'DEFAULT_LIMITS',
@@ -14,10 +15,23 @@ describe('public API', () => {
       'bridgeError',
       'bridgeErrorFrame',
       'createBridge',
-      'createHttpUpstream',
+      'createProfileBridge',
       'createRpcConnection',
+      'genericProfile',
       'isBridgeError',
+      'profileShapeResult',
+      'vscodeProfile',
+    ]);
+  });
+
+  it('the node entry exports the Node edges and serveStdio', () => {
+    expect(Object.keys(node).sort()).toEqual([
+      'DEFAULT_WATCHDOG_MS',
+      'createFlowControl',
+      'createHttpUpstream',
+      'createStderrLogger',
       'readChunks',
+      'serveStdio',
       'spawnChildUpstream',
       'writeLines',
     ]);

@@ -12,6 +12,8 @@ import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const BRIDGE = `${root}dist/src/cli/main.js`;
+/** The second executable, `mcp-bridge`: the same CLI with the generic profile. */
+export const GENERIC_BRIDGE = `${root}dist/src/cli/mcpBridge.js`;
 export const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 export const SCRIPTED = `${root}dist/test/fixtures/scriptedUpstream.js`;
 
