@@ -1,6 +1,7 @@
 import { asyncScheduler, defer, filter, map, merge, mergeMap, of, takeWhile, timer } from 'rxjs';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 
+/** Settings of collectAnswers. */
 export interface CollectAnswersConfig {
   /** The ids of the bridge requests of one round, in the order of its asks. */
   readonly ids: readonly string[];

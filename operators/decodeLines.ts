@@ -5,6 +5,7 @@ import type { RawLine } from '../src/protocol/lines.js';
 import { DEFAULT_MAX_DEPTH, parseLine } from '../src/protocol/parseLine.js';
 import type { Inbound } from '../src/protocol/parseLine.js';
 
+/** Settings of decodeLines. */
 export interface DecodeLinesConfig {
   /** Longest line in bytes, without the newline. Default 64 MiB (reference-behaviors.md §2.7). */
   readonly maxLineBytes: number;
@@ -12,6 +13,7 @@ export interface DecodeLinesConfig {
   readonly maxDepth: number;
 }
 
+/** The defaults of decodeLines (reference-behaviors.md §2.7). */
 export const DEFAULT_DECODE_LINES_CONFIG: DecodeLinesConfig = Object.freeze({
   maxLineBytes: 64 * 1024 * 1024,
   maxDepth: DEFAULT_MAX_DEPTH,

@@ -5,8 +5,18 @@ import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/
 import type { ErrorObject, ResponseFrame } from '../src/protocol/jsonrpc.js';
 import { collectAnswers } from './collectAnswers.js';
 
-export type { ClientAnswer, RoundOutput } from '../src/codec/input/index.js';
+export type {
+  ClientAnswer,
+  ClientReply,
+  InputLogEntry,
+  RetryExtras,
+  RoundEvent,
+  RoundOutput,
+  RoundsConnection,
+  RoundsSettings,
+} from '../src/codec/input/index.js';
 
+/** Settings of driveInputRounds. */
 export interface DriveInputRoundsConfig extends input.RoundsSettings {
   /** The client method: `tools/call`, `prompts/get` or `resources/read`. */
   readonly method: string;

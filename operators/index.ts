@@ -10,9 +10,15 @@ export type { DecodeLinesConfig } from './decodeLines.js';
 export { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from './driveInputRounds.js';
 export type {
   ClientAnswer,
+  ClientReply,
   DriveInputRoundsConfig,
+  InputLogEntry,
   InputRoundsDeps,
+  RetryExtras,
+  RoundEvent,
   RoundOutput,
+  RoundsConnection,
+  RoundsSettings,
 } from './driveInputRounds.js';
 export { encodeFrames } from './encodeFrames.js';
 export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
@@ -20,6 +26,6 @@ export type { LimitInFlightConfig } from './limitInFlight.js';
 export { mergeInOrder } from './mergeInOrder.js';
 export type { MergeInOrderConfig } from './mergeInOrder.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
-export type { ListenEvent, ReopenListenConfig } from './reopenListen.js';
+export type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from './reopenListen.js';
 export { withDeadline } from './withDeadline.js';
 export type { WithDeadlineConfig } from './withDeadline.js';

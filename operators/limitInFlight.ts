@@ -1,6 +1,7 @@
 import { EMPTY, Observable, catchError, defer, from, throwError } from 'rxjs';
 import type { ObservableInput, OperatorFunction, Subscription } from 'rxjs';
 
+/** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
   /** Most tasks running at once. Default 256 (reference-behaviors.md §2.9). */
   readonly maxInFlight: number;
@@ -15,6 +16,7 @@ export interface LimitInFlightConfig<T, R = unknown> {
   readonly failed?: (value: T, error: unknown) => ObservableInput<R>;
 }
 
+/** The defaults of limitInFlight (reference-behaviors.md §2.9). */
 export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, maxQueued: 0 });
 
 /**

@@ -12,6 +12,7 @@ import {
 } from 'rxjs';
 import type { ObservableInput, ObservableNotification, Observable, SchedulerLike } from 'rxjs';
 
+/** Settings of mergeInOrder. */
 export interface MergeInOrderConfig<T> {
   /**
    * The upstream arrival number of a value: how many frames the upstream reader had read before

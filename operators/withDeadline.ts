@@ -11,6 +11,7 @@ import {
 } from 'rxjs';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 
+/** Settings of withDeadline. */
 export interface WithDeadlineConfig {
   /** Time from subscription to the end of the source, in ms. */
   readonly limitMs: number;

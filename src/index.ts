@@ -20,6 +20,10 @@ export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { LineTransport, RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './bridge/upstream.js';
 export { BridgeError, isBridgeError } from './errors.js';
+export type { BridgeErrorInit } from './errors.js';
+export { shapeResult } from './codec/results.js';
+export type { ShapeOptions } from './codec/results.js';
+export type { ToolQuirks } from './codec/toolResults.js';
 export { ERROR_TABLE, bridgeError, bridgeErrorFrame } from './protocol/errors.js';
 export type { Cause } from './protocol/errors.js';
 export type {
@@ -27,6 +31,7 @@ export type {
   ErrorObject,
   Frame,
   JsonObject,
+  JsonPrimitive,
   JsonValue,
   NotificationFrame,
   RequestFrame,
@@ -34,4 +39,4 @@ export type {
   ResponseFrame,
   ResultFrame,
 } from './protocol/jsonrpc.js';
-export type { Inbound } from './protocol/parseLine.js';
+export type { BadLineCause, Inbound } from './protocol/parseLine.js';

@@ -35,6 +35,7 @@ export function classifyResult(method: string, result: unknown): Classified {
   return { kind: 'invalid', detail: `${method}: unknown resultType ${JSON.stringify(type)}` };
 }
 
+/** Settings of shapeResult. */
 export interface ShapeOptions {
   /** True for an HTTP upstream: only `data:` icons pass (§3.7). */
   readonly remote: boolean;

@@ -9,7 +9,12 @@ export type { ServeStdioOptions, StdioUpstream } from './serveStdio.js';
 export { spawnChildUpstream } from '../edges/childProcess.js';
 export type { ChildUpstreamConfig } from '../edges/childProcess.js';
 export { createHttpUpstream } from '../edges/http/httpUpstream.js';
-export type { HttpUpstreamConfig } from '../edges/http/httpUpstream.js';
+export type {
+  HttpUpstreamConfig,
+  HttpUpstreamConnection,
+  ProxyEnv,
+  StaticHeader,
+} from '../edges/http/httpUpstream.js';
 export { createFlowControl } from '../edges/flowControl.js';
 export type { FlowControl, Pausable } from '../edges/flowControl.js';
 export { readChunks, writeLines } from '../edges/stdio.js';

@@ -37,6 +37,7 @@ export type StdioUpstream =
       readonly caPem?: string;
     };
 
+/** Settings of serveStdio. */
 export interface ServeStdioOptions {
   /** The bridge's version, the fallback `serverInfo.version`. Default: this package's version. */
   readonly version?: string;

@@ -74,6 +74,7 @@ export const ERROR_TABLE = {
   internal: [INTERNAL_ERROR, 'The bridge failed inside. See the Output channel of the server.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
+/** The stable string codes of the error table. */
 export type Cause = keyof typeof ERROR_TABLE;
 
 /** The error object of a bridge-made error. */
