@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
-import type { Observable } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
@@ -24,6 +24,8 @@ import { responseBodies } from '../edges/http/bodyGate.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
 
 /** The upstream: a child process started per `initialize`, or a Streamable HTTP endpoint. */
 export type StdioUpstream =
@@ -53,6 +55,11 @@ export interface ServeStdioOptions {
   readonly maxResponseBytes?: number;
   /** After the end of stdin, how long the bridge may take to stop, in ms. Default 8000 (§2.13). */
   readonly watchdogMs?: number;
+  /**
+   * Wraps the bridge in operators of the product's own (an allow-list, a tracing tap): gets the
+   * bridge, returns the chain from decoded client lines to client frames. Default: the bridge.
+   */
+  readonly compose?: (bridge: OperatorFunction<Inbound, Frame>) => OperatorFunction<Inbound, Frame>;
   /** Warnings logged at start (e.g. from the product's own option checks). */
   readonly warnings?: readonly string[];
   /** Default process.stdin and process.stdout. */
@@ -165,7 +172,7 @@ export async function serveStdio(
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_BYTES,
     env: options.env ?? process.env,
   };
-  const bridge = createProfileBridge(
+  const profileBridge = createProfileBridge(
     profile,
     {
       version: options.version ?? packageVersion(),
@@ -174,6 +181,7 @@ export async function serveStdio(
     },
     { connect: connector(wiring), logger },
   );
+  const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
 
   const stop$ = new Subject<void>();
   const onSignal = (): void => stop$.next();
