@@ -10,6 +10,7 @@ import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from '../operator
 import type { ClientAnswer, DriveInputRoundsConfig, RoundOutput } from '../operators/driveInputRounds.js';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
 import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
+import { ajvInputChecks } from '../src/codec/input/schemas.js';
 import { BridgeError } from '../src/errors.js';
 import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
@@ -92,6 +93,7 @@ function drive({ hot }: RunHelpers, scenario: Scenario) {
       nextBridgeId: () => `b-${++bridgeIds}`,
       nextElicitationId: () => `elicitation-${++elicitationIds}`,
       clientCapabilities: scenario.capabilities ?? ALL_KINDS,
+      checks: ajvInputChecks,
       ...(scenario.log === undefined ? {} : { log: scenario.log }),
     },
   );

@@ -9,11 +9,13 @@ export type {
   ClientAnswer,
   ClientReply,
   InputLogEntry,
+  InputSchemaChecks,
   RetryExtras,
   RoundEvent,
   RoundOutput,
   RoundsConnection,
   RoundsSettings,
+  SpecDefinition,
 } from '../src/codec/input/index.js';
 
 /** Settings of driveInputRounds. */
@@ -36,7 +38,11 @@ export const DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG = Object.freeze({
   inputTimeoutMs: 3_600_000,
 });
 
-/** `clientCapabilities`, `nextBridgeId()` (`b-N`) and `nextElicitationId()` come from the connection. */
+/**
+ * `clientCapabilities`, `nextBridgeId()` (`b-N`) and `nextElicitationId()` come from the
+ * connection; `checks` are the schema checks of the asks and answers (`ajvInputChecks` of
+ * `mcp-bridge-sdk`, which loads ajv and the 2025-11-25 schema, or checks of one's own).
+ */
 export interface InputRoundsDeps extends input.RoundsConnection {
   /** One upstream exchange for round n (from 1); no extras on round 1. Emits progress notifications, then the response; fails with a BridgeError. Unsubscribing cancels it. */
   exchange(round: number, extras: RetryExtras): Observable<RoundEvent>;
@@ -78,8 +84,21 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 16. a refused request state is logged with the input wait of the round before
  *
  * @example
- * driveInputRounds({ ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' }, deps)
- *   .pipe(mergeMap(toClientFrames));
+ * import { ajvInputChecks } from 'mcp-bridge-sdk';
+ * import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from 'mcp-bridge-sdk/operators';
+ * const outputs$ = driveInputRounds(
+ *   { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' },
+ *   {
+ *     exchange: (round, extras) => upstreamCall(round, extras), // your upstream, one call per round
+ *     answers$, // the client's answers to the b-N requests
+ *     abort$, // emits once on a client cancel or the end of input
+ *     nextBridgeId: () => `b-${++ids}`,
+ *     nextElicitationId: () => `elicitation-${++elicitations}`,
+ *     clientCapabilities: { elicitation: { form: {} } },
+ *     checks: ajvInputChecks,
+ *   },
+ * );
+ * outputs$.subscribe((output) => (output.type === 'toClient' ? send(output.frame) : finish(output)));
  * @see ../marbles/inputRounds.marbles.test.ts, protocol-mapping.md §4
  */
 export function driveInputRounds(

@@ -22,6 +22,8 @@ export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './bridg
 export { BridgeError, isBridgeError } from './errors.js';
 export type { BridgeErrorInit } from './errors.js';
 export { shapeResult } from './codec/results.js';
+export { ajvInputChecks } from './codec/input/schemas.js';
+export type { InputSchemaChecks, SpecDefinition } from './codec/input/checks.js';
 export type { ShapeOptions } from './codec/results.js';
 export type { ToolQuirks } from './codec/toolResults.js';
 export { ERROR_TABLE, bridgeError, bridgeErrorFrame } from './protocol/errors.js';

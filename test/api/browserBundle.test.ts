@@ -45,6 +45,16 @@ describe('runtime-neutral entries (browser bundle)', () => {
     expect(inputs.some((input) => input.includes('node_modules/rxjs/'))).toBe(true);
   });
 
+  it('mcp-bridge-sdk/operators loads neither ajv nor the 2025-11-25 schema: the checks are passed in', async () => {
+    const { inputs } = await nodeImportsOf('operators/index.ts');
+    expect(inputs.filter((input) => input.includes('/ajv/') || input.endsWith('schema-2025-11-25.json'))).toEqual(
+      [],
+    );
+    // The root entry, which holds the bridge, does load them: the check sees them when they are there.
+    const { inputs: rootInputs } = await nodeImportsOf('src/index.ts');
+    expect(rootInputs.some((input) => input.endsWith('schema-2025-11-25.json'))).toBe(true);
+  });
+
   it('the Node entry is not neutral: the check finds its Node imports', async () => {
     const { imports } = await nodeImportsOf('src/node/index.ts');
     expect(imports.some((line) => line.startsWith('node:child_process'))).toBe(true);

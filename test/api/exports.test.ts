@@ -20,6 +20,7 @@ describe('public API', () => {
       'BridgeError',
       'DEFAULT_LIMITS',
       'ERROR_TABLE',
+      'ajvInputChecks',
       'bridgeError',
       'bridgeErrorFrame',
       'createBridge',
