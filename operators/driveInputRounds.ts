@@ -84,21 +84,34 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 16. a refused request state is logged with the input wait of the round before
  *
  * @example
+ * import type { Observable } from 'rxjs';
  * import { ajvInputChecks } from 'mcp-bridge-sdk';
+ * import type { Frame, JsonObject } from 'mcp-bridge-sdk';
  * import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from 'mcp-bridge-sdk/operators';
+ * import type { ClientAnswer, RetryExtras, RoundEvent } from 'mcp-bridge-sdk/operators';
+ * declare function upstreamCall(round: number, extras: RetryExtras): Observable<RoundEvent>; // one call per round
+ * declare const answers$: Observable<ClientAnswer>; // the client's answers to the b-N requests
+ * declare const abort$: Observable<{ readonly reason: string }>; // a client cancel, the end of input
+ * declare function send(frame: Frame): void;
+ * declare function finish(result: JsonObject | undefined): void;
+ * let ids = 0;
+ * let elicitations = 0;
  * const outputs$ = driveInputRounds(
  *   { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' },
  *   {
- *     exchange: (round, extras) => upstreamCall(round, extras), // your upstream, one call per round
- *     answers$, // the client's answers to the b-N requests
- *     abort$, // emits once on a client cancel or the end of input
+ *     exchange: (round, extras) => upstreamCall(round, extras),
+ *     answers$,
+ *     abort$,
  *     nextBridgeId: () => `b-${++ids}`,
  *     nextElicitationId: () => `elicitation-${++elicitations}`,
  *     clientCapabilities: { elicitation: { form: {} } },
  *     checks: ajvInputChecks,
  *   },
  * );
- * outputs$.subscribe((output) => (output.type === 'toClient' ? send(output.frame) : finish(output)));
+ * outputs$.subscribe((output) => {
+ *   if (output.type === 'toClient') send(output.frame);
+ *   else finish(output.type === 'result' ? output.result : undefined);
+ * });
  * @see ../marbles/inputRounds.marbles.test.ts, protocol-mapping.md §4
  */
 export function driveInputRounds(
