@@ -39,6 +39,7 @@ const END = Symbol('end');
  * 3. a bad line is a value with the id recovered from its bytes, never a stream error
  * 4. a line longer than maxLineBytes is line_too_long with the id from its first or last 256 bytes
  * 5. an unterminated last line is decoded at the end of input
+ *
  * @example
  * import { of } from 'rxjs';
  * import { decodeLines } from 'mcp-bridge-sdk/operators';

@@ -16,6 +16,7 @@ import type { Frame } from '../src/protocol/jsonrpc.js';
  * Rules (marbles/encodeFrames.marbles.test.ts):
  * 1. each frame is exactly one line, also with newlines and carriage returns in its strings
  * 2. order is kept
+ *
  * @example
  * import { of } from 'rxjs';
  * import { encodeFrames } from 'mcp-bridge-sdk/operators';

@@ -40,6 +40,7 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * 6. a task that errors ends alone: failed(value, error) takes its place and the other tasks go on
  * 7. the output completes when the source completed and every task ended
  * 8. unsubscribing ends every running task and drops the queue
+ *
  * @example
  * import { map, of, timer } from 'rxjs';
  * import { limitInFlight } from 'mcp-bridge-sdk/operators';

@@ -40,6 +40,7 @@ export interface WithDeadlineConfig {
  * 2. at the limit the source is unsubscribed and the output fails with config.error()
  * 3. a source that completes first stops the clock, also when it completes synchronously
  * 4. a limit above 2^31-1 ms is capped there
+ *
  * @example
  * import { NEVER } from 'rxjs';
  * import { withDeadline } from 'mcp-bridge-sdk/operators';
