@@ -20,7 +20,11 @@ export interface ProfileQuirks {
   readonly dropNonObjectOutputSchema: boolean;
 }
 
-/** The `_meta` keys of client requests that travel upstream (reference-behaviors.md §3.3). */
+/**
+ * The `_meta` keys of client requests that travel upstream (reference-behaviors.md §3.3). The
+ * bridge's own rule (trace keys and valid `vscode.*` keys) still applies: a key travels when both
+ * allow it (src/profiles/meta.ts).
+ */
 export interface MetaPassthrough {
   /** Exact keys, e.g. `traceparent`. */
   readonly keys: readonly string[];
