@@ -1,10 +1,10 @@
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { decodeLines } from '../operators/decodeLines.js';
+import { bytes } from '../src/testing/events.js';
 
 const scheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
 const ping = (id: number | string) => ({ kind: 'frame', frame: { jsonrpc: '2.0', id, method: 'ping' } });
 
 // reference-behaviors.md §2.7: the reader of newline-delimited JSON-RPC lines.

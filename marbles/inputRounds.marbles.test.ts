@@ -10,11 +10,20 @@ import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from '../operator
 import type { ClientAnswer, DriveInputRoundsConfig, RoundOutput } from '../operators/driveInputRounds.js';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
 import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
+import { ajvInputChecks } from '../src/codec/input/schemas.js';
 import { BridgeError } from '../src/errors.js';
 import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
+import {
+  clientAnswer,
+  errorOutput,
+  notificationEvent,
+  responseEvent,
+  resultOutput,
+  toClientOutput,
+} from '../src/testing/events.js';
 
 const scheduler = () => createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
@@ -36,17 +45,17 @@ const ASK_LOGIN = (id: string, elicitationId: string) =>
 const NAME = { action: 'accept', content: { name: 'Ada' } };
 const CONTINUED = { action: 'accept', content: { continue: 'Continue' } };
 const DIRS = { roots: [{ uri: 'file:///work', name: 'work' }] };
-const answer = (id: string, result: JsonObject): ClientAnswer => ({ id, result });
+const answer = (id: string, result: JsonObject): ClientAnswer => clientAnswer(id, result);
 
 // Upstream events and driver outputs.
-const up = (result: JsonObject, id = 1): RoundEvent => ({ type: 'response', frame: res(id, result) });
+const up = (result: JsonObject, id = 1): RoundEvent => responseEvent(res(id, result));
 const NO_EVENTS: Record<string, RoundEvent> = {};
-const upError = (frame: ErrorFrame): RoundEvent => ({ type: 'response', frame });
-const upNote = (frame: ReturnType<typeof note>): RoundEvent => ({ type: 'notification', frame });
+const upError = (frame: ErrorFrame): RoundEvent => responseEvent(frame);
+const upNote = (frame: ReturnType<typeof note>): RoundEvent => notificationEvent(frame);
 const FINAL = { content: [{ type: 'text', text: 'done' }] };
-const out = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
-const done = (result: JsonObject = FINAL): RoundOutput => ({ type: 'result', result });
-const failed = (error: ErrorObject): RoundOutput => ({ type: 'error', error });
+const out = (frame: Frame): RoundOutput => toClientOutput(frame);
+const done = (result: JsonObject = FINAL): RoundOutput => resultOutput(result);
+const failed = (error: ErrorObject): RoundOutput => errorOutput(error);
 const cancelled = (requestId: string, reason: string) =>
   out(note('notifications/cancelled', { requestId, reason }));
 const completed = (elicitationId: string) =>
@@ -84,6 +93,7 @@ function drive({ hot }: RunHelpers, scenario: Scenario) {
       nextBridgeId: () => `b-${++bridgeIds}`,
       nextElicitationId: () => `elicitation-${++elicitationIds}`,
       clientCapabilities: scenario.capabilities ?? ALL_KINDS,
+      checks: ajvInputChecks,
       ...(scenario.log === undefined ? {} : { log: scenario.log }),
     },
   );

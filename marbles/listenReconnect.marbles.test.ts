@@ -1,12 +1,13 @@
-import { NEVER, type Observable, defer } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { reopenListen } from '../operators/reopenListen.js';
-import type { ListenEvent, ReopenListenConfig } from '../operators/reopenListen.js';
+import type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from '../operators/reopenListen.js';
 import { LISTEN_ACKNOWLEDGED, TOOLS_LIST_CHANGED } from '../src/codec/listen.js';
 import { BridgeError } from '../src/errors.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
 import { errWith, note, res } from '../src/testing/frames.js';
+import { sequence } from '../src/testing/events.js';
 
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -35,11 +36,17 @@ function withLog(config: Partial<ReopenListenConfig> = {}): {
   return { lines, op: reopenListen({ ...config, log: (level, text) => lines.push(`${level}: ${text}`) }) };
 }
 
-/** A source that hands out the next cold of `streams` on each subscription. */
-function sequence(streams: Observable<ListenEvent>[]): Observable<ListenEvent> {
-  let n = 0;
-  return defer(() => streams[n++] ?? NEVER);
+/** The error type of another product, which the bridge's rules do not know. */
+class ProductError extends Error {
+  constructor(readonly reason: 'busy' | 'gone') {
+    super(reason);
+  }
 }
+/** That product's own reaction to the end of a stream. */
+const productEnd = (end: ListenEnd): ListenNext =>
+  end.failed instanceof ProductError && end.failed.reason === 'busy'
+    ? { kind: 'reopen', why: 'the product was busy' }
+    : { kind: 'stop', why: 'the product is gone' };
 
 // reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5.
 describe('reopenListen', () => {
@@ -218,6 +225,33 @@ describe('reopenListen', () => {
     expect(lines).toEqual([
       'warn: the listen stream ended: transport_failed (ECONNRESET); the next one opens in 500 ms.',
     ]);
+  });
+
+  it('an error type of another product is classified by the classifyEnd of the config', () => {
+    const { lines, op } = withLog({ classifyEnd: productEnd });
+    scheduler().run(({ cold, expectObservable }) => {
+      const busy = cold('      -k--#', v, new ProductError('busy'));
+      const gone = cold('      -k--#', v, new ProductError('gone'));
+      expectObservable(sequence([busy, gone]).pipe(op), '^ 60s !').toBe('-k 503ms k--|', v);
+      // The bridge's own rules do not know this error: they would reopen the gone product.
+      const again = cold('     -k--#', v, new ProductError('gone'));
+      expectObservable(again.pipe(reopenListen()), '^ 600ms !').toBe('-k 503ms k', v);
+    });
+    expect(lines).toEqual([
+      'warn: the product was busy; the next one opens in 500 ms.',
+      'warn: the product is gone; list changes stop.',
+    ]);
+  });
+
+  it('the isAcknowledgment of the config tells which event starts the uptime', () => {
+    const isToolsChange = (event: ListenEvent): boolean =>
+      event.type === 'notification' && event.frame.method === TOOLS_LIST_CHANGED;
+    const { op } = withLog({ failBeforeFirstAck: true, isAcknowledgment: isToolsChange });
+    scheduler().run(({ cold, expectObservable }) => {
+      // k is no acknowledgment here, so the end before t fails the output.
+      expectObservable(cold('-k-#', v, lost).pipe(op), '^ 60s !').toBe('-k-#', v, lost);
+      expectObservable(cold('-t-#', v, lost).pipe(op), '^ 504ms !').toBe('-t 502ms t', v);
+    });
   });
 
   describe('checks of the configuration', () => {

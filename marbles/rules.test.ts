@@ -8,6 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ruleList } from '../test/helpers/ruleList.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
@@ -19,32 +20,6 @@ const SOURCES = [
     .map((name) => `operators/${name}`),
   'src/bridge/listener.ts',
 ];
-
-interface RuleList {
-  readonly testFile: string;
-  readonly rules: string[];
-}
-
-/** The rule list of a doc comment; a rule that does not fit on one line fails here. */
-export function ruleList(source: string): RuleList | undefined {
-  const lines = source.split('\n');
-  const start = lines.findIndex((line) => /^ \* Rules \(marbles\/[\w.]+\.test\.ts\):$/.test(line));
-  if (start < 0) return undefined;
-  const testFile = /\((marbles\/[\w.]+)\)/.exec(lines[start]!)![1]!;
-  const rules: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    const rule = /^ \* (\d+)\. (.+)$/.exec(line);
-    if (rule === null) {
-      // The list ends at a blank comment line or the end of the comment; anything else is a
-      // continuation line, which this format does not have.
-      if (line !== ' *' && line !== ' */') throw new Error(`not a one-line rule: ${JSON.stringify(line)}`);
-      break;
-    }
-    if (Number(rule[1]) !== rules.length + 1) throw new Error(`rule ${rule[1]} is out of order`);
-    rules.push(rule[2]!);
-  }
-  return { testFile, rules };
-}
 
 /** The titles of the tests directly inside the top-level describe (two spaces in). */
 export function ruleTitles(testSource: string): string[] {

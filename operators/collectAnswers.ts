@@ -1,6 +1,7 @@
 import { asyncScheduler, defer, filter, map, merge, mergeMap, of, takeWhile, timer } from 'rxjs';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 
+/** Settings of collectAnswers. */
 export interface CollectAnswersConfig {
   /** The ids of the bridge requests of one round, in the order of its asks. */
   readonly ids: readonly string[];
@@ -40,7 +41,15 @@ export type AnswerEvent<A extends { readonly id: string }> =
  * 4. a round without bridge requests ends at once
  *
  * @example
- * answers$.pipe(collectAnswers({ ids: ['b-1', 'b-2'], timeoutMs: 3_600_000 }))
+ * import { Subject } from 'rxjs';
+ * import { collectAnswers } from 'mcp-bridge-sdk/operators';
+ * import type { ClientAnswer } from 'mcp-bridge-sdk/operators';
+ * const answers$ = new Subject<ClientAnswer>();
+ * answers$.pipe(collectAnswers({ ids: ['b-1', 'b-2'], timeoutMs: 60_000 })).subscribe((event) => {
+ *   if (event.type === 'all') console.log(event.answers.map((answer) => answer.id)); // ['b-1', 'b-2']
+ * });
+ * answers$.next({ id: 'b-2', result: { action: 'decline' } });
+ * answers$.next({ id: 'b-1', result: { action: 'accept', content: {} } });
  * @see ../marbles/collectAnswers.marbles.test.ts
  */
 export function collectAnswers<A extends { readonly id: string }>(

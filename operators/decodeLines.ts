@@ -5,6 +5,7 @@ import type { RawLine } from '../src/protocol/lines.js';
 import { DEFAULT_MAX_DEPTH, parseLine } from '../src/protocol/parseLine.js';
 import type { Inbound } from '../src/protocol/parseLine.js';
 
+/** Settings of decodeLines. */
 export interface DecodeLinesConfig {
   /** Longest line in bytes, without the newline. Default 64 MiB (reference-behaviors.md §2.7). */
   readonly maxLineBytes: number;
@@ -12,6 +13,7 @@ export interface DecodeLinesConfig {
   readonly maxDepth: number;
 }
 
+/** The defaults of decodeLines (reference-behaviors.md §2.7). */
 export const DEFAULT_DECODE_LINES_CONFIG: DecodeLinesConfig = Object.freeze({
   maxLineBytes: 64 * 1024 * 1024,
   maxDepth: DEFAULT_MAX_DEPTH,
@@ -37,6 +39,13 @@ const END = Symbol('end');
  * 3. a bad line is a value with the id recovered from its bytes, never a stream error
  * 4. a line longer than maxLineBytes is line_too_long with the id from its first or last 256 bytes
  * 5. an unterminated last line is decoded at the end of input
+ *
+ * @example
+ * import { of } from 'rxjs';
+ * import { decodeLines } from 'mcp-bridge-sdk/operators';
+ * of(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n\nnot json\n'))
+ *   .pipe(decodeLines({ maxLineBytes: 1 << 20 }))
+ *   .subscribe((inbound) => console.log(inbound.kind)); // 'frame', 'blank', 'bad'
  */
 export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFunction<Uint8Array, Inbound> {
   const { maxLineBytes, maxDepth } = { ...DEFAULT_DECODE_LINES_CONFIG, ...config };

@@ -5,8 +5,20 @@ import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/
 import type { ErrorObject, ResponseFrame } from '../src/protocol/jsonrpc.js';
 import { collectAnswers } from './collectAnswers.js';
 
-export type { ClientAnswer, RoundOutput } from '../src/codec/input/index.js';
+export type {
+  ClientAnswer,
+  ClientReply,
+  InputLogEntry,
+  InputSchemaChecks,
+  RetryExtras,
+  RoundEvent,
+  RoundOutput,
+  RoundsConnection,
+  RoundsSettings,
+  SpecDefinition,
+} from '../src/codec/input/index.js';
 
+/** Settings of driveInputRounds. */
 export interface DriveInputRoundsConfig extends input.RoundsSettings {
   /** The client method: `tools/call`, `prompts/get` or `resources/read`. */
   readonly method: string;
@@ -26,7 +38,11 @@ export const DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG = Object.freeze({
   inputTimeoutMs: 3_600_000,
 });
 
-/** `clientCapabilities`, `nextBridgeId()` (`b-N`) and `nextElicitationId()` come from the connection. */
+/**
+ * `clientCapabilities`, `nextBridgeId()` (`b-N`) and `nextElicitationId()` come from the
+ * connection; `checks` are the schema checks of the asks and answers (`ajvInputChecks` of
+ * `mcp-bridge-sdk`, which loads ajv and the 2025-11-25 schema, or checks of one's own).
+ */
 export interface InputRoundsDeps extends input.RoundsConnection {
   /** One upstream exchange for round n (from 1); no extras on round 1. Emits progress notifications, then the response; fails with a BridgeError. Unsubscribing cancels it. */
   exchange(round: number, extras: RetryExtras): Observable<RoundEvent>;
@@ -68,8 +84,34 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 16. a refused request state is logged with the input wait of the round before
  *
  * @example
- * driveInputRounds({ ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' }, deps)
- *   .pipe(mergeMap(toClientFrames));
+ * import type { Observable } from 'rxjs';
+ * import { ajvInputChecks } from 'mcp-bridge-sdk';
+ * import type { Frame, JsonObject } from 'mcp-bridge-sdk';
+ * import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from 'mcp-bridge-sdk/operators';
+ * import type { ClientAnswer, RetryExtras, RoundEvent } from 'mcp-bridge-sdk/operators';
+ * declare function upstreamCall(round: number, extras: RetryExtras): Observable<RoundEvent>; // one call per round
+ * declare const answers$: Observable<ClientAnswer>; // the client's answers to the b-N requests
+ * declare const abort$: Observable<{ readonly reason: string }>; // a client cancel, the end of input
+ * declare function send(frame: Frame): void;
+ * declare function finish(result: JsonObject | undefined): void;
+ * let ids = 0;
+ * let elicitations = 0;
+ * const outputs$ = driveInputRounds(
+ *   { ...DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, method: 'tools/call' },
+ *   {
+ *     exchange: (round, extras) => upstreamCall(round, extras),
+ *     answers$,
+ *     abort$,
+ *     nextBridgeId: () => `b-${++ids}`,
+ *     nextElicitationId: () => `elicitation-${++elicitations}`,
+ *     clientCapabilities: { elicitation: { form: {} } },
+ *     checks: ajvInputChecks,
+ *   },
+ * );
+ * outputs$.subscribe((output) => {
+ *   if (output.type === 'toClient') send(output.frame);
+ *   else finish(output.type === 'result' ? output.result : undefined);
+ * });
  * @see ../marbles/inputRounds.marbles.test.ts, protocol-mapping.md §4
  */
 export function driveInputRounds(

@@ -16,6 +16,13 @@ import type { Frame } from '../src/protocol/jsonrpc.js';
  * Rules (marbles/encodeFrames.marbles.test.ts):
  * 1. each frame is exactly one line, also with newlines and carriage returns in its strings
  * 2. order is kept
+ *
+ * @example
+ * import { of } from 'rxjs';
+ * import { encodeFrames } from 'mcp-bridge-sdk/operators';
+ * import type { Frame } from 'mcp-bridge-sdk';
+ * const frame: Frame = { jsonrpc: '2.0', id: 1, result: {} };
+ * of(frame).pipe(encodeFrames()).subscribe((line) => console.log(JSON.stringify(line))); // "{...}\n"
  */
 export function encodeFrames(): OperatorFunction<Frame, string> {
   return map((frame) => `${JSON.stringify(frame)}\n`);

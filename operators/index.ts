@@ -1,7 +1,9 @@
 /**
  * The public operators of mcp-bridge-sdk (`mcp-bridge-sdk/operators`). Each file holds one
  * operator, its `…Config` and its defaults; the rules of each are in its doc comment and in the
- * marble tests of the same name under `marbles/`. No Node I/O: these run in any runtime.
+ * marble tests of the same name under `marbles/`. No Node I/O: these run in any runtime. Nothing
+ * heavy is loaded here: `driveInputRounds` gets its schema checks from its caller
+ * (`ajvInputChecks` of `mcp-bridge-sdk`).
  */
 export { collectAnswers, DEFAULT_COLLECT_ANSWERS_CONFIG } from './collectAnswers.js';
 export type { AnswerEvent, CollectAnswersConfig } from './collectAnswers.js';
@@ -10,9 +12,17 @@ export type { DecodeLinesConfig } from './decodeLines.js';
 export { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from './driveInputRounds.js';
 export type {
   ClientAnswer,
+  ClientReply,
   DriveInputRoundsConfig,
+  InputLogEntry,
   InputRoundsDeps,
+  InputSchemaChecks,
+  RetryExtras,
+  RoundEvent,
   RoundOutput,
+  RoundsConnection,
+  RoundsSettings,
+  SpecDefinition,
 } from './driveInputRounds.js';
 export { encodeFrames } from './encodeFrames.js';
 export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
@@ -20,6 +30,6 @@ export type { LimitInFlightConfig } from './limitInFlight.js';
 export { mergeInOrder } from './mergeInOrder.js';
 export type { MergeInOrderConfig } from './mergeInOrder.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
-export type { ListenEvent, ReopenListenConfig } from './reopenListen.js';
+export type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from './reopenListen.js';
 export { withDeadline } from './withDeadline.js';
 export type { WithDeadlineConfig } from './withDeadline.js';

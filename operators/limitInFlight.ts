@@ -1,6 +1,7 @@
 import { EMPTY, Observable, catchError, defer, from, throwError } from 'rxjs';
 import type { ObservableInput, OperatorFunction, Subscription } from 'rxjs';
 
+/** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
   /** Most tasks running at once. Default 256 (reference-behaviors.md §2.9). */
   readonly maxInFlight: number;
@@ -15,6 +16,7 @@ export interface LimitInFlightConfig<T, R = unknown> {
   readonly failed?: (value: T, error: unknown) => ObservableInput<R>;
 }
 
+/** The defaults of limitInFlight (reference-behaviors.md §2.9). */
 export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, maxQueued: 0 });
 
 /**
@@ -38,6 +40,19 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * 6. a task that errors ends alone: failed(value, error) takes its place and the other tasks go on
  * 7. the output completes when the source completed and every task ended
  * 8. unsubscribing ends every running task and drops the queue
+ *
+ * @example
+ * import { map, of, timer } from 'rxjs';
+ * import { limitInFlight } from 'mcp-bridge-sdk/operators';
+ * of(1, 2, 3)
+ *   .pipe(
+ *     limitInFlight(
+ *       { maxInFlight: 2, maxQueued: 0 },
+ *       (n) => timer(10).pipe(map(() => `done ${n}`)),
+ *       (n) => of(`refused ${n}`),
+ *     ),
+ *   )
+ *   .subscribe((line) => console.log(line)); // 'refused 3', 'done 1', 'done 2'
  */
 export function limitInFlight<T, R>(
   config: Partial<LimitInFlightConfig<T, R>>,

@@ -12,6 +12,7 @@ import {
 } from 'rxjs';
 import type { ObservableInput, ObservableNotification, Observable, SchedulerLike } from 'rxjs';
 
+/** Settings of mergeInOrder. */
 export interface MergeInOrderConfig<T> {
   /**
    * The upstream arrival number of a value: how many frames the upstream reader had read before
@@ -75,7 +76,12 @@ function inUpstreamOrder<T>(
  * 6. completes when every source completed
  *
  * @example
- * mergeInOrder([responses$, listenEvents$], { sequenceOf: (frame) => arrivals.get(frame) });
+ * import { of } from 'rxjs';
+ * import { mergeInOrder } from 'mcp-bridge-sdk/operators';
+ * const arrivals = new Map<string, number>([['list changed', 1], ['result', 2]]);
+ * mergeInOrder([of('result'), of('list changed')], { sequenceOf: (value) => arrivals.get(value) }).subscribe(
+ *   (value) => console.log(value), // 'list changed', then 'result'
+ * );
  * @see reference-behaviors.md §5.8
  */
 export function mergeInOrder<T>(

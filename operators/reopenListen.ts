@@ -13,15 +13,18 @@ import {
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
 import { checkBackoff, decideListenEnd } from '../src/codec/listenEnd.js';
-import type { ListenEnd } from '../src/codec/listenEnd.js';
+import type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
 import { formatDuration } from '../src/protocol/errors.js';
 import type { NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
+
+export type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
 
 /** One frame of a `subscriptions/listen` exchange (the shape of the bridge's ExchangeEvent). */
 export type ListenEvent =
   | { readonly type: 'notification'; readonly frame: NotificationFrame }
   | { readonly type: 'response'; readonly frame: ResponseFrame };
 
+/** Settings of reopenListen. */
 export interface ReopenListenConfig {
   /** First wait after a lost stream, in ms. Default 500 (reference-behaviors.md §5.5). */
   readonly initialMs: number;
@@ -37,6 +40,19 @@ export interface ReopenListenConfig {
    * logged. For a stream that replaces another one (§5.6). Default false.
    */
   readonly failBeforeFirstAck: boolean;
+  /**
+   * True for the event that acknowledges a stream: it starts the uptime that resets the backoff.
+   * Default: the notification `notifications/subscriptions/acknowledged` (protocol-mapping.md §5.5).
+   */
+  readonly isAcknowledgment?: ((event: ListenEvent) => boolean) | undefined;
+  /**
+   * What follows the end of a stream: `reopen` after the backoff, `signIn` (wait for `signIn$`) or
+   * `stop`; `why` starts the log line. `end.failed` is whatever the source errored with, so a
+   * product with its own error type classifies it here. `canSignIn` is true when `signIn$` is set.
+   * Default: the bridge's rules for BridgeError (src/codec/listenEnd.ts, reference-behaviors.md
+   * §5.5, §6.8), under which any other error reopens.
+   */
+  readonly classifyEnd?: ((end: ListenEnd, canSignIn: boolean) => ListenNext) | undefined;
   /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (§6.8). */
   readonly signIn$?: Observable<unknown> | undefined;
   /** The info and warning lines of §5.5 and §6.8. Default: none. */
@@ -45,6 +61,7 @@ export interface ReopenListenConfig {
   readonly scheduler?: SchedulerLike | undefined;
 }
 
+/** The defaults of reopenListen (reference-behaviors.md §5.5). */
 export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
   initialMs: 500,
   factor: 2,
@@ -52,6 +69,9 @@ export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
   resetAfterMs: 10_000,
   failBeforeFirstAck: false,
 });
+
+const isListenAcknowledgment = (event: ListenEvent): boolean =>
+  event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED;
 
 const isUpstreamCancel = (event: ListenEvent): boolean =>
   event.type === 'notification' && event.frame.method === 'notifications/cancelled';
@@ -82,9 +102,21 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * 9. HTTP 408, 429, 5xx except 501 and a broken 2xx stream reopen; other statuses stop
  * 10. HTTP 401 and 403 wait for the next sign-in, or stop without one
  * 11. with failBeforeFirstAck, an end before the first ack is not reopened
+ * 12. an error type of another product is classified by the classifyEnd of the config
+ * 13. the isAcknowledgment of the config tells which event starts the uptime
  *
  * @example
- * defer(() => upstream.request('subscriptions/listen', params)).pipe(reopenListen({ log }));
+ * import { defer, type Observable } from 'rxjs';
+ * import { reopenListen, type ListenEvent } from 'mcp-bridge-sdk/operators';
+ * class GoneError extends Error {}
+ * declare const openListen: () => Observable<ListenEvent>; // one listen request per subscription
+ * const events$ = defer(openListen).pipe(
+ *   reopenListen({
+ *     classifyEnd: (end) =>
+ *       end.failed instanceof GoneError ? { kind: 'stop' } : { kind: 'reopen', why: 'lost' },
+ *     log: (level, text) => console.warn(level, text),
+ *   }),
+ * );
  * @see reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5
  */
 export function reopenListen(
@@ -95,6 +127,8 @@ export function reopenListen(
     ...config,
   };
   const { signIn$, log = () => undefined } = config;
+  const isAck = config.isAcknowledgment ?? isListenAcknowledgment;
+  const classifyEnd = config.classifyEnd ?? decideListenEnd;
   const scheduler = config.scheduler ?? asyncScheduler;
   checkBackoff({ initialMs, factor, maxMs, resetAfterMs });
   return (source) =>
@@ -107,7 +141,7 @@ export function reopenListen(
 
       const next = (): Observable<unknown> => {
         if (failBeforeFirstAck && !acked) return EMPTY;
-        const { kind, why, level = 'warn' } = decideListenEnd(end, signIn$ !== undefined);
+        const { kind, why, level = 'warn' } = classifyEnd(end, signIn$ !== undefined);
         if (kind === 'reopen') {
           const lived = ackedAt === undefined ? 0 : scheduler.now() - ackedAt;
           if (lived >= resetAfterMs) attempt = 0;
@@ -136,7 +170,7 @@ export function reopenListen(
         tap((event) => {
           if (event.type === 'response') {
             end = 'error' in event.frame ? { refused: event.frame.error } : {};
-          } else if (event.frame.method === LISTEN_ACKNOWLEDGED) {
+          } else if (isAck(event)) {
             acked = true;
             ackedAt ??= scheduler.now();
           }

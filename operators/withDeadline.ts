@@ -11,6 +11,7 @@ import {
 } from 'rxjs';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 
+/** Settings of withDeadline. */
 export interface WithDeadlineConfig {
   /** Time from subscription to the end of the source, in ms. */
   readonly limitMs: number;
@@ -39,6 +40,13 @@ export interface WithDeadlineConfig {
  * 2. at the limit the source is unsubscribed and the output fails with config.error()
  * 3. a source that completes first stops the clock, also when it completes synchronously
  * 4. a limit above 2^31-1 ms is capped there
+ *
+ * @example
+ * import { NEVER } from 'rxjs';
+ * import { withDeadline } from 'mcp-bridge-sdk/operators';
+ * NEVER.pipe(withDeadline({ limitMs: 100, error: () => new Error('no answer in 100 ms') })).subscribe({
+ *   error: (error: Error) => console.log(error.message), // 'no answer in 100 ms' after 100 ms
+ * });
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
   // Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice.

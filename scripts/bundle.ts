@@ -1,6 +1,6 @@
 /**
- * Bundles the executable `mcp-bridge-vscode` into one ESM file, `dist/bin/mcp-bridge-vscode.js`,
- * from the compiled `dist/src/cli/main.js` (issue 13, "Fast start"; issue 15, "Package").
+ * Bundles the executables `mcp-bridge-vscode` and `mcp-bridge` into ESM files of `dist/bin/`,
+ * from the compiled `dist/src/cli/main.js` and `dist/src/cli/mcpBridge.js` (issue 13, "Fast start"; issue 15, "Package").
  *
  * - RxJS resolves to its ESM build (`dist/esm`): on Node its `exports` pick the CommonJS build,
  *   which loads every operator file one by one and cannot be scope-hoisted.
@@ -39,7 +39,11 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: { 'mcp-bridge-vscode': join(root, 'dist/src/cli/main.js') },
+  entryPoints: {
+    'mcp-bridge-vscode': join(root, 'dist/src/cli/main.js'),
+    // The generic profile (issue 14): it selects its profile, then loads the same CLI module.
+    'mcp-bridge': join(root, 'dist/src/cli/mcpBridge.js'),
+  },
   outdir,
   bundle: true,
   splitting: true,

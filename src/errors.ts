@@ -5,6 +5,7 @@
  */
 import type { Cause } from './protocol/errors.js';
 
+/** The optional fields of a BridgeError. */
 export interface BridgeErrorInit {
   readonly detail?: string;
   /** HTTP status of a failed HTTP exchange (appended to details as `HTTP status N`). */
@@ -12,6 +13,7 @@ export interface BridgeErrorInit {
   readonly cause?: unknown;
 }
 
+/** The one error type of the bridge, with a stable string code of the error table (src/protocol/errors.ts). */
 export class BridgeError extends Error {
   readonly code: Cause;
   readonly detail: string | undefined;
@@ -26,4 +28,5 @@ export class BridgeError extends Error {
   }
 }
 
+/** True for a BridgeError. */
 export const isBridgeError = (value: unknown): value is BridgeError => value instanceof BridgeError;

@@ -2,23 +2,32 @@
  * mcp-bridge-sdk: serve MCP 2025-11-25 clients (VS Code) from MCP 2026-07-28 servers.
  *
  * `createBridge(config, deps)` turns decoded client lines into client frames; `deps.connect`
- * reaches the upstream (a child process through `spawnChildUpstream` + `createRpcConnection`,
- * or Streamable HTTP through `createHttpUpstream`). The operators are in
- * `mcp-bridge-sdk/operators`, the testing helpers in `mcp-bridge-sdk/testing`.
+ * reaches the upstream. This entry is runtime-neutral (no Node built-in module is reachable from
+ * it): the Node edges (stdio, child process, Streamable HTTP, flow control, `serveStdio`) are in
+ * `mcp-bridge-sdk/node`, the operators in `mcp-bridge-sdk/operators`, the testing helpers in
+ * `mcp-bridge-sdk/testing`, the embedded mode in `mcp-bridge-sdk/embed`.
  */
 export { createBridge } from './bridge/createBridge.js';
+export { createProfileBridge, profileShapeResult } from './profiles/bridge.js';
+export type { ProfileBridgeConfig } from './profiles/bridge.js';
+export { genericProfile } from './profiles/generic.js';
+export { vscodeProfile } from './profiles/vscode.js';
+export type { MetaPassthrough, Profile, ProfileQuirks, SignInIdentity } from './profiles/profile.js';
 export { DEFAULT_LIMITS } from './bridge/config.js';
 export type { BridgeConfig, BridgeDeps, BridgeLimits } from './bridge/config.js';
+export type { ConsentRelay } from './bridge/consent.js';
+export type { ConsentPort, UpstreamAuth } from './oauth/ports.js';
 export type { Logger, LogLevel } from './bridge/log.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { LineTransport, RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './bridge/upstream.js';
-export { spawnChildUpstream } from './edges/childProcess.js';
-export type { ChildUpstreamConfig } from './edges/childProcess.js';
-export { createHttpUpstream } from './edges/http/httpUpstream.js';
-export type { HttpUpstreamConfig } from './edges/http/httpUpstream.js';
-export { readChunks, writeLines } from './edges/stdio.js';
 export { BridgeError, isBridgeError } from './errors.js';
+export type { BridgeErrorInit } from './errors.js';
+export { shapeResult } from './codec/results.js';
+export { ajvInputChecks } from './codec/input/schemas.js';
+export type { InputSchemaChecks, SpecDefinition } from './codec/input/checks.js';
+export type { ShapeOptions } from './codec/results.js';
+export type { ToolQuirks } from './codec/toolResults.js';
 export { ERROR_TABLE, bridgeError, bridgeErrorFrame } from './protocol/errors.js';
 export type { Cause } from './protocol/errors.js';
 export type {
@@ -26,6 +35,7 @@ export type {
   ErrorObject,
   Frame,
   JsonObject,
+  JsonPrimitive,
   JsonValue,
   NotificationFrame,
   RequestFrame,
@@ -33,4 +43,4 @@ export type {
   ResponseFrame,
   ResultFrame,
 } from './protocol/jsonrpc.js';
-export type { Inbound } from './protocol/parseLine.js';
+export type { BadLineCause, Inbound } from './protocol/parseLine.js';

@@ -8,6 +8,7 @@ import type { ConsentRelay } from './consent.js';
 import type { Logger } from './log.js';
 import type { UpstreamConnection } from './upstream.js';
 
+/** The limits and time limits of one bridge connection (reference-behaviors.md §2.9, §3.5, §5.5). */
 export interface BridgeLimits {
   /** Most client requests in flight (§2.9). */
   readonly maxInFlight: number;
@@ -36,6 +37,7 @@ export interface BridgeLimits {
   readonly listenResetAfterMs: number;
 }
 
+/** The reference defaults of BridgeLimits. */
 export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
   maxInFlight: 256,
   discoverTimeoutMs: 60_000,
@@ -53,6 +55,7 @@ export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
   listenResetAfterMs: 10_000,
 });
 
+/** The fixed settings of a bridge: its version, fallback name and limits. */
 export interface BridgeConfig {
   /** Version of the bridge, the fallback `serverInfo.version`. */
   readonly version: string;
@@ -61,6 +64,7 @@ export interface BridgeConfig {
   readonly limits: BridgeLimits;
 }
 
+/** What the bridge is given: how to reach the upstream, where to log, and the seams for tests. */
 export interface BridgeDeps {
   /**
    * Starts (or reaches) the upstream for one `initialize` attempt. Emits the connection once;

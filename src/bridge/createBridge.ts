@@ -119,6 +119,7 @@ function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
   );
 }
 
+/** The bridge: an operator from decoded client lines to the frames for the client (one client connection per subscription; reference-behaviors.md §2). */
 export function createBridge(
   config: BridgeConfig,
   deps: BridgeDeps,

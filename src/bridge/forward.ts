@@ -25,6 +25,7 @@ import type { RoundOutput } from '../../operators/driveInputRounds.js';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { buildUpstreamMeta, forwardParams } from '../codec/meta.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
+import { ajvInputChecks } from '../codec/input/schemas.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { BridgeError } from '../errors.js';
 import { bridgeErrorFrame, formatDuration } from '../protocol/errors.js';
@@ -188,6 +189,7 @@ function runRequest(ctx: ForwardContext, request: RequestFrame): Observable<Fram
           },
           nextElicitationId: session.nextElicitationId,
           clientCapabilities: client.capabilities,
+          checks: ajvInputChecks,
           abort$: stop$,
           log: (level, text) =>
             ctx.logger.log('bridge', level, `request ${String(request.id)} (${method}): ${text}`),

@@ -5,6 +5,7 @@
  */
 export type LogLevel = 'err' | 'warn' | 'info' | 'debug';
 
+/** The sink of the log lines of the bridge and the edges (reference-behaviors.md §3.12). */
 export interface Logger {
   log(scope: string, level: LogLevel, text: string): void;
   /** True when lines of this level are written (skip building debug texts otherwise). */

@@ -29,6 +29,7 @@ import type { Inbound } from '../protocol/parseLine.js';
 import type { Logger } from './log.js';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './upstream.js';
 
+/** A line-based transport to an upstream (a child process or any stream of JSON-RPC lines). */
 export interface LineTransport {
   /** Parsed upstream lines; completes when the upstream closes its stdout. */
   readonly inbound$: Observable<Inbound>;
@@ -39,6 +40,7 @@ export interface LineTransport {
   close(): void;
 }
 
+/** Settings of createRpcConnection. */
 export interface RpcConnectionConfig {
   /** How long to wait for the exit of a process that closed its stdout before failing with `closed`. */
   readonly exitAfterCloseMs: number;
@@ -71,6 +73,7 @@ export function causeOf(error: unknown): string {
   return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? `${error.name} ${code}` : error.name;
 }
 
+/** A 2026-07-28 JSON-RPC connection over a LineTransport: requests, their responses and the notifications of the upstream. */
 export function createRpcConnection(
   transport: LineTransport,
   logger: Logger,

@@ -32,6 +32,7 @@ import { reopenListen } from '../../operators/reopenListen.js';
 import type { ListenEvent, ReopenListenConfig } from '../../operators/reopenListen.js';
 import { LISTEN_ACKNOWLEDGED, gapReplay, listenFilter, toLegacyListenEvent } from '../codec/listen.js';
 import type { DeclaredLists } from '../codec/listen.js';
+import { decideListenEnd } from '../codec/listenEnd.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { isBridgeError } from '../errors.js';
 import { bridgeError, formatDuration } from '../protocol/errors.js';
@@ -222,7 +223,14 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
       }),
     );
     return stream$.pipe(
-      reopenListen({ ...options.reopen, failBeforeFirstAck: chain.change !== undefined }),
+      reopenListen({
+        ...options.reopen,
+        failBeforeFirstAck: chain.change !== undefined,
+        // The bridge's own acknowledgment and end rules (reference-behaviors.md §5.5, §6.8).
+        isAcknowledgment: (event) =>
+          event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED,
+        classifyEnd: decideListenEnd,
+      }),
       mergeMap((event) => handle(chain, event)),
       tap({
         complete: () => {

@@ -24,6 +24,7 @@ export interface ExchangeOptions {
   readonly trace?: { readonly round: number; readonly clientId?: string | number };
 }
 
+/** The upstream as the bridge uses it: one exchange per request, the notifications, and how it ended. */
 export interface UpstreamConnection {
   /**
    * Sends one request and emits its correlated frames, then the response, then completes.

@@ -8,7 +8,7 @@ import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
 import { HELP_TEXT } from './help.js';
 import type { LogoutOptions } from './logout.js';
-import { PROGRAM_NAME } from './log.js';
+import { PROGRAM_NAME } from '../node/log.js';
 import { conflict, decimal, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
 import { OPTIONS, optionSpec, scanArgv, type Form, type OptionName } from './scan.js';
 import {

@@ -9,7 +9,6 @@ import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
-import { createBridge } from '../bridge/createBridge.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
@@ -24,12 +23,14 @@ import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';
 import type { ServeOptions } from './args.js';
 import { USAGE_TEXT } from './help.js';
-import { exitLines, stdoutErrorLine } from './exitReport.js';
-import { createStderrLogger, formatDiagnostic, formatLogLine } from './log.js';
+import { exitLines, stdoutErrorLine } from '../node/exitReport.js';
+import { createStderrLogger, formatDiagnostic, formatLogLine } from '../node/log.js';
 import type { SignInSetup } from './signInSetup.js';
 import { packageVersion } from './version.js';
+import { createProfileBridge } from '../profiles/bridge.js';
+import type { Profile } from '../profiles/profile.js';
+import { selectedProfile } from './entryProfile.js';
 
-const PROFILE_NAME = 'mcp-bridge-vscode';
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
 const WATCHDOG_MS = 8_000;
 /** How long the child may take to exit after its stdin closed, before SIGTERM then SIGKILL. */
@@ -103,7 +104,7 @@ async function startSignIn(
   );
 }
 
-async function serve(options: ServeOptions, logger: Logger): Promise<number> {
+async function serve(options: ServeOptions, logger: Logger, profile: Profile): Promise<number> {
   const caPem = options.caPem;
   for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
   const child: ChildTracker = { pid: undefined, exited: undefined };
@@ -113,15 +114,16 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const fallbackName = fallbackServerName({
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
-    profileName: PROFILE_NAME,
+    profileName: profile.name,
   });
   const signIn = upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger) : undefined;
   if (signIn?.ok === false) {
-    process.stderr.write(`${formatDiagnostic(signIn.message)}\n`);
+    process.stderr.write(`${formatDiagnostic(signIn.message, profile.name)}\n`);
     return 2;
   }
   const auth = signIn?.auth;
-  const bridge = createBridge(
+  const bridge = createProfileBridge(
+    profile,
     {
       version: packageVersion(),
       fallbackName,
@@ -192,7 +194,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   return code;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], profile: Profile): Promise<number> {
   const parsed = parseCommandLine(argv, process.env, packageVersion());
   switch (parsed.kind) {
     case 'help':
@@ -200,24 +202,28 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${parsed.text}\n`);
       return 0;
     case 'error':
-      process.stderr.write(`${formatDiagnostic(parsed.message)}\n${USAGE_TEXT}\n`);
+      process.stderr.write(`${formatDiagnostic(parsed.message, profile.name)}\n${USAGE_TEXT}\n`);
       return 2;
     case 'serve':
-      return serve(parsed.options, createStderrLogger(parsed.options.logLevel));
+      return serve(
+        parsed.options,
+        createStderrLogger(parsed.options.logLevel, undefined, profile.name),
+        profile,
+      );
     case 'logout': {
       // Loaded for logout only: the token stores are not part of the other forms' start-up.
       const { runLogout } = await import('./logout.js');
-      return runLogout(parsed.options, createStderrLogger(parsed.options.logLevel));
+      return runLogout(parsed.options, createStderrLogger(parsed.options.logLevel, undefined, profile.name));
     }
   }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), selectedProfile()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     // A failure before or after the bridge ran: the level is unknown here, hence no stack.
     for (const line of exitLines(error, false))
-      process.stderr.write(formatLogLine('bridge', line.level, line.text));
+      process.stderr.write(formatLogLine('bridge', line.level, line.text, selectedProfile().name));
     process.exit(1);
   },
 );

@@ -8,6 +8,7 @@ import { keepDataIconsOfBlock, keepDataIconsOfItems } from './icons.js';
 import { META_SERVER_INFO } from './meta.js';
 import { isEmpty, omit } from './objects.js';
 import { shapeTool, shapeToolCall } from './toolResults.js';
+import type { ToolQuirks } from './toolResults.js';
 
 export type Classified =
   | { readonly kind: 'complete'; readonly result: JsonObject }
@@ -34,11 +35,14 @@ export function classifyResult(method: string, result: unknown): Classified {
   return { kind: 'invalid', detail: `${method}: unknown resultType ${JSON.stringify(type)}` };
 }
 
+/** Settings of shapeResult. */
 export interface ShapeOptions {
   /** True for an HTTP upstream: only `data:` icons pass (§3.7). */
   readonly remote: boolean;
   /** Called once per items fix, for the info log line of §3.8. */
   readonly onItemsFixed?: (tool: string, pointer: string) => void;
+  /** The client's quirks (reference-behaviors.md §1.2); default: both on, the VS Code profile. */
+  readonly quirks?: ToolQuirks;
 }
 
 /** Members of 2026-07-28 results that 2025-11-25 does not have. */
@@ -114,7 +118,7 @@ function shapeList(
   if (!Array.isArray(items)) return { invalid: `${method}: the result has no ${member} array` };
   if (!items.every(isObject)) return { invalid: `${method}: an item of ${member} is not an object` };
   let shaped: JsonValue[] = items;
-  if (method === 'tools/list') shaped = items.map((tool) => shapeTool(tool, opts.onItemsFixed));
+  if (method === 'tools/list') shaped = items.map((tool) => shapeTool(tool, opts.onItemsFixed, opts.quirks));
   if (opts.remote) shaped = keepDataIconsOfItems(shaped);
   const out: JsonObject = { ...result, [member]: shaped };
   // VS Code keeps paging while nextCursor is present, also when it is null (§11 item 10).

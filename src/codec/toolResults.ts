@@ -8,19 +8,28 @@ import { keepDataIconsOfBlock } from './icons.js';
 import { fixArrayItems } from './itemsFix.js';
 import { omit } from './objects.js';
 
+/** The quirks of `tools/list` a profile turns on or off (src/profiles/profile.ts). */
+export interface ToolQuirks {
+  readonly normalizeArrayItems: boolean;
+  readonly dropNonObjectOutputSchema: boolean;
+}
+
+const ALL_QUIRKS: ToolQuirks = { normalizeArrayItems: true, dropNonObjectOutputSchema: true };
+
 /** Shapes one tool of `tools/list`: the items fix of its input schema, the output schema rule. */
 export function shapeTool(
   tool: JsonObject,
   onItemsFixed?: (tool: string, pointer: string) => void,
+  quirks: ToolQuirks = ALL_QUIRKS,
 ): JsonObject {
   let out = tool;
   const name = typeof tool['name'] === 'string' ? tool['name'] : '';
-  if (Object.hasOwn(tool, 'inputSchema')) {
+  if (quirks.normalizeArrayItems && Object.hasOwn(tool, 'inputSchema')) {
     const schema = tool['inputSchema'] as JsonValue;
     const fixed = fixArrayItems(schema, onItemsFixed && ((pointer) => onItemsFixed(name, pointer)));
     if (fixed !== schema) out = { ...out, inputSchema: fixed };
   }
-  if (Object.hasOwn(tool, 'outputSchema')) {
+  if (quirks.dropNonObjectOutputSchema && Object.hasOwn(tool, 'outputSchema')) {
     const schema = tool['outputSchema'];
     // 2025-11-25 allows only object output schemas (§3.9); 2026-07-28 allows any schema.
     if (!isObject(schema) || schema['type'] !== 'object') out = omit(out, ['outputSchema']);

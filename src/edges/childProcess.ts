@@ -24,6 +24,7 @@ import { readChunks, writeLines } from './stdio.js';
  */
 export const UPSTREAM_MAX_DEPTH = 1024;
 
+/** Settings of spawnChildUpstream. */
 export interface ChildUpstreamConfig {
   readonly argv: readonly string[];
   readonly maxLineBytes: number;

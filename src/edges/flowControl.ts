@@ -17,6 +17,7 @@ export interface Pausable {
   resume(): void;
 }
 
+/** Back-pressure between one output and its inputs. */
 export interface FlowControl {
   /** Call before each line goes to the output. */
   check(): void;
@@ -26,6 +27,7 @@ export interface FlowControl {
   readonly paused: boolean;
 }
 
+/** Pauses the inputs while the output waits for a drain, and resumes them after it. */
 export function createFlowControl(output: Writable, inputs: readonly Pausable[] = []): FlowControl {
   const all = new Set<Pausable>(inputs);
   let paused = false;

@@ -21,3 +21,4 @@ export type { SelectedEra } from './opening.js';
 export { dualEra } from './dualEra.js';
 export type { DualEraConfig, DualEraOutput } from './dualEra.js';
 export { EMBEDDED_LIMITS } from './legacyPath.js';
+export type { LegacyPathConfig } from './legacyPath.js';

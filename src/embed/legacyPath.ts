@@ -33,6 +33,7 @@ export const EMBEDDED_LIMITS: BridgeLimits = Object.freeze({
   callTimeoutMs: NO_LIMIT_MS,
 });
 
+/** Settings of the legacy path of the embedded mode. */
 export interface LegacyPathConfig {
   readonly factory: McpServerFactory;
   readonly limits: BridgeLimits;

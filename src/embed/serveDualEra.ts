@@ -17,6 +17,7 @@ import { dualEra } from './dualEra.js';
 import { EMBEDDED_LIMITS } from './legacyPath.js';
 import type { SelectedEra } from './opening.js';
 
+/** Settings of serveDualEra. */
 export interface ServeDualEraOptions {
   /**
    * `server/discover` before any other request: `'answer'` (default) lets the server answer it,
@@ -41,6 +42,7 @@ export interface ServeDualEraOptions {
   readonly version?: string;
 }
 
+/** The running dual-era server. */
 export interface DualEraHandle {
   /**
    * The path the first request selected: `'legacy'` (2025-11-25 through the bridge),

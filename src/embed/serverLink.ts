@@ -6,6 +6,7 @@
  * `server/discover`.
  */
 import type { JSONRPCMessage, McpServerFactory, Transport } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
@@ -55,7 +56,7 @@ export function linkServer(
           return Promise.resolve();
         },
       };
-      const handle = serveStdio(factory, {
+      const handle = serveStdio(ownCopy(factory), {
         legacy: 'reject',
         transport,
         ...(config.onError === undefined ? {} : { onerror: config.onError }),
@@ -77,3 +78,24 @@ export function linkServer(
 }
 
 const toError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)));
+
+/**
+ * The SDK's `serveStdio` tells an `McpServer` from a low-level `Server` with `instanceof`, so an
+ * `McpServer` of another copy of `@modelcontextprotocol/server` (a monorepo, `npm link`, a bundled
+ * server) was served as if it were a `Server`, and every request failed (issue 14 item 6). An
+ * `McpServer` that is not of the bridge's copy is served through its own low-level `server`,
+ * which is what `serveStdio` does with an `McpServer` of its copy: no reliance on module identity.
+ */
+function ownCopy(factory: McpServerFactory): McpServerFactory {
+  return async (ctx) => {
+    const product = await factory(ctx);
+    return product instanceof McpServer || !isForeignMcpServer(product) ? product : product.server;
+  };
+}
+
+/** An `McpServer` by shape: `registerTool` and a low-level `server` that connects. */
+function isForeignMcpServer(value: unknown): value is McpServer {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { registerTool?: unknown; server?: { connect?: unknown } };
+  return typeof candidate.registerTool === 'function' && typeof candidate.server?.connect === 'function';
+}

@@ -9,6 +9,10 @@ import type { openBrowser } from './browser.js';
 import type { startReceiver } from './receiver.js';
 import type { SignInLock, TokenStore } from './store/types.js';
 
+/**
+ * The sign-in as the HTTP upstream sees it: the header of each POST, and what to do after a
+ * 401/403 (reference-behaviors.md §6.4).
+ */
 export interface UpstreamAuth {
   /** The Authorization header value for the next request, or undefined before any sign-in. */
   header(): string | undefined;
@@ -34,6 +38,10 @@ export interface UpstreamAuth {
   load?(): Promise<void>;
 }
 
+/**
+ * What the sign-in asks of the client connection: whether it may ask, and the URL elicitation
+ * of a sign-in after `notifications/initialized` (reference-behaviors.md §6.7).
+ */
 export interface ConsentPort {
   /** 'initializing' until notifications/initialized arrived, then 'ready' (reference §6.7). */
   phase(): 'initializing' | 'ready';
@@ -50,6 +58,7 @@ export interface ConsentPort {
   complete(elicitationId: string): void;
 }
 
+/** The settings of one sign-in identity (command-line options, reference-behaviors.md §8). */
 export interface SignInConfig {
   /** The MCP endpoint (never logged). */
   readonly url: string;

@@ -142,6 +142,7 @@ export const ERROR_TABLE = {
   ],
 } as const satisfies Record<string, readonly [number, string]>;
 
+/** The stable string codes of the error table. */
 export type Cause = keyof typeof ERROR_TABLE;
 
 /** The error object of a bridge-made error. */

@@ -2,13 +2,17 @@
  * JSON-RPC 2.0 frame model shared by both MCP revisions. Pure: no rxjs, no node:*.
  */
 
+/** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
+/** Any JSON value. */
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A JSON-RPC id. `1` and `"1"` are different ids (protocol-mapping.md §10.1 trap 2). */
 export type RequestId = string | number;
 
+/** A JSON-RPC request. */
 export interface RequestFrame {
   readonly jsonrpc: '2.0';
   readonly id: RequestId;
@@ -16,18 +20,21 @@ export interface RequestFrame {
   readonly params?: JsonObject;
 }
 
+/** A JSON-RPC notification. */
 export interface NotificationFrame {
   readonly jsonrpc: '2.0';
   readonly method: string;
   readonly params?: JsonObject;
 }
 
+/** The `error` member of a JSON-RPC error response. */
 export interface ErrorObject {
   readonly code: number;
   readonly message: string;
   readonly data?: JsonValue;
 }
 
+/** A JSON-RPC response with a result. */
 export interface ResultFrame {
   readonly jsonrpc: '2.0';
   /** null only on an answer that no request can match (dropped by the receiver, §2.8). */
@@ -35,13 +42,16 @@ export interface ResultFrame {
   readonly result: JsonObject;
 }
 
+/** A JSON-RPC response with an error. */
 export interface ErrorFrame {
   readonly jsonrpc: '2.0';
   readonly id: RequestId | null;
   readonly error: ErrorObject;
 }
 
+/** A JSON-RPC response. */
 export type ResponseFrame = ResultFrame | ErrorFrame;
+/** Any JSON-RPC message. */
 export type Frame = RequestFrame | NotificationFrame | ResponseFrame;
 
 export const isObject = (value: unknown): value is JsonObject =>

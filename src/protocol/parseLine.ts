@@ -9,8 +9,10 @@ import { scanJson } from './jsonScan.js';
 import type { RawLine } from './lines.js';
 import { recoverId } from './recoverId.js';
 
+/** Why a client line is not a message (the error table of reference-behaviors.md §2.7). */
 export type BadLineCause = 'parse_error' | 'invalid_request_shape' | 'line_too_long' | 'too_deep';
 
+/** One decoded client line: a frame, a blank line, or a bad line with its recovered id. */
 export type Inbound =
   | { readonly kind: 'frame'; readonly frame: Frame }
   /** An empty line, or one of only spaces and tabs: skipped without a response. */

@@ -1,23 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import * as root from '../../src/index.js';
-import * as operators from '../../operators/index.js';
-import * as testing from '../../src/testing/index.js';
-import * as embed from '../../src/embed/index.js';
+import * as root from 'mcp-bridge-sdk';
+import * as operators from 'mcp-bridge-sdk/operators';
+import * as testing from 'mcp-bridge-sdk/testing';
+import * as embed from 'mcp-bridge-sdk/embed';
+import * as node from 'mcp-bridge-sdk/node';
 
-// Every export is an API decision (style.md §3.2): this test pins the runtime names.
+// Every export is an API decision (style.md §3.2): this test pins the runtime names, imported
+// through the package name as a user imports them (the package refers to itself through its
+// `exports`; needs `npm run build`).
 describe('public API', () => {
-  it('the root entry exports the bridge, the edges and the error model', () => {
+  it('the package name resolves to the built files', () => {
+    for (const entry of ['', '/operators', '/testing', '/node', '/embed']) {
+      expect(import.meta.resolve(`mcp-bridge-sdk${entry}`)).toMatch(/\/dist\/(src|operators)\/.*index\.js$/);
+    }
+  });
+
+  it('the root entry exports the bridge, the profiles and the error model, and no Node edge', () => {
     expect(Object.keys(root).sort()).toEqual([
       'BridgeError',
       'DEFAULT_LIMITS',
       'ERROR_TABLE',
+      'ajvInputChecks',
       'bridgeError',
       'bridgeErrorFrame',
       'createBridge',
-      'createHttpUpstream',
+      'createProfileBridge',
       'createRpcConnection',
+      'genericProfile',
       'isBridgeError',
+      'profileShapeResult',
+      'shapeResult',
+      'vscodeProfile',
+    ]);
+  });
+
+  it('the node entry exports the Node edges and serveStdio', () => {
+    expect(Object.keys(node).sort()).toEqual([
+      'DEFAULT_WATCHDOG_MS',
+      'createFlowControl',
+      'createHttpUpstream',
+      'createStderrLogger',
       'readChunks',
+      'serveStdio',
       'spawnChildUpstream',
       'writeLines',
     ]);
@@ -41,17 +65,25 @@ describe('public API', () => {
     ]);
   });
 
-  it('the testing entry exports the frame builders and the scheduler', () => {
+  it('the testing entry exports the frame and event builders and the scheduler', () => {
     expect(Object.keys(testing).sort()).toEqual([
+      'bytes',
       'causeMessage',
+      'clientAnswer',
       'createProtocolScheduler',
       'err',
       'errWith',
+      'errorOutput',
       'inputRequired',
       'note',
+      'notificationEvent',
       'progress',
       'req',
       'res',
+      'responseEvent',
+      'resultOutput',
+      'sequence',
+      'toClientOutput',
     ]);
   });
 

@@ -7,7 +7,7 @@ import { NEVER, Subject, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/bridge/log.js';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
-import { exitLines, stdoutErrorLine } from '../../src/cli/exitReport.js';
+import { exitLines, stdoutErrorLine } from '../../src/node/exitReport.js';
 import { BridgeError } from '../../src/errors.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLevel } from '../../src/bridge/log.js';
-import { createStderrLogger, formatDiagnostic, formatLogLine, oneLine } from '../../src/cli/log.js';
+import { createStderrLogger, formatDiagnostic, formatLogLine, oneLine } from '../../src/node/log.js';
 
 function capture(level: LogLevel) {
   const lines: string[] = [];

@@ -11,6 +11,7 @@ import { classifyResult, shapeResult } from '../../src/codec/results.js';
 import { toUpstreamClientCapabilities } from '../../src/codec/capabilities.js';
 import { EMPTY_INPUT_SESSION, askFrame, planRound } from '../../src/codec/input/index.js';
 import type { PlanContext } from '../../src/codec/input/index.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 import { gapReplay, toLegacyListenEvent } from '../../src/codec/listen.js';
 import type { DeclaredLists } from '../../src/codec/listen.js';
 import { toLegacyLogMessage } from '../../src/codec/logMessage.js';
@@ -169,6 +170,7 @@ const planContext = (clientCapabilities: JsonObject): PlanContext => {
     maxInputRequests: 16,
     session: EMPTY_INPUT_SESSION,
     nextElicitationId: () => `elicitation-${++ids}`,
+    checks: ajvInputChecks,
   };
 };
 

@@ -13,6 +13,8 @@ import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** The executable as it ships: the one-file bundle of `npm run build` (scripts/bundle.ts). */
 export const BRIDGE = `${root}dist/bin/mcp-bridge-vscode.js`;
+/** The second executable, `mcp-bridge`: the same CLI with the generic profile. */
+export const GENERIC_BRIDGE = `${root}dist/bin/mcp-bridge.js`;
 export const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 export const SCRIPTED = `${root}dist/test/fixtures/scriptedUpstream.js`;
 

@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIDGE, FIXTURE } from '../helpers/bridgeProcess.js';
+import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -23,7 +23,10 @@ const firstText = (result: unknown): string =>
   (result as { content: { type: string; text?: string }[] }).content.find((block) => block.type === 'text')
     ?.text ?? '';
 
-describe('the @modelcontextprotocol/client 2.x Client in legacy mode through the bridge', () => {
+describe.each([
+  { name: 'mcp-bridge-vscode', bin: BRIDGE },
+  { name: 'mcp-bridge', bin: GENERIC_BRIDGE },
+])('the @modelcontextprotocol/client 2.x Client in legacy mode through $name', ({ bin }) => {
   let client: Client;
   const toolChanges: unknown[] = [];
   const forms: string[] = [];
@@ -43,7 +46,7 @@ describe('the @modelcontextprotocol/client 2.x Client in legacy mode through the
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BRIDGE, '--', process.execPath, FIXTURE],
+        args: [bin, '--', process.execPath, FIXTURE],
         stderr: 'ignore',
       }),
     );

@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitResult, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BRIDGE, FIXTURE } from '../helpers/bridgeProcess.js';
+import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 
 const NOTES = 'file:///fixture/notes.txt';
 const SIGN_IN_URL = 'https://fixture.example.com/sign-in';
@@ -125,7 +125,13 @@ function* nodes(value: unknown): Generator<Record<string, unknown>> {
   }
 }
 
-describe('the @modelcontextprotocol/sdk 1.x Client through the bridge', () => {
+// Both executables share the CLI; they differ in their profile (issue 14 deliverable 3).
+const EXECUTABLES = [
+  { name: 'mcp-bridge-vscode', bin: BRIDGE, itemsFix: true },
+  { name: 'mcp-bridge', bin: GENERIC_BRIDGE, itemsFix: false },
+];
+
+describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $name', ({ bin, itemsFix }) => {
   let client: Client;
   let transport: RecordingTransport;
   let bridgeProcess: ChildProcess;
@@ -138,7 +144,7 @@ describe('the @modelcontextprotocol/sdk 1.x Client through the bridge', () => {
       new StdioClientTransport({
         command: process.execPath,
         // As the interop job of the original: 150 more tools than the catalogue.
-        args: [BRIDGE, '--', process.execPath, FIXTURE, '--many-tools', '150'],
+        args: [bin, '--', process.execPath, FIXTURE, '--many-tools', '150'],
         stderr: 'ignore',
       }),
     );
@@ -201,7 +207,7 @@ describe('the @modelcontextprotocol/sdk 1.x Client through the bridge', () => {
     expect(LIST_CHANGES.map((method) => transport.notifications(method).length)).toEqual([1, 1, 1]);
   });
 
-  it('lists tools whose input schemas compile with Ajv draft-07 after adding a root properties, with no array node without items', async () => {
+  it(`lists tools whose input schemas compile with Ajv draft-07 after adding a root properties, ${itemsFix ? 'with no array node without items (the VS Code quirk)' : 'with the array node of bare_array left without items (no VS Code quirk)'}`, async () => {
     const tools: Awaited<ReturnType<Client['listTools']>>['tools'] = [];
     let cursor: string | undefined;
     do {
@@ -223,11 +229,18 @@ describe('the @modelcontextprotocol/sdk 1.x Client through the bridge', () => {
       const schema = { ...tool.inputSchema, properties: tool.inputSchema.properties ?? {} };
       expect(ajv.validateSchema(schema), `${tool.name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
       expect(() => ajv.compile(schema), tool.name).not.toThrow();
+      if (!itemsFix) continue;
       for (const node of nodes(schema)) {
         if (node.type === 'array')
           expect(Boolean(node.items), `${tool.name}: array without items`).toBe(true);
       }
     }
+    // reference-behaviors.md §3.8 is a quirk of the VS Code profile only: the generic profile
+    // passes the array schema of bare_array as the upstream wrote it.
+    const bare = tools.find((tool) => tool.name === 'bare_array');
+    const bareArrays = [...nodes(bare?.inputSchema)].filter((node) => node.type === 'array');
+    expect(bareArrays.length).toBeGreaterThan(0);
+    expect(bareArrays.every((node) => Boolean(node.items))).toBe(itemsFix);
   });
 
   it('calls echo, add and bare_array', async () => {

@@ -44,12 +44,16 @@ describe('package.json', () => {
     const pkg = manifest();
     expect(pkg.type).toBe('module');
     expect(pkg.engines).toEqual({ node: '>=20.19' });
-    expect(pkg.bin).toEqual({ 'mcp-bridge-vscode': 'dist/bin/mcp-bridge-vscode.js' });
+    expect(pkg.bin).toEqual({
+      'mcp-bridge-vscode': 'dist/bin/mcp-bridge-vscode.js',
+      'mcp-bridge': 'dist/bin/mcp-bridge.js',
+    });
     expect(pkg.exports).toEqual({
       '.': { types: './dist/src/index.d.ts', default: './dist/src/index.js' },
       './operators': { types: './dist/operators/index.d.ts', default: './dist/operators/index.js' },
       './testing': { types: './dist/src/testing/index.d.ts', default: './dist/src/testing/index.js' },
       './embed': { types: './dist/src/embed/index.d.ts', default: './dist/src/embed/index.js' },
+      './node': { types: './dist/src/node/index.d.ts', default: './dist/src/node/index.js' },
     });
     expect(pkg.scripts?.prepack).toBe('npm run build');
     expect(pkg.scripts?.build).toBe('tsc -p tsconfig.build.json && node dist/scripts/bundle.js');
@@ -73,15 +77,16 @@ describe('npm pack', () => {
     ]);
   });
 
-  it('ships the executable bundle with its lazily loaded chunks, and nothing else under dist/bin', () => {
+  it('ships the executable bundles with their lazily loaded chunks, and nothing else under dist/bin', () => {
     const bundle = files.filter((path) => path.startsWith('dist/bin/'));
     expect(bundle).toContain('dist/bin/mcp-bridge-vscode.js');
+    expect(bundle).toContain('dist/bin/mcp-bridge.js');
     expect(bundle.every((path) => path.endsWith('.js'))).toBe(true);
     // The chunks the bundle imports, statically or with import(), all ship (esbuild's metafile).
     const meta = JSON.parse(readFileSync(`${ROOT}dist/bin-meta.json`, 'utf8')) as {
       outputs: Record<string, { imports: { path: string }[] }>;
     };
-    const reachable = new Set(['dist/bin/mcp-bridge-vscode.js']);
+    const reachable = new Set(['dist/bin/mcp-bridge-vscode.js', 'dist/bin/mcp-bridge.js']);
     for (const path of reachable) {
       for (const { path: target } of meta.outputs[path]?.imports ?? []) {
         if (target.startsWith('dist/bin/')) reachable.add(target);

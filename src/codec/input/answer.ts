@@ -7,7 +7,7 @@ import { bridgeError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { ErrorObject, JsonObject } from '../../protocol/jsonrpc.js';
 import { keyDetail, quote } from './detail.js';
-import { formValidator, matchesSpec } from './schemas.js';
+import type { InputSchemaChecks } from './checks.js';
 import type {
   AcceptedUrl,
   ClientReply,
@@ -42,7 +42,7 @@ const invalidAnswer = (ask: InputAsk, text: string): AnswerCheck => ({
  * - Roots: only `file://` roots, each with its other members.
  * - Sampling or roots answered with an error: the client request fails with that error.
  */
-export function checkAnswer(ask: InputAsk, reply: ClientReply): AnswerCheck {
+export function checkAnswer(ask: InputAsk, reply: ClientReply, checks: InputSchemaChecks): AnswerCheck {
   const { result } = reply;
   if (result === undefined) {
     if (ask.method === 'elicitation/create') return { response: { action: 'cancel' } };
@@ -51,14 +51,14 @@ export function checkAnswer(ask: InputAsk, reply: ClientReply): AnswerCheck {
   }
   switch (ask.kind) {
     case 'sampling': {
-      if (!matchesSpec('CreateMessageResult', result)) {
+      if (!checks.matchesSpec('CreateMessageResult', result)) {
         return invalidAnswer(ask, 'the sampling result does not have the shape of the schema');
       }
       const { _meta: _dropped, ...response } = result;
       return { response };
     }
     case 'roots': {
-      if (!matchesSpec('ListRootsResult', result) || !Array.isArray(result['roots'])) {
+      if (!checks.matchesSpec('ListRootsResult', result) || !Array.isArray(result['roots'])) {
         return invalidAnswer(ask, 'the roots result does not have the shape of the schema');
       }
       const roots = result['roots'].filter(
@@ -67,11 +67,15 @@ export function checkAnswer(ask: InputAsk, reply: ClientReply): AnswerCheck {
       return { response: { roots } };
     }
     default:
-      return checkElicitation(ask, result);
+      return checkElicitation(ask, result, checks);
   }
 }
 
-function checkElicitation(ask: InputAsk, result: JsonObject): AnswerCheck {
+function checkElicitation(
+  ask: InputAsk,
+  result: JsonObject,
+  { matchesSpec, formValidator }: InputSchemaChecks,
+): AnswerCheck {
   const action = result['action'];
   if (typeof action !== 'string' || !ELICIT_ACTIONS.has(action)) {
     return invalidAnswer(ask, 'the elicitation result does not have the shape of the schema');
@@ -123,7 +127,7 @@ export function settleRound(
   let acceptedUrls = session.acceptedUrls;
   let problem: { readonly error: ErrorObject; readonly log: InputLogEntry } | undefined;
   plan.asks.forEach((ask, index) => {
-    const checked = checkAnswer(ask, replies[index] ?? {});
+    const checked = checkAnswer(ask, replies[index] ?? {}, plan.checks);
     if ('response' in checked) {
       responses.set(ask.key, checked.response);
       const accepted = checked.accepted;

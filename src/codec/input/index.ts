@@ -9,13 +9,7 @@ export { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, declaresForm, planRound, usesToo
 export type { PlanContext, PlanOutcome } from './plan.js';
 export { refusedStateRule, refusedStateText } from './refusedState.js';
 export type { RefusedStateOutcome } from './refusedState.js';
-export {
-  cachedFormValidatorCount,
-  formValidator,
-  MAX_CACHED_FORM_VALIDATORS,
-  matchesSpec,
-} from './schemas.js';
-export type { SpecDefinition } from './schemas.js';
+export type { InputSchemaChecks, SpecDefinition } from './checks.js';
 export {
   askFrame,
   cancelledFrame,

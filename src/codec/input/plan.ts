@@ -7,7 +7,7 @@
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
 import { keyDetail } from './detail.js';
-import { formValidator, matchesSpec } from './schemas.js';
+import type { InputSchemaChecks } from './checks.js';
 import type { AcceptedUrl, InputAsk, InputFailure, InputLogEntry, InputSession, RoundPlan } from './types.js';
 import { isAllowedElicitationUrl } from './url.js';
 
@@ -21,6 +21,8 @@ export interface PlanContext {
   readonly session: InputSession;
   /** Makes a new `elicitationId` (`elicitation-N`, per connection); called only for a plan. */
   nextElicitationId(): string;
+  /** The schema checks (`ajvInputChecks` in the bridge). */
+  readonly checks: InputSchemaChecks;
 }
 
 export type PlanOutcome = { readonly plan: RoundPlan } | { readonly failure: InputFailure };
@@ -86,7 +88,7 @@ export function planRound(result: JsonObject, context: PlanContext): PlanOutcome
   }
   const drafts: Draft[] = [];
   for (const [key, request] of entries) {
-    const checked = checkInputRequest(key, request, context.clientCapabilities);
+    const checked = checkInputRequest(key, request, context.clientCapabilities, context.checks);
     if ('failure' in checked) return checked;
     drafts.push(checked.draft);
   }
@@ -97,6 +99,7 @@ function checkInputRequest(
   key: string,
   request: JsonValue,
   capabilities: JsonObject,
+  { matchesSpec, formValidator }: InputSchemaChecks,
 ): { draft: Draft } | { failure: InputFailure } {
   if (!isObject(request) || typeof request['method'] !== 'string') return notSchemaShape(key);
   const { method, params } = request;
@@ -253,5 +256,6 @@ function buildPlan(drafts: readonly Draft[], result: JsonObject, context: PlanCo
     ...(typeof requestState === 'string' ? { requestState } : {}),
     inputRequestCount: drafts.length,
     session: { acceptedUrls: kept },
+    checks: context.checks,
   };
 }

@@ -5,6 +5,7 @@
  * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
  */
 import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';
+import type { InputSchemaChecks } from './checks.js';
 import { checkAnswer, settleRound } from './answer.js';
 import { askFrame, cancelledFrame, elicitationCompleteFrame, stepOnResponse } from './step.js';
 import type { RoundsEnd } from './step.js';
@@ -62,6 +63,8 @@ export interface RoundsConnection {
   nextBridgeId(): string;
   /** `elicitation-1`, … per connection. */
   nextElicitationId(): string;
+  /** The schema checks of the rounds: `ajvInputChecks` (mcp-bridge-sdk) or checks of one's own. */
+  readonly checks: InputSchemaChecks;
 }
 
 /** Throws a RangeError for settings out of range, so that a bad config fails at startup. */
@@ -137,6 +140,7 @@ export function openRound(
     clientCapabilities: connection.clientCapabilities,
     session: state.session,
     nextElicitationId: () => connection.nextElicitationId(),
+    checks: connection.checks,
   });
   if ('end' in step) {
     const ended = endRounds(state, step.end);
@@ -161,7 +165,7 @@ export function answerArrived(state: RoundsState, round: OpenRound, answer: Clie
   const outstanding = state.outstanding.filter((id) => id !== answer.id);
   const ask = round.plan.asks[round.ids.indexOf(answer.id)];
   // A URL the user accepted gets its completion even when the round never ends (§4.4).
-  const checked = ask?.kind === 'url' ? checkAnswer(ask, answer) : undefined;
+  const checked = ask?.kind === 'url' ? checkAnswer(ask, answer, round.plan.checks) : undefined;
   const accepted = checked !== undefined && 'accepted' in checked ? checked.accepted : undefined;
   if (
     accepted === undefined ||

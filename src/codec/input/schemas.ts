@@ -7,14 +7,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import spec from './schema-2025-11-25.json' with { type: 'json' };
 
-/** The definitions of the 2025-11-25 schema the codec checks against. */
-export type SpecDefinition =
-  | 'ElicitRequestFormParams'
-  | 'ElicitRequestURLParams'
-  | 'CreateMessageRequestParams'
-  | 'ElicitResult'
-  | 'CreateMessageResult'
-  | 'ListRootsResult';
+import type { InputSchemaChecks, SpecDefinition } from './checks.js';
+
+export type { SpecDefinition } from './checks.js';
 
 const SPEC_KEY = 'mcp-2025-11-25';
 
@@ -121,3 +116,12 @@ export function formValidator(requestedSchema: object): ValidateFunction | undef
 
 /** The number of cached form validators (for tests of the bound). */
 export const cachedFormValidatorCount = (): number => formValidators.size;
+
+/** The checks of the input rounds with ajv and the 2025-11-25 schema: what the bridge passes. */
+export const ajvInputChecks: InputSchemaChecks = Object.freeze({
+  matchesSpec,
+  formValidator: (requestedSchema: object) => {
+    const validate = formValidator(requestedSchema);
+    return validate === undefined ? undefined : (value: unknown) => validate(value) === true;
+  },
+});

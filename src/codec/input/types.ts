@@ -4,6 +4,7 @@
  * Pure: no rxjs, no node:*.
  */
 import type { Cause } from '../../protocol/errors.js';
+import type { InputSchemaChecks } from './checks.js';
 import type {
   ErrorObject,
   Frame,
@@ -99,6 +100,8 @@ export interface RoundPlan {
   readonly inputRequestCount: number;
   /** The session after this round's completions. */
   readonly session: InputSession;
+  /** The schema checks the answers of this round get (those of the plan's context). */
+  readonly checks: InputSchemaChecks;
 }
 
 /** An answer of the client to a bridge request `b-N`: a result, an error, or a bad line with that id. */

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkAnswer, settleRound } from '../../../src/codec/input/answer.js';
+import { checkAnswer as checkWith, settleRound } from '../../../src/codec/input/answer.js';
 import { planRound } from '../../../src/codec/input/plan.js';
 import {
+  ajvInputChecks,
   cachedFormValidatorCount,
   formValidator,
   MAX_CACHED_FORM_VALIDATORS,
@@ -12,6 +13,9 @@ import type { ClientReply, InputAsk, InputSession, RoundPlan } from '../../../sr
 import { wireError as bridgeError } from '../../helpers/wireErrors.js';
 import type { JsonObject } from '../../../src/protocol/jsonrpc.js';
 import { inputRequired } from '../../../src/testing/frames.js';
+
+/** The checks the bridge passes (ajv and the 2025-11-25 schema). */
+const checkAnswer = (ask: InputAsk, reply: ClientReply) => checkWith(ask, reply, ajvInputChecks);
 
 const SCHEMA: JsonObject = {
   type: 'object',
@@ -198,6 +202,7 @@ function planOf(result: JsonObject, session: InputSession = EMPTY_INPUT_SESSION)
     maxInputRequests: 16,
     session,
     nextElicitationId: () => `elicitation-${++n}`,
+    checks: ajvInputChecks,
   });
   if (!('plan' in outcome)) throw new Error('no plan');
   return outcome.plan;

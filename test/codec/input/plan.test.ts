@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, planRound } from '../../../src/codec/input/plan.js';
 import type { PlanContext } from '../../../src/codec/input/plan.js';
+import { ajvInputChecks } from '../../../src/codec/input/schemas.js';
 import { EMPTY_INPUT_SESSION } from '../../../src/codec/input/types.js';
 import type { InputSession, RoundPlan } from '../../../src/codec/input/types.js';
 import type { JsonObject } from '../../../src/protocol/jsonrpc.js';
@@ -34,6 +35,7 @@ function context(capabilities: JsonObject = ALL, session: InputSession = EMPTY_I
     maxInputRequests: 16,
     session,
     nextElicitationId: () => `elicitation-${++n}`,
+    checks: ajvInputChecks,
     made: () => n,
   };
   return ctx;

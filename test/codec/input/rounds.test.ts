@@ -9,6 +9,7 @@ import {
   openRound,
 } from '../../../src/codec/input/rounds.js';
 import type { RoundsConnection, RoundsState } from '../../../src/codec/input/rounds.js';
+import { ajvInputChecks } from '../../../src/codec/input/schemas.js';
 import { errorOfThrown, inputTimeoutError, stepOnResponse } from '../../../src/codec/input/step.js';
 import { BridgeError } from '../../../src/errors.js';
 import { wireError as bridgeError } from '../../helpers/wireErrors.js';
@@ -35,6 +36,7 @@ function connection(
     clientCapabilities: capabilities,
     nextBridgeId: () => `b-${++bridge}`,
     nextElicitationId: () => `elicitation-${++elicitation}`,
+    checks: ajvInputChecks,
   };
 }
 
@@ -46,6 +48,7 @@ describe('stepOnResponse', () => {
     clientCapabilities: {},
     session: INITIAL_ROUNDS_STATE.session,
     nextElicitationId: () => 'e',
+    checks: ajvInputChecks,
   };
 
   it('ends with a result that is not input_required, unchanged', () => {

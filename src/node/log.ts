@@ -19,24 +19,32 @@ export const oneLine = (text: string): string =>
   text.replace(/\r\n|[\n\r\u2028\u2029\u0085]/g, ' ').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '\uFFFD');
 
 /** One log line, with its newline. */
-export const formatLogLine = (scope: string, level: LogLevel, text: string): string =>
-  `${PROGRAM_NAME}: ${oneLine(scope)}: ${LEVEL_TEXT[level]}: ${oneLine(text)}\n`;
+export const formatLogLine = (
+  scope: string,
+  level: LogLevel,
+  text: string,
+  program: string = PROGRAM_NAME,
+): string => `${program}: ${oneLine(scope)}: ${LEVEL_TEXT[level]}: ${oneLine(text)}\n`;
 
 /** The diagnostic line of a command-line error (without its newline). */
-export const formatDiagnostic = (message: string): string =>
-  `${PROGRAM_NAME}: vscode: error: ${oneLine(message)}`;
+export const formatDiagnostic = (message: string, program: string = PROGRAM_NAME): string =>
+  `${program}: vscode: error: ${oneLine(message)}`;
 
-/** A Logger that writes the lines of `level` and more severe ones, each with one `write` call. */
+/**
+ * A Logger that writes the lines of `level` and more severe ones, each with one `write` call;
+ * `program` starts each line (the profile's name).
+ */
 export function createStderrLogger(
   level: LogLevel,
   write: (line: string) => void = (line) => {
     process.stderr.write(line);
   },
+  program: string = PROGRAM_NAME,
 ): Logger {
   return {
     enabled: (candidate) => levelEnabled(level, candidate),
     log: (scope, candidate, text) => {
-      if (levelEnabled(level, candidate)) write(formatLogLine(scope, candidate, text));
+      if (levelEnabled(level, candidate)) write(formatLogLine(scope, candidate, text, program));
     },
   };
 }

@@ -1,0 +1,22 @@
+/**
+ * The JSON Schema checks the input-request codec needs (reference-behaviors.md §4.3, §4.6), as a
+ * dependency: the bridge passes the ajv ones of schemas.ts (`ajvInputChecks`), so that
+ * `mcp-bridge-sdk/operators` does not load ajv and the 135 KB 2025-11-25 schema unless asked to.
+ */
+
+/** The definitions of the 2025-11-25 schema the codec checks against. */
+export type SpecDefinition =
+  | 'ElicitRequestFormParams'
+  | 'ElicitRequestURLParams'
+  | 'CreateMessageRequestParams'
+  | 'ElicitResult'
+  | 'CreateMessageResult'
+  | 'ListRootsResult';
+
+/** The schema checks of the input rounds. */
+export interface InputSchemaChecks {
+  /** True when `value` matches the definition `name` of the 2025-11-25 schema. */
+  readonly matchesSpec: (name: SpecDefinition, value: unknown) => boolean;
+  /** The validator of a form's `requestedSchema`, or undefined when it does not compile. */
+  readonly formValidator: (requestedSchema: object) => ((value: unknown) => boolean) | undefined;
+}

@@ -1,0 +1,21 @@
+/**
+ * The Node edges of mcp-bridge-sdk (`mcp-bridge-sdk/node`): stdio, the child-process upstream,
+ * the Streamable HTTP upstream, flow control (back-pressure), and `serveStdio`, which gives a
+ * product the whole executable's behaviour. Node only; the runtime-neutral parts are in
+ * `mcp-bridge-sdk`.
+ */
+export { serveStdio, DEFAULT_WATCHDOG_MS } from './serveStdio.js';
+export type { ServeStdioOptions, StdioUpstream } from './serveStdio.js';
+export { spawnChildUpstream } from '../edges/childProcess.js';
+export type { ChildUpstreamConfig } from '../edges/childProcess.js';
+export { createHttpUpstream } from '../edges/http/httpUpstream.js';
+export type {
+  HttpUpstreamConfig,
+  HttpUpstreamConnection,
+  ProxyEnv,
+  StaticHeader,
+} from '../edges/http/httpUpstream.js';
+export { createFlowControl } from '../edges/flowControl.js';
+export type { FlowControl, Pausable } from '../edges/flowControl.js';
+export { readChunks, writeLines } from '../edges/stdio.js';
+export { createStderrLogger } from './log.js';

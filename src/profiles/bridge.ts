@@ -1,0 +1,45 @@
+/**
+ * The bridge of one product: `createBridge` with the product's profile applied. The quirks act
+ * through the result-shaping step of the bridge (BridgeDeps.shapeResult), so that the bridge
+ * itself stays product-neutral (reference-behaviors.md §1.1–1.2).
+ */
+import { map } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { createBridge } from '../bridge/createBridge.js';
+import type { BridgeConfig, BridgeDeps } from '../bridge/config.js';
+import { shapeResult } from '../codec/results.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import { narrowClientMeta } from './meta.js';
+import type { Profile } from './profile.js';
+
+/** The result-shaping step of a profile: the codec's rules with the profile's quirks. */
+export function profileShapeResult(profile: Profile): typeof shapeResult {
+  return (method, result, opts) => shapeResult(method, result, { ...opts, quirks: profile.quirks });
+}
+
+/** A BridgeConfig whose `fallbackName` defaults to the profile's name. */
+export type ProfileBridgeConfig = Omit<BridgeConfig, 'fallbackName'> & { readonly fallbackName?: string };
+
+/**
+ * Builds the bridge of a product: its quirks shape the results, its `_meta` pass-through narrows
+ * what travels upstream (src/profiles/meta.ts), its name is the last fallback of
+ * `serverInfo.name`. A `deps.shapeResult` of the caller wins over the profile's.
+ *
+ * @example
+ * import { createProfileBridge, DEFAULT_LIMITS, genericProfile } from 'mcp-bridge-sdk';
+ * const bridge = createProfileBridge(genericProfile, { version: '1.0.0', limits: DEFAULT_LIMITS }, deps);
+ * inbound$.pipe(bridge).subscribe(send);
+ */
+export function createProfileBridge(
+  profile: Profile,
+  config: ProfileBridgeConfig,
+  deps: BridgeDeps,
+): OperatorFunction<Inbound, Frame> {
+  const bridge = createBridge(
+    { ...config, fallbackName: config.fallbackName ?? profile.name },
+    { ...deps, shapeResult: deps.shapeResult ?? profileShapeResult(profile) },
+  );
+  const narrow = narrowClientMeta(profile.metaPassthrough);
+  return (inbound$) => bridge(inbound$.pipe(map(narrow)));
+}

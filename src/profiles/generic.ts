@@ -1,0 +1,25 @@
+import type { Profile } from './profile.js';
+
+/**
+ * The profile of `mcp-bridge`: any MCP 2025-11-25 client. No VS Code quirk: array schemas pass
+ * as the upstream wrote them; only what 2025-11-25 itself forbids is changed (a non-object
+ * `outputSchema`, protocol-mapping.md §1.4). Its own names in logs, keychain and token files, and
+ * a redirect port of its own so that both executables can sign in at the same time.
+ *
+ * @example
+ * import { genericProfile } from 'mcp-bridge-sdk';
+ * console.log(genericProfile.quirks.normalizeArrayItems); // false
+ */
+export const genericProfile: Profile = Object.freeze({
+  name: 'mcp-bridge',
+  requestIdPrefix: 'b-',
+  metaPassthrough: Object.freeze({ keys: ['traceparent', 'tracestate'], prefixes: [] }),
+  quirks: Object.freeze({ normalizeArrayItems: false, dropNonObjectOutputSchema: true }),
+  identity: Object.freeze({
+    clientName: 'mcp-bridge (mcp-bridge-sdk)',
+    keychainService: 'mcp-bridge-sdk/mcp-bridge',
+    redirectPort: 41895,
+    metadataDocumentUrl: undefined,
+    tokenDirectory: 'mcp-bridge-sdk/generic/tokens',
+  }),
+});

@@ -1,0 +1,58 @@
+/**
+ * A profile holds what differs between the products a bridge serves (reference-behaviors.md
+ * §1.2): the name in logs and in the fallback `serverInfo`, the id prefix of bridge requests, the
+ * `_meta` keys that pass from the client to the upstream, the quirks of the client, and the
+ * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
+ */
+
+/** Result rules that exist for one client, not for the protocol (reference-behaviors.md §3.8–3.9). */
+export interface ProfileQuirks {
+  /**
+   * `normalize_array_items`: an array schema without `items` in a tool's `inputSchema` gets
+   * `items: {}` (Copilot throws on such nodes, §3.8).
+   */
+  readonly normalizeArrayItems: boolean;
+  /**
+   * `drop_non_object_output_schema`: a tool `outputSchema` whose root `type` is not `"object"` is
+   * removed (§3.9). 2025-11-25 allows only object output schemas (protocol-mapping.md §1.4), so a
+   * profile turns it off only for a client that accepts any schema.
+   */
+  readonly dropNonObjectOutputSchema: boolean;
+}
+
+/**
+ * The `_meta` keys of client requests that travel upstream (reference-behaviors.md §3.3). The
+ * bridge's own rule (trace keys and valid `vscode.*` keys) still applies: a key travels when both
+ * allow it (src/profiles/meta.ts).
+ */
+export interface MetaPassthrough {
+  /** Exact keys, e.g. `traceparent`. */
+  readonly keys: readonly string[];
+  /** Key prefixes, e.g. `vscode.`. */
+  readonly prefixes: readonly string[];
+}
+
+/** Who the bridge is when it signs in to an HTTP upstream (reference-behaviors.md §1.2, §6.4). */
+export interface SignInIdentity {
+  /** The OAuth `client_name`. */
+  readonly clientName: string;
+  /** The service name of the tokens in the system keychain. */
+  readonly keychainService: string;
+  /** The default port of the loopback redirect URI. */
+  readonly redirectPort: number;
+  /** The default client ID metadata document URL, or undefined when the product has none. */
+  readonly metadataDocumentUrl: string | undefined;
+  /** The directory of the token files, relative to the user's data directory. */
+  readonly tokenDirectory: string;
+}
+
+/** The settings of one product (reference-behaviors.md §1.2). */
+export interface Profile {
+  /** The product's name: the program name of log lines and the last fallback `serverInfo.name`. */
+  readonly name: string;
+  /** The prefix of the ids of requests the bridge sends to the client (`b-`). */
+  readonly requestIdPrefix: string;
+  readonly metaPassthrough: MetaPassthrough;
+  readonly quirks: ProfileQuirks;
+  readonly identity: SignInIdentity;
+}

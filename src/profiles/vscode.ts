@@ -1,0 +1,23 @@
+import type { Profile } from './profile.js';
+
+/**
+ * The profile of `mcp-bridge-vscode` (reference-behaviors.md §1.2): VS Code and Copilot, with
+ * the items fix of §3.8 and the output schema rule of §3.9.
+ *
+ * @example
+ * import { vscodeProfile } from 'mcp-bridge-sdk';
+ * console.log(vscodeProfile.name); // 'mcp-bridge-vscode'
+ */
+export const vscodeProfile: Profile = Object.freeze({
+  name: 'mcp-bridge-vscode',
+  requestIdPrefix: 'b-',
+  metaPassthrough: Object.freeze({ keys: ['traceparent', 'tracestate'], prefixes: ['vscode.'] }),
+  quirks: Object.freeze({ normalizeArrayItems: true, dropNonObjectOutputSchema: true }),
+  identity: Object.freeze({
+    clientName: 'mcp-bridge-vscode (mcp-bridge-sdk)',
+    keychainService: 'mcp-bridge-sdk/mcp-bridge-vscode',
+    redirectPort: 41894,
+    metadataDocumentUrl: 'https://christianpresley.github.io/zig-bridge-sdk/vscode/client.json',
+    tokenDirectory: 'mcp-bridge-sdk/vscode/tokens',
+  }),
+});
