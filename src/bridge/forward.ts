@@ -119,40 +119,40 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
       };
     });
 
+  /** The frames of one output of the rounds for the client (§2.10: progress with its token only). */
   const emit = (output: RoundOutput): void => {
-    for (const frame of toClient(output)) subscriber.next(frame);
-  };
-  const toClient = (output: RoundOutput): Frame[] => {
     switch (output.type) {
       case 'toClient':
-        return [output.frame];
+        subscriber.next(output.frame);
+        return;
       case 'progress': {
         const params = output.frame.params ?? {};
         const progress = params['progress'];
         // Only with the client's token (0 included), only while increasing across rounds (§2.10).
-        if (!hasToken || typeof progress !== 'number' || progress <= lastProgress) return [];
+        if (!hasToken || typeof progress !== 'number' || progress <= lastProgress) return;
         lastProgress = progress;
         const forwarded: JsonObject = { progressToken, progress };
         if (params['total'] !== undefined) forwarded['total'] = params['total'];
         if (params['message'] !== undefined) forwarded['message'] = params['message'];
-        return [notification('notifications/progress', forwarded)];
+        subscriber.next(notification('notifications/progress', forwarded));
+        return;
       }
       case 'error':
-        return [errorResponse(request.id, toClientError(output.error))];
+        subscriber.next(errorResponse(request.id, toClientError(output.error)));
+        return;
       case 'result':
-        return [shape(ctx, request, output.result)];
+        subscriber.next(shape(ctx, request, output.result));
+        return;
     }
   };
   /** A throw while handling an event fails this request alone (the caller answers it). */
-  const guarded =
-    <T>(handle: (value: T) => void) =>
-    (value: T): void => {
-      try {
-        handle(value);
-      } catch (error: unknown) {
-        subscriber.error(error);
-      }
-    };
+  const emitGuarded = (output: RoundOutput): void => {
+    try {
+      emit(output);
+    } catch (error: unknown) {
+      subscriber.error(error);
+    }
+  };
   const finish = (): void => {
     ended = true;
     subscriber.complete();
@@ -197,7 +197,7 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
       },
     );
     current = rounds$.subscribe({
-      next: guarded(emit),
+      next: emitGuarded,
       error: (error: unknown) => subscriber.error(error),
       complete: finish,
     });
@@ -205,22 +205,37 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
 
   const onFirstRound = (event: ExchangeEvent): void => {
     if (event.type === 'notification') {
-      if (event.frame.method === 'notifications/progress') emit({ type: 'progress', frame: event.frame });
+      if (event.frame.method === 'notifications/progress')
+        emitGuarded({ type: 'progress', frame: event.frame });
       return;
     }
     const frame = event.frame;
-    if (isErrorResponse(frame)) {
-      emit({ type: 'error', error: frame.error });
-    } else if (ROUND_METHODS.has(method) && frame.result['resultType'] === 'input_required') {
-      // The round-1 exchange has its response: it ends here, with its deadline.
-      const round1 = current;
-      startRounds(event);
-      round1?.unsubscribe();
+    try {
+      if (isErrorResponse(frame)) {
+        emit({ type: 'error', error: frame.error });
+      } else if (ROUND_METHODS.has(method) && frame.result['resultType'] === 'input_required') {
+        // The round-1 exchange has its response: it ends here, with its deadline.
+        const round1 = current;
+        startRounds(event);
+        round1?.unsubscribe();
+        return;
+      } else {
+        emit({ type: 'result', result: frame.result });
+      }
+    } catch (error: unknown) {
+      subscriber.error(error);
       return;
-    } else {
-      emit({ type: 'result', result: frame.result });
     }
     finish();
+  };
+  const onFirstRoundError = (error: unknown): void => {
+    if (driverStop$ !== undefined) return;
+    emitGuarded({ type: 'error', error: toErrorObject(error) });
+    finish();
+  };
+  // An exchange that ends without a response ends the request without a frame.
+  const onFirstRoundEnd = (): void => {
+    if (driverStop$ === undefined) finish();
   };
 
   session.tasks += 1;
@@ -228,16 +243,9 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
   session.track(request.id, stop);
   if (!ended) {
     const first = exchange(1, {}).subscribe({
-      next: guarded(onFirstRound),
-      error: guarded((error: unknown) => {
-        if (driverStop$ !== undefined) return;
-        emit({ type: 'error', error: toErrorObject(error) });
-        finish();
-      }),
-      // An exchange that ends without a response ends the request without a frame.
-      complete: () => {
-        if (driverStop$ === undefined) finish();
-      },
+      next: onFirstRound,
+      error: onFirstRoundError,
+      complete: onFirstRoundEnd,
     });
     // The round driver may have taken over already (a response in the same frame).
     if (driverStop$ === undefined) current = first;
