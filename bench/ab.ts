@@ -2,11 +2,11 @@
  * Before/after of a change to the bridge: two builds of the bridge, interleaved, against the cheap
  * echo upstream (the overhead scenario), plus their start-up. For perf commits:
  *
- *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npx tsc -p tsconfig.build.json)
- *   node dist/bench/ab.js --before /tmp/before/dist/src/cli/main.js [--rounds 5]
+ *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && npm ci && npm run build)
+ *   node dist/bench/ab.js --before /tmp/before/dist/bin/mcp-bridge-vscode.js [--rounds 5]
  *
- * The "after" build is this one (dist/src/cli/main.js) unless --after names another. `--start-only`
- * measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture.
+ * The "after" build is this one (dist/bin/mcp-bridge-vscode.js, the bundle) unless --after names
+ * another. `--start-only` measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture.
  */
 import { parseArgs } from 'node:util';
 import { echoCheck, echoLine } from './frames.js';

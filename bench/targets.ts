@@ -14,7 +14,8 @@ const ROOT = join(DIST, '..');
 const NODE = process.execPath;
 
 export const PATHS = {
-  bridge: join(DIST, 'src/cli/main.js'),
+  // The executable as it ships: the bundle of `npm run build` (scripts/bundle.ts).
+  bridge: join(DIST, 'bin/mcp-bridge-vscode.js'),
   scripted: join(DIST, 'test/fixtures/scriptedUpstream.js'),
   fixture: join(DIST, 'test/fixtures/fixtureServer.js'),
   dualEra: join(DIST, 'bench/servers/dualEra.js'),

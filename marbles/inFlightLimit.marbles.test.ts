@@ -1,6 +1,7 @@
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { map } from 'rxjs';
+import type { ObservableInput } from 'rxjs';
 import { limitInFlight } from '../operators/limitInFlight.js';
 
 const scheduler = (): TestScheduler =>
@@ -142,6 +143,59 @@ describe('limitInFlight', () => {
       expectObservable(output, '^-----!').toBe('-------');
       // c waited in the queue: it never starts, not even when the running tasks end.
       expectSubscriptions(call.subscriptions).toBe(['-^----!', '----^-!']);
+    });
+  });
+
+  describe('failures subscribed by hand (issue 13)', () => {
+    it('a task that fails at its subscription gets its replacement, which unsubscribing ends', () => {
+      scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+        const requests = hot('    -ab---');
+        const slow = cold('        ----r|');
+        const broken = new Error('thrown by project');
+        const output = requests.pipe(
+          limitInFlight(
+            { maxInFlight: 1, failed: () => slow },
+            (id) => {
+              if (id === 'a') throw broken;
+              return [id];
+            },
+            (id) => [`${id} refused`],
+          ),
+        );
+        // a keeps its place while its replacement runs, so b is refused; then the output is cut.
+        expectObservable(output, '^---!').toBe('--x-', { x: 'b refused' });
+        expectSubscriptions(slow.subscriptions).toBe('-^--!');
+      });
+    });
+
+    it('the output completes after the replacement of a task that failed at its subscription', () => {
+      scheduler().run(({ hot, cold, expectObservable }) => {
+        const requests = hot('    -a-|');
+        const output = requests.pipe(
+          limitInFlight(
+            { maxInFlight: 1, failed: () => cold('--r|') },
+            () => {
+              throw new Error('thrown by project');
+            },
+            () => [],
+          ),
+        );
+        expectObservable(output).toBe('---r|');
+      });
+    });
+
+    it('a task whose input is not observable fails alone', () => {
+      scheduler().run(({ hot, expectObservable }) => {
+        const requests = hot('    -ab-|');
+        const output = requests.pipe(
+          limitInFlight(
+            { maxInFlight: 1, failed: (id) => [`${id} failed`] },
+            (id) => (id === 'a' ? (42 as unknown as ObservableInput<string>) : [id]),
+            (id) => [`${id} refused`],
+          ),
+        );
+        expectObservable(output).toBe('-xb-|', { x: 'a failed', b: 'b' });
+      });
     });
   });
 

@@ -127,7 +127,7 @@ export function createBridge(
   const scheduler = deps.scheduler;
   return (clientIn$) =>
     defer(() => {
-      const session = createSession();
+      const session = createSession(scheduler);
       const dispatch = createDispatcher({ session, config, deps, scheduler });
       // Frames the sign-in sends on its own: URL elicitations, their cancels and completions.
       const signInFrames$ = new Subject<Frame>();
@@ -184,6 +184,7 @@ export function createBridge(
       ).pipe(
         finalize(() => {
           unbind?.();
+          session.deadlines.dispose();
           session.upstream?.close();
         }),
       );

@@ -2,27 +2,11 @@
  * One forwarded client request (reference-behaviors.md §2.4, §3.3, §3.5, §3.6, §4): rounds,
  * progress with the client's token, time limits, cancellation, result shaping.
  */
-import {
-  EMPTY,
-  Observable,
-  catchError,
-  defer,
-  filter,
-  map,
-  merge,
-  mergeMap,
-  of,
-  share,
-  take,
-  takeUntil,
-  takeWhile,
-  tap,
-  timer,
-} from 'rxjs';
+import { Observable, Subject, of } from 'rxjs';
+import type { Subscriber, Subscription } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { driveInputRounds } from '../../operators/driveInputRounds.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
-import { withDeadline } from '../../operators/withDeadline.js';
 import { buildUpstreamMeta, forwardParams } from '../codec/meta.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
 import { ajvInputChecks } from '../codec/input/schemas.js';
@@ -33,7 +17,8 @@ import type { Frame, JsonObject, JsonValue, RequestFrame } from '../protocol/jso
 import { errorResponse, isErrorResponse, isObject, notification, result } from '../protocol/jsonrpc.js';
 import type { BridgeLimits } from './config.js';
 import type { Logger } from './log.js';
-import type { Abort, ClientContext, Session } from './session.js';
+import type { Deadline } from './deadlines.js';
+import type { Abort, ClientContext, Session, Stop } from './session.js';
 import { toErrorObject } from './session.js';
 import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
 
@@ -71,51 +56,21 @@ export interface ForwardContext {
   readonly shapeResult?: typeof shapeResult;
 }
 
-/** A single exchange as round outputs, for methods without input rounds. */
-function singleRound(exchange$: Observable<ExchangeEvent>): Observable<RoundOutput> {
-  return exchange$.pipe(
-    mergeMap((event): Observable<RoundOutput> => {
-      if (event.type === 'notification') {
-        return event.frame.method === 'notifications/progress'
-          ? of({ type: 'progress', frame: event.frame })
-          : EMPTY;
-      }
-      const frame = event.frame;
-      return of(
-        isErrorResponse(frame)
-          ? { type: 'error', error: frame.error }
-          : { type: 'result', result: frame.result },
-      );
-    }),
-    catchError((error: unknown) => of<RoundOutput>({ type: 'error', error: toErrorObject(error) })),
-  );
-}
-
-/** Logs the slow-request lines while the work runs (reference-behaviors.md §2.12). */
-function slowLines(
-  ctx: ForwardContext,
-  request: RequestFrame,
-  waitingForClient: () => boolean,
-): Observable<never> {
-  const { slowFirstMs, slowEveryMs } = ctx.limits;
-  return timer(slowFirstMs, slowEveryMs, ctx.scheduler).pipe(
-    mergeMap((tick) => {
-      const seconds = Math.round((slowFirstMs + tick * slowEveryMs) / 1000);
-      const what = waitingForClient()
-        ? `still waiting for the answers of the client to the input requests of ${request.method}`
-        : `still waiting for the upstream server: ${request.method}`;
-      ctx.logger.log('bridge', 'info', `${what} (request ${String(request.id)}, ${seconds} s)`);
-      return EMPTY;
-    }),
-  );
-}
-
-/** Forwards one client request; its state (cancel reason, progress) lives per subscription. */
+/**
+ * Forwards one client request; its state (cancel reason, progress) lives per subscription.
+ *
+ * The steady-state path (issue 13, deliverable 1) is written by hand: one upstream exchange, its
+ * deadline and slow-request line in the deadline queue of the session, the stop registered by id
+ * in the session (no subscription to a session-wide subject). The round driver is entered only
+ * when a result of `tools/call`, `prompts/get` or `resources/read` says `input_required`; it then
+ * gets that first response as its round 1. The frames are those of the driver for every method
+ * (reference-behaviors.md §2.10–§2.12, §3.5, §4).
+ */
 export function forwardRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
-  return defer(() => runRequest(ctx, request));
+  return new Observable<Frame>((subscriber) => runRequest(ctx, request, subscriber));
 }
 
-function runRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
+function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subscriber<Frame>): () => void {
   const { session, client, upstream, limits, scheduler } = ctx;
   const method = request.method;
   const clientMeta = request.params?.['_meta'];
@@ -124,120 +79,205 @@ function runRequest(ctx: ForwardContext, request: RequestFrame): Observable<Fram
   const base = forwardParams(request.params);
   let cancelReason = 'the client canceled the request';
   let waitingForClient = false;
-
-  const abort$: Observable<Abort> = merge(
-    session.cancels$.pipe(
-      filter((id) => id === request.id),
-      map((): Abort => ({ reason: 'the client canceled the request' })),
-    ),
-    session.abortAll$,
-  ).pipe(take(1));
-
-  const exchange = (round: number, extras: JsonObject): Observable<ExchangeEvent> => {
-    waitingForClient = false;
-    const limitMs = roundLimitMs(method, round, limits);
-    // The level current at the start of each round is stamped (§5.7).
-    const meta = buildUpstreamMeta(
-      {
-        clientInfo: client.info,
-        clientCapabilities: client.upstreamCapabilities,
-        ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
-      },
-      clientMeta,
-    );
-    return upstream
-      .request(
-        method,
-        { ...base, ...extras, _meta: meta },
-        { cancelReason: () => cancelReason, trace: { round, clientId: request.id } },
-      )
-      .pipe(
-        withDeadline({
-          limitMs,
-          scheduler,
-          error: () => {
-            cancelReason = 'the request timed out';
-            return new BridgeError('timeout', {
-              detail: `${method}: no response in ${formatDuration(limitMs)}`,
-            });
-          },
-        }),
-      );
-  };
-
-  // Remember why the request stopped before anything unsubscribes the upstream exchange.
-  const stop$ = abort$.pipe(
-    tap((abort) => (cancelReason = abort.reason)),
-    share(),
-  );
-
-  const rounds$: Observable<RoundOutput> = ROUND_METHODS.has(method)
-    ? driveInputRounds(
-        {
-          method,
-          maxRounds: limits.maxRounds,
-          maxInputRequests: limits.maxInputRequests,
-          inputTimeoutMs: limits.inputTimeoutMs,
-          ...(scheduler === undefined ? {} : { scheduler }),
-        },
-        {
-          exchange: (round, extras) => exchange(round, { ...extras }),
-          answers$: session.answers$,
-          nextBridgeId: () => {
-            waitingForClient = true;
-            return session.nextBridgeId();
-          },
-          nextElicitationId: session.nextElicitationId,
-          clientCapabilities: client.capabilities,
-          checks: ajvInputChecks,
-          abort$: stop$,
-          log: (level, text) =>
-            ctx.logger.log('bridge', level, `request ${String(request.id)} (${method}): ${text}`),
-        },
-      )
-    : merge(
-        singleRound(exchange(1, {})).pipe(takeUntil(stop$)),
-        stop$.pipe(
-          mergeMap((abort): Observable<RoundOutput> =>
-            abort.error === undefined ? EMPTY : of({ type: 'error', error: abort.error }),
-          ),
-        ),
-      ).pipe(takeWhile((output) => output.type !== 'result' && output.type !== 'error', true));
-
   let lastProgress = -Infinity;
-  const toClient = (output: RoundOutput): Frame[] => {
+  let ended = false;
+  /** The round-1 exchange, then the round driver once a result says `input_required`. */
+  let current: Subscription | undefined;
+  /** Only while the round driver runs: how a stop reaches it. */
+  let driverStop$: Subject<Abort> | undefined;
+
+  const exchange = (round: number, extras: JsonObject): Observable<ExchangeEvent> =>
+    new Observable<ExchangeEvent>((events) => {
+      waitingForClient = false;
+      const limitMs = roundLimitMs(method, round, limits);
+      // The level current at the start of each round is stamped (§5.7).
+      const meta = buildUpstreamMeta(
+        {
+          clientInfo: client.info,
+          clientCapabilities: client.upstreamCapabilities,
+          ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+        },
+        clientMeta,
+      );
+      // §3.5: progress never extends the limit; at the limit the exchange is unsubscribed, which
+      // sends notifications/cancelled with the timeout reason.
+      const deadline = session.deadlines.add(limitMs, () => {
+        cancelReason = 'the request timed out';
+        events.error(
+          new BridgeError('timeout', { detail: `${method}: no response in ${formatDuration(limitMs)}` }),
+        );
+      });
+      const inner = upstream
+        .request(
+          method,
+          { ...base, ...extras, _meta: meta },
+          { cancelReason: () => cancelReason, trace: { round, clientId: request.id } },
+        )
+        .subscribe(events);
+      return () => {
+        deadline.cancel();
+        inner.unsubscribe();
+      };
+    });
+
+  /** The frames of one output of the rounds for the client (§2.10: progress with its token only). */
+  const emit = (output: RoundOutput): void => {
     switch (output.type) {
       case 'toClient':
-        return [output.frame];
+        subscriber.next(output.frame);
+        return;
       case 'progress': {
         const params = output.frame.params ?? {};
         const progress = params['progress'];
         // Only with the client's token (0 included), only while increasing across rounds (§2.10).
-        if (!hasToken || typeof progress !== 'number' || progress <= lastProgress) return [];
+        if (!hasToken || typeof progress !== 'number' || progress <= lastProgress) return;
         lastProgress = progress;
         const forwarded: JsonObject = { progressToken, progress };
         if (params['total'] !== undefined) forwarded['total'] = params['total'];
         if (params['message'] !== undefined) forwarded['message'] = params['message'];
-        return [notification('notifications/progress', forwarded)];
+        subscriber.next(notification('notifications/progress', forwarded));
+        return;
       }
       case 'error':
-        return [errorResponse(request.id, toClientError(output.error))];
+        subscriber.next(errorResponse(request.id, toClientError(output.error)));
+        return;
       case 'result':
-        return [shape(ctx, request, output.result)];
+        subscriber.next(shape(ctx, request, output.result));
+        return;
     }
   };
+  /** A throw while handling an event fails this request alone (the caller answers it). */
+  const emitGuarded = (output: RoundOutput): void => {
+    try {
+      emit(output);
+    } catch (error: unknown) {
+      subscriber.error(error);
+    }
+  };
+  const finish = (): void => {
+    ended = true;
+    subscriber.complete();
+  };
 
-  const work$ = rounds$.pipe(mergeMap((output) => toClient(output)));
-  return new Observable<Frame>((subscriber) => {
-    session.tasks += 1;
-    const subscription = work$.subscribe(subscriber);
-    subscription.add(slowLines(ctx, request, () => waitingForClient).subscribe());
-    return () => {
-      subscription.unsubscribe();
-      session.tasks -= 1;
-      session.taskEnded$.next();
-    };
-  });
+  const stop: Stop = (abort) => {
+    if (ended) return;
+    // Remembered before anything unsubscribes the upstream exchange: the reason goes upstream.
+    cancelReason = abort.reason;
+    if (driverStop$ !== undefined) {
+      driverStop$.next(abort);
+      return;
+    }
+    current?.unsubscribe();
+    if (abort.error !== undefined) emit({ type: 'error', error: abort.error });
+    finish();
+  };
+
+  const startRounds = (first: ExchangeEvent): void => {
+    driverStop$ = new Subject<Abort>();
+    const rounds$ = driveInputRounds(
+      {
+        method,
+        maxRounds: limits.maxRounds,
+        maxInputRequests: limits.maxInputRequests,
+        inputTimeoutMs: limits.inputTimeoutMs,
+        ...(scheduler === undefined ? {} : { scheduler }),
+      },
+      {
+        // Round 1 already happened: its response opens the driver's first round.
+        exchange: (round, extras) => (round === 1 ? of(first) : exchange(round, { ...extras })),
+        answers$: session.answers$,
+        nextBridgeId: () => {
+          waitingForClient = true;
+          return session.nextBridgeId();
+        },
+        nextElicitationId: session.nextElicitationId,
+        clientCapabilities: client.capabilities,
+        checks: ajvInputChecks,
+        abort$: driverStop$,
+        log: (level, text) =>
+          ctx.logger.log('bridge', level, `request ${String(request.id)} (${method}): ${text}`),
+      },
+    );
+    current = rounds$.subscribe({
+      next: emitGuarded,
+      error: (error: unknown) => subscriber.error(error),
+      complete: finish,
+    });
+  };
+
+  const onFirstRound = (event: ExchangeEvent): void => {
+    if (event.type === 'notification') {
+      if (event.frame.method === 'notifications/progress')
+        emitGuarded({ type: 'progress', frame: event.frame });
+      return;
+    }
+    const frame = event.frame;
+    try {
+      if (isErrorResponse(frame)) {
+        emit({ type: 'error', error: frame.error });
+      } else if (ROUND_METHODS.has(method) && frame.result['resultType'] === 'input_required') {
+        // The round-1 exchange has its response: it ends here, with its deadline.
+        const round1 = current;
+        startRounds(event);
+        round1?.unsubscribe();
+        return;
+      } else {
+        emit({ type: 'result', result: frame.result });
+      }
+    } catch (error: unknown) {
+      subscriber.error(error);
+      return;
+    }
+    finish();
+  };
+  const onFirstRoundError = (error: unknown): void => {
+    if (driverStop$ !== undefined) return;
+    emitGuarded({ type: 'error', error: toErrorObject(error) });
+    finish();
+  };
+  // An exchange that ends without a response ends the request without a frame.
+  const onFirstRoundEnd = (): void => {
+    if (driverStop$ === undefined) finish();
+  };
+
+  session.tasks += 1;
+  const slow = slowLines(ctx, request, () => waitingForClient);
+  session.track(request.id, stop);
+  if (!ended) {
+    const first = exchange(1, {}).subscribe({
+      next: onFirstRound,
+      error: onFirstRoundError,
+      complete: onFirstRoundEnd,
+    });
+    // The round driver may have taken over already (a response in the same frame).
+    if (driverStop$ === undefined) current = first;
+  }
+  return () => {
+    ended = true;
+    slow.cancel();
+    session.untrack(request.id, stop);
+    current?.unsubscribe();
+    session.tasks -= 1;
+    session.taskEnded$.next();
+  };
+}
+
+/** Logs the slow-request lines while the work runs (reference-behaviors.md §2.12). */
+function slowLines(ctx: ForwardContext, request: RequestFrame, waitingForClient: () => boolean): Deadline {
+  const { slowFirstMs, slowEveryMs } = ctx.limits;
+  let tick = 0;
+  let next: Deadline;
+  const line = (): void => {
+    const seconds = Math.round((slowFirstMs + tick * slowEveryMs) / 1000);
+    tick += 1;
+    const what = waitingForClient()
+      ? `still waiting for the answers of the client to the input requests of ${request.method}`
+      : `still waiting for the upstream server: ${request.method}`;
+    ctx.logger.log('bridge', 'info', `${what} (request ${String(request.id)}, ${seconds} s)`);
+    next = ctx.session.deadlines.add(slowEveryMs, line);
+  };
+  next = ctx.session.deadlines.add(slowFirstMs, line);
+  return { cancel: () => next.cancel() };
 }
 
 function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Frame {

@@ -49,9 +49,15 @@ export interface RpcConnectionConfig {
 interface Pending {
   readonly method: string;
   readonly subscriber: Subscriber<ExchangeEvent>;
+  /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
   readonly started: number;
-  readonly trace: string;
+  readonly trace: ExchangeOptions['trace'];
 }
+
+const traceText = (trace: ExchangeOptions['trace']): string =>
+  trace === undefined
+    ? 'round 1 of no client request'
+    : `round ${trace.round} of ${trace.clientId === undefined ? 'no client request' : `client request ${trace.clientId}`}`;
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -98,11 +104,11 @@ export function createRpcConnection(
     const entry = pending.get(id);
     if (entry === undefined) return undefined;
     pending.delete(id);
-    if (logger.enabled('debug')) {
+    if (entry.started !== 0 && logger.enabled('debug')) {
       logger.log(
         'bridge',
         'debug',
-        `upstream request ${id} (${entry.method}, ${entry.trace}): ${outcome} after ${Date.now() - entry.started} ms`,
+        `upstream request ${id} (${entry.method}, ${traceText(entry.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
       );
     }
     return entry;
@@ -204,11 +210,8 @@ export function createRpcConnection(
       }
       const id = nextId++;
       const meta = isObject(params['_meta']) ? params['_meta'] : {};
-      const trace =
-        options.trace === undefined
-          ? 'round 1 of no client request'
-          : `round ${options.trace.round} of ${options.trace.clientId === undefined ? 'no client request' : `client request ${options.trace.clientId}`}`;
-      pending.set(id, { method, subscriber, started: Date.now(), trace });
+      const started = logger.enabled('debug') ? Date.now() : 0;
+      pending.set(id, { method, subscriber, started, trace: options.trace });
       transport.send(request(id, method, { ...params, _meta: { ...meta, progressToken: id } }));
       return () => {
         if (finish(id, 'cancelled') === undefined) return;

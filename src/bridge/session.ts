@@ -3,9 +3,12 @@
  * createBridge, one per subscription, never shared.
  */
 import { ReplaySubject, Subject } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import type { ClientAnswer } from '../../operators/driveInputRounds.js';
 import type { ErrorObject, JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import type { DeclaredLists } from '../codec/listen.js';
+import { createDeadlineQueue } from './deadlines.js';
+import type { DeadlineQueue } from './deadlines.js';
 import type { UpstreamConnection } from './upstream.js';
 
 export type Phase = 'awaiting_initialize' | 'initializing' | 'ready' | 'closing';
@@ -15,6 +18,9 @@ export interface Abort {
   /** The response of requests stopped this way; none for a client cancel or the end of input. */
   readonly error?: ErrorObject;
 }
+
+/** How a running request stops: a client cancel (no error) or an abort of all. */
+export type Stop = (abort: Abort) => void;
 
 export interface ClientContext {
   readonly info: JsonObject;
@@ -50,12 +56,32 @@ export interface Session {
   readonly initialized$: ReplaySubject<void>;
   /** A task ended (for the stop after an upstream loss). */
   readonly taskEnded$: Subject<void>;
+  /**
+   * Registers how a running forwarded request stops, under its client id: a client cancel of
+   * that id and `abortAll$` reach it from one subscription of the session, by a Map lookup,
+   * instead of a subscription per request (issue 13, deliverable 1). After `abortAll$` a new
+   * registration is stopped at once with the last abort, as the replay of `abortAll$` would.
+   */
+  track(id: RequestId, stop: Stop): void;
+  /** Removes a registration of `track` (the request ended). */
+  untrack(id: RequestId, stop: Stop): void;
+  /** The time limits and slow-request lines of the requests, one queue per connection. */
+  readonly deadlines: DeadlineQueue;
 }
 
-export function createSession(): Session {
+const CLIENT_CANCEL: Abort = Object.freeze({ reason: 'the client canceled the request' });
+
+export function createSession(scheduler?: SchedulerLike): Session {
   let bridgeIds = 0;
   let elicitationIds = 0;
-  return {
+  // Several requests may share an id (a client bug): a cancel of that id stops all of them.
+  const running = new Map<RequestId, Stop | Stop[]>();
+  let aborted: Abort | undefined;
+  const stopsOf = (id: RequestId): readonly Stop[] => {
+    const entry = running.get(id);
+    return entry === undefined ? [] : Array.isArray(entry) ? [...entry] : [entry];
+  };
+  const session: Session = {
     phase: 'awaiting_initialize',
     client: undefined,
     upstream: undefined,
@@ -71,7 +97,37 @@ export function createSession(): Session {
     ready$: new ReplaySubject(1),
     initialized$: new ReplaySubject(1),
     taskEnded$: new Subject(),
+    track(id, stop) {
+      if (aborted !== undefined) {
+        stop(aborted);
+        return;
+      }
+      const entry = running.get(id);
+      if (entry === undefined) running.set(id, stop);
+      else if (Array.isArray(entry)) entry.push(stop);
+      else running.set(id, [entry, stop]);
+    },
+    untrack(id, stop) {
+      const entry = running.get(id);
+      if (entry === stop) running.delete(id);
+      else if (Array.isArray(entry)) {
+        const rest = entry.filter((other) => other !== stop);
+        if (rest.length === 0) running.delete(id);
+        else running.set(id, rest.length === 1 ? (rest[0] as Stop) : rest);
+      }
+    },
+    deadlines: createDeadlineQueue(scheduler),
   };
+  session.cancels$.subscribe((id) => {
+    for (const stop of stopsOf(id)) stop(CLIENT_CANCEL);
+  });
+  session.abortAll$.subscribe((abort) => {
+    aborted = abort;
+    const stops = [...running.values()].flat();
+    running.clear();
+    for (const stop of stops) stop(abort);
+  });
+  return session;
 }
 
 /** The JSON-RPC error for a failure thrown inside a request's pipeline. */

@@ -6,8 +6,8 @@
  * the error goes on to the caller (`initialize` names the offered versions, see initialize.ts).
  * It wraps the connection of both transports, so every request of a session gets the same rule.
  */
-import { mergeMap, of } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { Observable } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { PROTOCOL_VERSION } from '../codec/meta.js';
 import { UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/errors.js';
 import type { ErrorObject } from '../protocol/jsonrpc.js';
@@ -32,27 +32,50 @@ export function offeredVersions(error: ErrorObject): string[] | undefined {
     .slice(0, MAX_NAMED_VERSIONS);
 }
 
-/** The connection with the retry of a `-32022` that offers 2026-07-28: once per request. */
+/** A response `-32022` that lists 2026-07-28 among the supported versions. */
+function retryable(event: ExchangeEvent): boolean {
+  if (event.type !== 'response' || !isErrorResponse(event.frame)) return false;
+  return offeredVersions(event.frame.error)?.includes(PROTOCOL_VERSION) === true;
+}
+
+/**
+ * The connection with the retry of a `-32022` that offers 2026-07-28: once per request. Written
+ * by hand, not with `mergeMap` and `of` per event: every upstream event of every request passes
+ * here (issue 13, a cheap path per request).
+ */
 export function withVersionRetry(connection: UpstreamConnection, logger: Logger): UpstreamConnection {
-  const request: UpstreamConnection['request'] = (method, params, options) => {
-    const attempt = (retriesLeft: number): Observable<ExchangeEvent> =>
-      connection.request(method, params, options).pipe(
-        mergeMap((event) => {
-          if (retriesLeft === 0 || event.type !== 'response' || !isErrorResponse(event.frame))
-            return of(event);
-          const offered = offeredVersions(event.frame.error);
-          if (offered?.includes(PROTOCOL_VERSION) !== true) return of(event);
-          logger.log(
-            'bridge',
-            'warn',
-            `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`,
-          );
-          // The response was the last event of the exchange: the retry is a new exchange, new id.
-          return attempt(retriesLeft - 1);
-        }),
-      );
-    return attempt(1);
-  };
+  const request: UpstreamConnection['request'] = (method, params, options) =>
+    new Observable<ExchangeEvent>((subscriber) => {
+      let current: Subscription | undefined;
+      const attempt = (retriesLeft: number): void => {
+        let retried = false;
+        const subscription = connection.request(method, params, options).subscribe({
+          next: (event) => {
+            if (retriesLeft > 0 && retryable(event)) {
+              logger.log(
+                'bridge',
+                'warn',
+                `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`,
+              );
+              // The response was the last event of the exchange: the retry is a new exchange, new id.
+              retried = true;
+              attempt(retriesLeft - 1);
+              return;
+            }
+            subscriber.next(event);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            if (!retried) subscriber.complete();
+          },
+        });
+        // After a retry only the new exchange is kept: the old one ended with its response (an
+        // exchange completes right after its response, UpstreamConnection.request).
+        if (!retried) current = subscription;
+      };
+      attempt(1);
+      return () => current?.unsubscribe();
+    });
   return {
     request,
     notifications$: connection.notifications$,

@@ -5,6 +5,8 @@
  * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments, or
  * a forced token store that does not open. `logout` has the exit codes of §6.12 (src/cli/logout.ts).
  */
+// First: a setting of the process that must hold before the modules below allocate.
+import './youngGeneration.js';
 import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';

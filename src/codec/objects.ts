@@ -14,12 +14,17 @@ export function setMember(target: JsonObject, key: string, value: JsonValue): vo
   }
 }
 
-/** A shallow copy of `source` without the members in `drop`. */
+/**
+ * A shallow copy of `source` without the members in `drop`. A `for…in` over own members, not
+ * `Object.entries`: no array of pairs per copy (issue 13, deliverable 3). Parsed JSON has no
+ * enumerable inherited members; `Object.hasOwn` keeps it exact for any other object.
+ */
 export function omit(source: JsonObject, drop: ReadonlySet<string> | readonly string[]): JsonObject {
-  const dropped = drop instanceof Set ? drop : new Set(drop as readonly string[]);
+  const dropped = (key: string): boolean =>
+    drop instanceof Set ? drop.has(key) : (drop as readonly string[]).includes(key);
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(source)) {
-    if (!dropped.has(key)) setMember(out, key, value);
+  for (const key in source) {
+    if (Object.hasOwn(source, key) && !dropped(key)) setMember(out, key, source[key] as JsonValue);
   }
   return out;
 }

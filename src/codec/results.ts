@@ -99,6 +99,8 @@ export function shapeResult(
  * other `_meta` keys stay, an emptied (or non-object) `_meta` goes.
  */
 function stripModern(result: JsonObject): JsonObject {
+  // A result without anything to remove passes unchanged: no copy (issue 13, deliverable 3).
+  if (!hasModernMember(result)) return result;
   const out = omit(result, MODERN_MEMBERS);
   if (!Object.hasOwn(out, '_meta')) return out;
   const meta = out['_meta'];
@@ -106,6 +108,14 @@ function stripModern(result: JsonObject): JsonObject {
   if (isEmpty(kept)) return omit(out, ['_meta']);
   out['_meta'] = kept;
   return out;
+}
+
+/** True when `stripModern` would change the result. */
+function hasModernMember(result: JsonObject): boolean {
+  for (const key of MODERN_MEMBERS) if (Object.hasOwn(result, key)) return true;
+  if (!Object.hasOwn(result, '_meta')) return false;
+  const meta = result['_meta'];
+  return !isObject(meta) || isEmpty(meta) || Object.hasOwn(meta, META_SERVER_INFO);
 }
 
 function shapeList(

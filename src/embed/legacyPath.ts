@@ -7,13 +7,13 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { NEVER, Subject, defer, map, of } from 'rxjs';
 import type { OperatorFunction, SchedulerLike } from 'rxjs';
-import { decodeLines } from '../../operators/decodeLines.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { BridgeLimits } from '../bridge/config.js';
 import { createBridge } from '../bridge/createBridge.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
+import { asFrame, isObject, isRequestId } from '../protocol/jsonrpc.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { linkServer } from './serverLink.js';
@@ -37,7 +37,7 @@ export const EMBEDDED_LIMITS: BridgeLimits = Object.freeze({
 export interface LegacyPathConfig {
   readonly factory: McpServerFactory;
   readonly limits: BridgeLimits;
-  /** Line and depth limits applied to the server's messages, as to a child's stdout. */
+  /** Line and depth limits of the client's lines (the in-memory link has no lines). */
   readonly maxLineBytes: number;
   readonly maxDepth: number;
   /** `serverInfo.name` and `.version` when the server gives none. */
@@ -49,27 +49,37 @@ export interface LegacyPathConfig {
 
 /**
  * The upstream of one `initialize` attempt: a connection of the server over the in-memory link.
- * The server's messages pass as the JSON lines a pipe would carry, through the same decoder as a
- * child's stdout; the bridge's frames reach the server as copies. It never exits by itself.
+ * The link is in memory, so nothing is serialised (issue 13, deliverable 4): the bridge's frames
+ * reach the server as they are (the bridge builds a new frame per exchange and never reuses one),
+ * and each message of the server is checked for the JSON-RPC shape, as a child's line would be
+ * (reference-behaviors.md §3.1), without a JSON round trip. The line and depth limits of a pipe
+ * do not apply: there is no line, and the server is code of this process. It never exits by
+ * itself.
  */
 export function createMemoryUpstream(config: LegacyPathConfig): UpstreamConnection {
   const { logger } = config;
   const toServer = new Subject<Frame>();
-  const encoder = new TextEncoder();
   const inbound$ = toServer.pipe(
     linkServer(config.factory, { onError: (error) => logger.log('embed', 'debug', error.message) }),
-    map((message) => encoder.encode(`${JSON.stringify(message)}\n`)),
-    decodeLines({ maxLineBytes: config.maxLineBytes, maxDepth: config.maxDepth }),
+    map(toInbound),
   );
   return createRpcConnection(
     {
       inbound$,
-      send: (frame) => toServer.next(JSON.parse(JSON.stringify(frame)) as Frame),
+      send: (frame) => toServer.next(frame),
       exit$: NEVER,
       close: () => toServer.complete(),
     },
     logger,
   );
+}
+
+/** A message of the server as a line of a child would be classified: a frame, or a bad line. */
+function toInbound(message: Frame): Inbound {
+  const frame = asFrame(message);
+  if (frame !== undefined) return { kind: 'frame', frame };
+  const id: unknown = isObject(message) ? message['id'] : undefined;
+  return { kind: 'bad', id: isRequestId(id) ? id : null, cause: 'invalid_request_shape' };
 }
 
 /**

@@ -156,4 +156,21 @@ describe('shapeResult', () => {
   it('passes results of other methods with only the 2026 members removed', () => {
     expect(shape('custom/method', { resultType: 'complete', a: { ttlMs: 1 } })).toEqual({ a: { ttlMs: 1 } });
   });
+
+  it('passes a result that needs no change on as the same object, without a copy (issue 13)', () => {
+    const call = { content: [{ type: 'text', text: 'x'.repeat(1024) }], _meta: { 'vscode.a': 1 } };
+    expect(shape('tools/call', call)).toBe(call);
+    const read = { contents: [{ uri: 'file:///a', text: 'a' }] };
+    expect(shape('resources/read', read)).toBe(read);
+    const tagged = { content: [], resultType: 'complete' };
+    const shaped = shape('tools/call', tagged);
+    expect(shaped).not.toBe(tagged);
+    expect(shaped).toEqual({ content: [] });
+    // The input is never changed in place.
+    expect(tagged).toEqual({ content: [], resultType: 'complete' });
+    const emptyMeta = { content: [], _meta: {} };
+    expect(shape('tools/call', emptyMeta)).toEqual({ content: [] });
+    const serverInfo = { content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'n' }, k: 1 } };
+    expect(shape('tools/call', serverInfo)).toEqual({ content: [], _meta: { k: 1 } });
+  });
 });

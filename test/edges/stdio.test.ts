@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import { lastValueFrom, range, map, count } from 'rxjs';
+import { Observable, lastValueFrom, range, map, count } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { writeLines } from '../../src/edges/stdio.js';
 
@@ -26,6 +26,30 @@ describe('writeLines', () => {
         count(),
       ),
     );
+    expect(written).toBe(3);
+    expect(writes).toEqual(['0\n', '1\n2\n']);
+  });
+
+  it('lines made in separate microtasks of one turn share one write (issue 13)', async () => {
+    // A stream that is never full: only the batching decides the writes.
+    const writes: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        writes.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    const lines$ = new Observable<string>((subscriber) => {
+      subscriber.next('0\n');
+      queueMicrotask(() => {
+        subscriber.next('1\n');
+        queueMicrotask(() => {
+          subscriber.next('2\n');
+          subscriber.complete();
+        });
+      });
+    });
+    const written = await lastValueFrom(lines$.pipe(writeLines(stream), count()));
     expect(written).toBe(3);
     expect(writes).toEqual(['0\n', '1\n2\n']);
   });

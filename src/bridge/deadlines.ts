@@ -1,0 +1,119 @@
+/**
+ * One deadline queue per client connection (issue 13, deliverable 1): the time limits of the
+ * forwarded requests (reference-behaviors.md §3.5) and their slow-request lines (§2.12) without a
+ * timer per request. Entries of the same delay are due in the order they were added, so each
+ * delay keeps a FIFO list (a linked list: removing an entry is O(1)) and one action of the RxJS
+ * scheduler for the first entry of that list. Virtual time in tests works as with `timer`.
+ */
+import { asyncScheduler } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
+
+/** One pending deadline; `cancel` is idempotent and never calls `fire`. */
+export interface Deadline {
+  cancel(): void;
+}
+
+export interface DeadlineQueue {
+  /** Calls `fire` once, `delayMs` from now (capped at 2^31-1 ms), unless cancelled first. */
+  add(delayMs: number, fire: () => void): Deadline;
+  /** Drops every entry and every scheduled action: nothing fires afterwards. */
+  dispose(): void;
+}
+
+interface Entry extends Deadline {
+  readonly due: number;
+  fire: (() => void) | undefined;
+  prev: Entry | undefined;
+  next: Entry | undefined;
+}
+
+/** The entries of one delay, oldest first, and the action armed for the first one. */
+interface Lane {
+  head: Entry | undefined;
+  tail: Entry | undefined;
+  action: Subscription | undefined;
+  /** The time the action runs at. */
+  armedFor: number;
+}
+
+/** Node fires timers above 2^31-1 ms at once; a longer limit is no limit in practice. */
+const MAX_DELAY_MS = 2_147_483_647;
+
+export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): DeadlineQueue {
+  const lanes = new Map<number, Lane>();
+  let disposed = false;
+
+  const unlink = (lane: Lane, entry: Entry): void => {
+    if (entry.prev === undefined) lane.head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === undefined) lane.tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = undefined;
+    entry.next = undefined;
+  };
+
+  const arm = (lane: Lane): void => {
+    const head = lane.head;
+    if (head === undefined || disposed) return;
+    // An action armed for a later time is replaced; one armed for an earlier or the same time
+    // runs first and arms again for the entry then at the head.
+    if (lane.action !== undefined && lane.armedFor <= head.due) return;
+    lane.action?.unsubscribe();
+    lane.armedFor = head.due;
+    lane.action = scheduler.schedule(() => run(lane), Math.max(0, head.due - scheduler.now()));
+  };
+
+  const run = (lane: Lane): void => {
+    lane.action = undefined;
+    const now = scheduler.now();
+    for (let entry = lane.head; entry !== undefined && entry.due <= now; entry = lane.head) {
+      unlink(lane, entry);
+      const fire = entry.fire;
+      entry.fire = undefined;
+      fire?.();
+    }
+    arm(lane);
+  };
+
+  return {
+    add(delayMs, fire) {
+      const delay = Math.min(Math.max(0, delayMs), MAX_DELAY_MS);
+      let lane = lanes.get(delay);
+      if (lane === undefined) {
+        lane = { head: undefined, tail: undefined, action: undefined, armedFor: 0 };
+        lanes.set(delay, lane);
+      }
+      const owner = lane;
+      const entry: Entry = {
+        due: scheduler.now() + delay,
+        fire,
+        prev: owner.tail,
+        next: undefined,
+        cancel: () => {
+          if (entry.fire === undefined) return;
+          entry.fire = undefined;
+          unlink(owner, entry);
+          // The armed action stays, also when the lane is empty: it runs once at its time and
+          // arms for the head then, if any. Dropping it would cost a timer per request again
+          // when requests come one after the other; `dispose` drops it at the end.
+        },
+      };
+      if (owner.tail === undefined) owner.head = entry;
+      else owner.tail.next = entry;
+      owner.tail = entry;
+      arm(owner);
+      return entry;
+    },
+    dispose() {
+      disposed = true;
+      for (const lane of lanes.values()) {
+        lane.action?.unsubscribe();
+        lane.action = undefined;
+        for (let entry = lane.head; entry !== undefined; entry = entry.next) entry.fire = undefined;
+        lane.head = undefined;
+        lane.tail = undefined;
+      }
+      lanes.clear();
+    },
+  };
+}
