@@ -33,15 +33,16 @@ export function checkEndpoint(value: unknown): EndpointCheck {
 /** True when the URL is `http` (then only a loopback one passes {@link checkEndpoint}). */
 export const isPlainHttp = (value: string): boolean => value.toLowerCase().startsWith('http:');
 
-/** Origin and path without a terminating slash (`https://host/` and `https://host` are one). */
-const originAndPath = (url: URL): string => `${url.origin}${url.pathname.replace(/\/$/, '')}`;
-
 /**
- * The `resource` of the protected resource metadata must identify the MCP server the bridge
- * talks to (RFC 9728 §3.3 and §7.3, protocol-mapping.md §8.2 item 5): equal after the
- * canonical form of scheme and host case and the default port (the URL parser does both), and
- * of a terminating slash. The query of the MCP URL is not part of the comparison: it may hold a
- * key the user gave, which a server does not publish; a `resource` with a query must repeat it.
+ * The `resource` of the protected resource metadata must cover the MCP server the bridge talks
+ * to (RFC 9728 §3.3 and §7.3, protocol-mapping.md §8.2 item 5; reference-behaviors.md §9 item 7:
+ * "resource metadata must cover the URL"): the same origin after the canonical form of scheme
+ * and host case and the default port (the URL parser does both), and a path that is the MCP
+ * URL's path or a whole-segment prefix of it, a terminating slash aside. The prefix is what the
+ * root well-known document publishes (RFC 9728 §3.3: its `resource` is the identifier the root
+ * URL was built from, the origin); another origin is never covered. The query of the MCP URL is
+ * not part of the comparison: it may hold a key the user gave, which a server does not publish;
+ * a `resource` with a query must repeat it and name the same path.
  */
 export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
   if (typeof resource !== 'string') return false;
@@ -54,8 +55,12 @@ export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
     return false;
   }
   if (published.hash !== '' || published.username !== '' || published.password !== '') return false;
+  if (published.origin !== target.origin) return false;
   if (published.search !== '' && published.search !== target.search) return false;
-  return originAndPath(published) === originAndPath(target);
+  const path = published.pathname.replace(/\/$/, '');
+  const targetPath = target.pathname.replace(/\/$/, '');
+  if (published.search !== '') return path === targetPath;
+  return targetPath === path || targetPath.startsWith(`${path}/`);
 }
 
 /**

@@ -58,6 +58,37 @@ describe('discoverResource (RFC 9728)', () => {
     expect(asked).toEqual(['https://mcp.example/.well-known/oauth-protected-resource/public/mcp']);
   });
 
+  // The conformance scenario auth/metadata-var2: no path-specific document, and the root one
+  // publishes the origin (RFC 9728 §3.3: the identifier the root URL is built from).
+  it('takes the root document whose resource is the origin, and keeps that resource', async () => {
+    const { fetch, asked } = tableFetch({
+      'https://mcp.example/.well-known/oauth-protected-resource': {
+        status: 200,
+        body: { resource: 'https://mcp.example', authorization_servers: ['https://as.example/tenant1'] },
+      },
+    });
+    await expect(discoverResource({ fetch, mcpUrl: MCP, signal })).resolves.toEqual({
+      resource: 'https://mcp.example',
+      issuer: 'https://as.example/tenant1',
+    });
+    expect(asked).toEqual([
+      'https://mcp.example/.well-known/oauth-protected-resource/public/mcp',
+      'https://mcp.example/.well-known/oauth-protected-resource',
+    ]);
+  });
+
+  it('refuses a root document of another origin', async () => {
+    const { fetch } = tableFetch({
+      'https://mcp.example/.well-known/oauth-protected-resource': {
+        status: 200,
+        body: { resource: 'https://evil.example', authorization_servers: ['https://as.example'] },
+      },
+    });
+    await expect(discoverResource({ fetch, mcpUrl: MCP, signal })).rejects.toMatchObject({
+      detail: 'the protected resource metadata names another resource than the URL of the server',
+    });
+  });
+
   it('needs an authorization server, and a document at all', async () => {
     const none = tableFetch({
       'https://mcp.example/.well-known/oauth-protected-resource/public/mcp': {

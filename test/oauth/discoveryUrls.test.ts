@@ -85,8 +85,24 @@ describe('resourceMatches', () => {
     expect(resourceMatches('https://other.example/mcp', 'https://h.example/mcp')).toBe(false);
     expect(resourceMatches('https://h.example:8443/mcp', 'https://h.example/mcp')).toBe(false);
     expect(resourceMatches('http://h.example/mcp', 'https://h.example/mcp')).toBe(false);
-    expect(resourceMatches('https://h.example/', 'https://h.example/mcp')).toBe(false);
     expect(resourceMatches('https://h.example/MCP', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://other.example', 'https://h.example/mcp')).toBe(false);
+  });
+
+  // RFC 9728 §3.3: the root document's resource is the origin it was built from; the reference
+  // takes metadata whose resource "covers the URL" (reference-behaviors.md §9 item 7).
+  it('takes a resource that covers the URL: the origin, or a whole-segment prefix of the path', () => {
+    expect(resourceMatches('https://h.example', 'https://h.example/mcp')).toBe(true);
+    expect(resourceMatches('https://h.example/', 'https://h.example/mcp')).toBe(true);
+    expect(resourceMatches('https://h.example/api', 'https://h.example/api/v1/mcp')).toBe(true);
+    expect(resourceMatches('https://h.example/api/', 'https://h.example/api/mcp?key=k1')).toBe(true);
+  });
+
+  it('refuses a prefix that is not a whole segment, a longer path, or a query with another path', () => {
+    expect(resourceMatches('https://h.example/mc', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/api', 'https://h.example/apix/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/mcp/x', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/?key=k1', 'https://h.example/mcp?key=k1')).toBe(false);
   });
 
   it('refuses a resource that is no string, no URL, or has a fragment or user info', () => {
