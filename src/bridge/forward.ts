@@ -139,7 +139,7 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
         return;
       }
       case 'error':
-        subscriber.next(errorResponse(request.id, toClientError(output.error)));
+        subscriber.next(errorResponse(request.id, toClientError(output.error, method)));
         return;
       case 'result':
         subscriber.next(shape(ctx, request, output.result));

@@ -18,4 +18,23 @@ describe('toClientError', () => {
     const refused = { code: -32602, message: 'bad' };
     expect(toClientError(refused)).toBe(refused);
   });
+
+  it('turns the -32602 of a resources/read that says not found into -32002 (protocol-mapping.md §1.8)', () => {
+    expect(
+      toClientError({ code: -32602, message: 'Unknown', data: { uri: 'file:///a' } }, 'resources/read'),
+    ).toEqual({ code: -32002, message: 'Unknown', data: { uri: 'file:///a' } });
+    expect(toClientError({ code: -32602, message: 'Resource Not Found' }, 'resources/read')).toEqual({
+      code: -32002,
+      message: 'Resource Not Found',
+    });
+  });
+
+  it('keeps other -32602s: another method, or a resources/read that does not say not found', () => {
+    const tool = { code: -32602, message: 'Tool x not found' };
+    expect(toClientError(tool, 'tools/call')).toBe(tool);
+    const bad = { code: -32602, message: 'The uri is not valid', data: { reason: 'scheme' } };
+    expect(toClientError(bad, 'resources/read')).toBe(bad);
+    const old = { code: -32002, message: 'Resource not found' };
+    expect(toClientError(old, 'resources/read')).toBe(old);
+  });
 });

@@ -84,6 +84,27 @@ describe.concurrent('errors of the upstream', () => {
     });
   });
 
+  it('turns the -32602 of a resource the SDK 2.x server does not have into -32002, with its message and data', async (context) => {
+    // The fixture upstream (startBridge's default) is the SDK 2.x server: a 2026-07-28 server
+    // MUST refuse an unknown resource with -32602, a 2025-11-25 client expects -32002
+    // (protocol-mapping.md §1.8).
+    const bridge = startBridge();
+    context.onTestFinished(() => bridge.kill());
+    expect(await handshakeWithin(bridge, STARTUP_MS)).toHaveProperty('result');
+    const missing = await ask(bridge, req('r', 'resources/read', { uri: 'fixture://no/such/resource' }));
+    expect(missing).toEqual({
+      jsonrpc: '2.0',
+      id: 'r',
+      error: {
+        code: -32002,
+        message: 'Resource not found: fixture://no/such/resource',
+        data: { uri: 'fixture://no/such/resource' },
+      },
+    });
+    const other = await ask(bridge, req('t', 'tools/call', { name: 'no_such_tool', arguments: {} }));
+    expect(other).toMatchObject({ jsonrpc: '2.0', id: 't', error: { code: -32602 } });
+  });
+
   it('turns -32042 into -32603 with the same message and no data', async (context) => {
     const bridge = await bridgeTo(context, 'url-elicitation-error');
     expect(await ask(bridge, echo(0, 'x'))).toEqual({
