@@ -174,7 +174,10 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
       mergeMap(discover$),
       catchError((error: unknown) => {
         const code = isBridgeError(error) ? error.code : 'internal failure';
-        if (code !== 'spawn_failed') logger.log('bridge', 'err', `server/discover failed: ${code}`);
+        // The detail says why (a sign-in's HTTP status and error code, a certificate problem);
+        // details never hold the URL, a header value or frame contents (src/bridge/upstream.ts).
+        const detail = isBridgeError(error) && error.detail !== undefined ? ` (${error.detail})` : '';
+        if (code !== 'spawn_failed') logger.log('bridge', 'err', `server/discover failed: ${code}${detail}`);
         reset();
         return of(errorResponse(request.id, discoverError(error, limitMs)));
       }),

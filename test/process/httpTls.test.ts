@@ -74,7 +74,8 @@ describe.skipIf(NO_POSIX_TOOLS)('trust of the URL form', () => {
     expect(second).toMatchObject({ error: { code: -32603, data: { cause: 'transport_failed' } } });
     expect(server.received).toEqual([]);
     expect(peer.stderr).toContain(
-      'mcp-bridge-vscode: bridge: error: server/discover failed: transport_failed',
+      'mcp-bridge-vscode: bridge: error: server/discover failed: transport_failed ' +
+        '(server/discover: the certificate of the server is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE))',
     );
     expect(
       [...peer.lines, ...peer.stderr].filter((line) => line.includes(`127.0.0.1:${server.port}`)),
