@@ -3,61 +3,15 @@
  * used with no request, a silent refresh counted by the server, a refused refresh followed by a
  * sign-in in the browser, a newer record kept by the store, and a store that fails.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
-import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
+import { describe, expect, it } from 'vitest';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { caFetchFn, harness, post, request } from './signInHarness.js';
-import type { Harness, HarnessOptions } from './signInHarness.js';
+import { signInSuite, post, request } from './signInHarness.js';
+import type { Harness } from './signInHarness.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
 import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
-
-async function servers(
-  asOptions: Partial<AuthServerOptions> = {},
-  mcpOptions: Partial<ProtectedMcpOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...mcpOptions });
-  closers.push(() => mcp.close());
-  // A request that passed the bearer check is answered 200 by the fixture behind it.
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return { as, mcp };
-}
-
-function make(options: Omit<HarnessOptions, 'ca'>): Harness {
-  const h = harness({ ca: certs.caPem, ...options });
-  closers.push(() => h.close());
-  made.push(h);
-  return h;
-}
+const suite = signInSuite();
+const { make, servers } = suite;
 
 /** Every log line and sign-in line, as the secret scan reads them. */
 const output = (h: Harness): { lines: string[]; stderr: string[] } => ({
@@ -75,12 +29,12 @@ describe('tokens of the store', () => {
     const { as, mcp } = await servers();
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
     expect(second.auth.header()).toBe(first.auth.header());
-    expect((await post(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await post(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
     expect(as.stats()).toEqual({
       authorizationRequests: 1,
       codeGrants: 1,
@@ -98,7 +52,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     const before = await store.read({
       url: mcp.url,
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
@@ -109,7 +63,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     await second.auth.load();
     let changes = 0;
     const sub = second.auth.signedIn$.subscribe(() => (changes += 1));
-    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
     sub.unsubscribe();
 
     expect(as.stats()).toEqual({
@@ -139,13 +93,13 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     as.revokeRefreshTokens();
     await sleep(1_100);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
-    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
 
     // The server counts granted refreshes only; the refused one is in its token request log.
     expect(as.stats()).toEqual({
@@ -184,7 +138,7 @@ describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
       },
     };
     const h = make({ config: { url: mcp.url }, store });
-    const first = await post(net.fetch, mcp.url, h.auth);
+    const first = await post(suite.net.fetch, mcp.url, h.auth);
     await h.auth.challenge({
       status: 401,
       wwwAuthenticate: first.wwwAuthenticate,
@@ -208,7 +162,7 @@ describe('a token store that fails', () => {
       write: () => Promise.reject(new Error('the keychain is locked')),
     };
     const h = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.logs).toContainEqual({
       scope: 'oauth',
       level: 'warn',
