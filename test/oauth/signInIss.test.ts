@@ -38,11 +38,11 @@ const scan = (h: Harness): void =>
 
 describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)', () => {
   // The four cases of the table of protocol-mapping §8.6 that end in a completed sign-in.
-  it.each([
-    { title: 'advertised and present: the sign-in completes', options: { iss: 'correct' } },
-    { title: 'not advertised but present and right: taken', options: { iss: 'unexpected' } },
-    { title: 'neither advertised nor present: taken', options: { iss: 'none' } },
-  ] satisfies Array<{ title: string; options: HandAuthServerOptions }>)('$title', async ({ options }) => {
+  it.each<[string, HandAuthServerOptions]>([
+    ['advertised and present: the sign-in completes', { iss: 'correct' }],
+    ['not advertised but present and right: taken', { iss: 'unexpected' }],
+    ['neither advertised nor present: taken', { iss: 'none' }],
+  ])('%s', async (_title, options) => {
     const { as, mcp, h } = await setUp(options);
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.stats().codeGrants).toBe(1);
@@ -50,35 +50,32 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
   });
 
   // The cases refused before the code is sent anywhere: no token request, no token.
-  it.each([
-    {
-      title: 'advertised and missing: refused before the code is sent anywhere',
-      options: { iss: 'missing' },
-      detail: 'the authorization response has no iss, which the authorization server promised',
-    },
-    {
-      title: 'advertised and wrong: refused',
-      options: { iss: 'wrong' },
-      detail: 'the iss of the authorization response is not the issuer of the authorization server',
-    },
-    {
-      title: 'not advertised but present and wrong: compared anyway and refused',
-      options: { iss: 'unexpected', issValue: 'https://wrong.example' },
-      detail: 'the iss of the authorization response is not the issuer of the authorization server',
-    },
-  ] satisfies Array<{ title: string; options: HandAuthServerOptions; detail: string }>)(
-    '$title',
-    async ({ options, detail }) => {
-      const { as, mcp, h } = await setUp(options);
-      await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
-        code: 'sign_in_failed',
-        detail,
-      });
-      expect(as.tokenRequests()).toEqual([]);
-      expect(h.auth.header()).toBeUndefined();
-      scan(h);
-    },
-  );
+  it.each<[string, HandAuthServerOptions, string]>([
+    [
+      'advertised and missing: refused before the code is sent anywhere',
+      { iss: 'missing' },
+      'the authorization response has no iss, which the authorization server promised',
+    ],
+    [
+      'advertised and wrong: refused',
+      { iss: 'wrong' },
+      'the iss of the authorization response is not the issuer of the authorization server',
+    ],
+    [
+      'not advertised but present and wrong: compared anyway and refused',
+      { iss: 'unexpected', issValue: 'https://wrong.example' },
+      'the iss of the authorization response is not the issuer of the authorization server',
+    ],
+  ])('%s', async (_title, options, detail) => {
+    const { as, mcp, h } = await setUp(options);
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_failed',
+      detail,
+    });
+    expect(as.tokenRequests()).toEqual([]);
+    expect(h.auth.header()).toBeUndefined();
+    scan(h);
+  });
 
   it('a differently spelled issuer (a trailing slash) is refused: no normalisation', async () => {
     // The receiver hands the flow the callback with the issuer plus "/" as its iss.
