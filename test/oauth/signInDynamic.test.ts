@@ -11,24 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { createFileLock } from '../../src/oauth/store/lock.js';
 import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { signInSuite, post, request } from './signInHarness.js';
-import type { Harness } from './signInHarness.js';
+import { harnessOutput, secretsOf, signInSuite, post, request } from './signInHarness.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
-import type { TokenRecord } from '../../src/oauth/store/types.js';
 
 const suite = signInSuite();
 const { make, servers, defer } = suite;
-
-/** Every log line and sign-in line, as the secret scan reads them. */
-const output = (h: Harness): { lines: string[]; stderr: string[] } => ({
-  lines: [],
-  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
-});
-
-const secretsOf = (record: TokenRecord | undefined): string[] =>
-  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
-    (value): value is string => value !== undefined,
-  );
 
 describe('sign-in with dynamic client registration and the browser', () => {
   it('signs in during initialize, stores the record, and the retry passes', async () => {
@@ -74,7 +61,7 @@ describe('sign-in with dynamic client registration and the browser', () => {
     expect(h.auth.header()).toBe(`Bearer ${record?.accessToken ?? 'none'}`);
     expect(h.consent.asked).toEqual([]);
     expect(h.sentSecrets).toHaveLength(2); // the code and the verifier
-    expectNoSecrets(output(h), [...secretsOf(record), ...h.sentSecrets]);
+    expectNoSecrets(harnessOutput(h), [...secretsOf(record), ...h.sentSecrets]);
   });
 });
 

@@ -13,7 +13,7 @@ import type { RedirectResult } from '../../src/oauth/receiver.js';
 import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import type { SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
-import type { SignInLock, TokenStore } from '../../src/oauth/store/types.js';
+import type { SignInLock, TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import type { BrowserMode } from '../fixtures/oauth/testBrowser.js';
@@ -187,6 +187,18 @@ export function harness(options: HarnessOptions): Harness {
   (result as { auth: Harness['auth'] }).auth = watched;
   return result;
 }
+
+/** Every log line and sign-in line of a harness, as the secret scan reads them. */
+export const harnessOutput = (h: Harness): { lines: string[]; stderr: string[] } => ({
+  lines: [],
+  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
+});
+
+/** The secrets of a stored record (access and refresh token, client secret), for the secret scan. */
+export const secretsOf = (record: TokenRecord | undefined): string[] =>
+  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
+    (value): value is string => value !== undefined,
+  );
 
 export interface McpReply {
   readonly status: number;

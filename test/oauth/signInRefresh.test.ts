@@ -5,24 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { signInSuite, post, request } from './signInHarness.js';
-import type { Harness } from './signInHarness.js';
+import { harnessOutput, secretsOf, signInSuite, post, request } from './signInHarness.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
 import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 
 const suite = signInSuite();
 const { make, servers } = suite;
-
-/** Every log line and sign-in line, as the secret scan reads them. */
-const output = (h: Harness): { lines: string[]; stderr: string[] } => ({
-  lines: [],
-  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
-});
-
-const secretsOf = (record: TokenRecord | undefined): string[] =>
-  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
-    (value): value is string => value !== undefined,
-  );
 
 describe('tokens of the store', () => {
   it('uses a stored token valid beyond the margin with no request to the authorization server', async () => {
@@ -86,7 +74,11 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     expect(after?.accessToken).not.toBe(before?.accessToken);
     expect(after?.savedAt).toBeGreaterThan(before?.savedAt ?? Infinity);
     expect(second.logs.map((l) => l.text)).toContain('the bridge refreshed the sign-in');
-    expectNoSecrets(output(second), [...secretsOf(before), ...secretsOf(after), ...second.sentSecrets]);
+    expectNoSecrets(harnessOutput(second), [
+      ...secretsOf(before),
+      ...secretsOf(after),
+      ...second.sentSecrets,
+    ]);
   });
 
   it('signs in again in the browser when the server refuses the refresh', async () => {
@@ -117,7 +109,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     expect(second.logs.map((l) => l.text)).toContain(
       'the authorization server refused the refresh (the refresh failed: HTTP status 400, invalid_grant); a new sign-in follows',
     );
-    expectNoSecrets(output(second), second.sentSecrets);
+    expectNoSecrets(harnessOutput(second), second.sentSecrets);
   });
 });
 
