@@ -96,6 +96,17 @@ export function signInConfig(config: HarnessOptions['config']): SignInConfig {
   };
 }
 
+/** `inner` with another write; read, delete and list go to `inner`. */
+export function writingThrough(inner: TokenStore, write: TokenStore['write']): TokenStore {
+  return {
+    ...inner,
+    read: (key) => inner.read(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    write,
+  };
+}
+
 export function harness(options: HarnessOptions): Harness {
   const logs: LogLine[] = [];
   const signInLines: string[] = [];
@@ -108,18 +119,12 @@ export function harness(options: HarnessOptions): Harness {
   const errors: string[] = [];
   const written: string[] = [];
   // Every record written passes here, so that its secrets join the scan.
-  const store: TokenStore = {
-    ...inner,
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    write: (record) => {
-      for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
-        if (value !== undefined) written.push(value);
-      }
-      return inner.write(record);
-    },
-  };
+  const store = writingThrough(inner, (record) => {
+    for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
+      if (value !== undefined) written.push(value);
+    }
+    return inner.write(record);
+  });
   const result: Harness = {
     auth: undefined as unknown as Harness['auth'],
     consent,

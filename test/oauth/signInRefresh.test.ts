@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { harnessOutput, secretsOf, signInSuite, post, request } from './signInHarness.js';
+import { harnessOutput, secretsOf, signInSuite, writingThrough, post, request } from './signInHarness.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
-import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
+import type { TokenRecord } from '../../src/oauth/store/types.js';
 
 const suite = signInSuite();
 const { make, servers } = suite;
@@ -118,17 +118,11 @@ describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
     const { mcp } = await servers();
     const inner = createMemoryStore();
     let newer: TokenRecord | undefined;
-    const store: TokenStore = {
-      ...inner,
-      read: (key) => inner.read(key),
-      delete: (key) => inner.delete(key),
-      list: () => inner.list(),
-      // Another process wrote a later record just before: the store keeps it and returns it.
-      write: (record) => {
-        newer = { ...record, accessToken: 'newer-token-of-another-process', savedAt: record.savedAt + 1 };
-        return inner.write(newer);
-      },
-    };
+    // Another process wrote a later record just before: the store keeps it and returns it.
+    const store = writingThrough(inner, (record) => {
+      newer = { ...record, accessToken: 'newer-token-of-another-process', savedAt: record.savedAt + 1 };
+      return inner.write(newer);
+    });
     const h = make({ config: { url: mcp.url }, store });
     const first = await post(suite.net.fetch, mcp.url, h.auth);
     await h.auth.challenge({
@@ -146,13 +140,7 @@ describe('a token store that fails', () => {
   it('keeps the sign-in for the process and says so', async () => {
     const { mcp } = await servers();
     const inner = createMemoryStore();
-    const store: TokenStore = {
-      ...inner,
-      read: (key) => inner.read(key),
-      delete: (key) => inner.delete(key),
-      list: () => inner.list(),
-      write: () => Promise.reject(new Error('the keychain is locked')),
-    };
+    const store = writingThrough(inner, () => Promise.reject(new Error('the keychain is locked')));
     const h = make({ config: { url: mcp.url }, store });
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.logs).toContainEqual({
