@@ -1,15 +1,12 @@
 /**
  * The pieces of the in-process sign-in tests (test/oauth/signIn*.test.ts): createUpstreamAuth
  * with a fetch that trusts the test CA, the memory store, the real loopback receiver, a fake
- * consent port, the test browser's core as the opener, and a small "HTTP upstream" that does
- * what the bridge does on 401/403 (challenge, then one retry); and signInSuite, the set-up and
- * clean-up every one of those test files shares.
+ * consent port (fakeConsent.ts) and the test browser's core as the opener; the "HTTP upstream"
+ * of signInUpstream.ts; and signInSuite, the set-up and clean-up every one of those files shares.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { LogLevel } from '../../src/bridge/log.js';
-import { startReceiver } from '../../src/oauth/receiver.js';
-import type { RedirectResult } from '../../src/oauth/receiver.js';
 import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import type { SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
@@ -27,6 +24,8 @@ import { fakeConsent } from './fakeConsent.js';
 import type { FakeConsent } from './fakeConsent.js';
 
 export { fakeConsent } from './fakeConsent.js';
+export { post, request, rewritingReceiver } from './signInUpstream.js';
+export type { McpReply } from './signInUpstream.js';
 export type { ConsentAnswer, FakeConsent } from './fakeConsent.js';
 
 export interface LogLine {
@@ -204,84 +203,6 @@ export const secretsOf = (record: TokenRecord | undefined): string[] =>
   [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
     (value): value is string => value !== undefined,
   );
-
-export interface McpReply {
-  readonly status: number;
-  readonly wwwAuthenticate: string | undefined;
-}
-
-/** One POST of a JSON-RPC request to the MCP URL with the auth's current header. */
-export async function post(
-  fetch: typeof globalThis.fetch,
-  url: string,
-  auth: UpstreamAuth,
-  body: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
-): Promise<McpReply> {
-  const header = auth.header();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(header === undefined ? {} : { authorization: header }),
-    },
-    body: JSON.stringify(body),
-  });
-  await response.body?.cancel();
-  return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') ?? undefined };
-}
-
-/** What the HTTP upstream does (src/edges/http/signInRetry.ts): on 401/403 challenge, then retry once. */
-export async function request(
-  fetch: typeof globalThis.fetch,
-  url: string,
-  auth: UpstreamAuth,
-  body?: Record<string, unknown>,
-  signal: AbortSignal = new AbortController().signal,
-): Promise<McpReply> {
-  const authorization = auth.header();
-  const first = await post(fetch, url, auth, body);
-  if (first.status !== 401 && first.status !== 403) return first;
-  await auth.challenge({
-    status: first.status,
-    wwwAuthenticate: first.wwwAuthenticate,
-    method: 'tools/list',
-    signal,
-    authorization,
-  });
-  return post(fetch, url, auth, body);
-}
-
-/**
- * A startReceiver seam around the real receiver that changes the redirect the flow gets (what a
- * misbehaving authorization server would have sent to the redirect URI).
- */
-export function rewritingReceiver(
-  rewrite: (callbackUrl: URL) => URL,
-): NonNullable<SignInDeps['startReceiver']> {
-  return async (options) => {
-    const receiver = await startReceiver(options);
-    return {
-      redirectUri: receiver.redirectUri,
-      close: () => receiver.close(),
-      expect(input) {
-        const armed = receiver.expect(input);
-        const result = armed.result.then((redirect): RedirectResult => {
-          const callbackUrl = rewrite(new URL(redirect.callbackUrl.href));
-          const get = (name: string): string | undefined => callbackUrl.searchParams.get(name) ?? undefined;
-          const [code, error, iss] = [get('code'), get('error'), get('iss')];
-          return {
-            callbackUrl,
-            ...(code === undefined ? {} : { code }),
-            ...(error === undefined ? {} : { error }),
-            ...(iss === undefined ? {} : { iss }),
-          };
-        });
-        return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
-      },
-    };
-  };
-}
 
 /** What signInSuite gives a test file; certs and net are there from its beforeAll on. */
 export interface SignInSuite {
