@@ -24,6 +24,19 @@ function refused(argv: readonly string[], env: Record<string, string> = {}): str
   return message;
 }
 
+/** One use of each sign-in option (every value that could leak holds SECRET). */
+const SIGN_IN_OPTIONS: ReadonlyArray<readonly string[]> = [
+  ['--client-id', 'SECRET-c'],
+  ['--client-issuer', 'https://SECRET.example.com'],
+  ['--client-metadata-url', 'https://SECRET.example.com/c.json'],
+  ['--redirect-port', '4000'],
+  ['--account', 'work'],
+  ['--token-store', 'memory'],
+  ['--token-key-file', '/SECRET/k'],
+  ['--no-browser'],
+  ['--sign-in-timeout', '10'],
+];
+
 describe('values of the sign-in options', () => {
   it('the defaults: port 41894, account "default", store auto, browser, 300 s, no sandbox', () => {
     expect(signIn([])).toEqual({
@@ -281,23 +294,41 @@ describe('invalid values of the sign-in options', () => {
 });
 
 describe('conflicts of the sign-in options', () => {
-  it('--client-issuer needs --client-id', () => {
-    expect(refused(['--client-issuer', 'https://as.example.com', URL])).toBe(
+  it.each<[string, readonly string[], Record<string, string>, string]>([
+    [
+      '--client-issuer needs --client-id',
+      ['--client-issuer', 'https://as.example.com', URL],
+      {},
       'the option --client-issuer cannot be used here: it needs --client-id',
-    );
-  });
-
-  it('--client-metadata-url excludes --client-id', () => {
-    expect(
-      refused(['--client-id', 'c', '--client-metadata-url', 'https://cdn.example.com/c.json', URL]),
-    ).toBe('the option --client-metadata-url cannot be used here: it excludes --client-id');
-  });
-
-  it('a client secret with --client-id needs --client-issuer', () => {
-    expect(refused(['--client-id', 'c', URL], { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-7' })).toBe(
+    ],
+    [
+      '--client-metadata-url excludes --client-id',
+      ['--client-id', 'c', '--client-metadata-url', 'https://cdn.example.com/c.json', URL],
+      {},
+      'the option --client-metadata-url cannot be used here: it excludes --client-id',
+    ],
+    [
+      'a client secret with --client-id needs --client-issuer',
+      ['--client-id', 'c', URL],
+      { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-7' },
       'the option --client-id cannot be used here: the client secret of MCP_BRIDGE_CLIENT_SECRET needs ' +
         '--client-issuer, the only issuer it is sent to',
-    );
+    ],
+    [
+      '--token-key-file with MCP_BRIDGE_TOKEN_KEY',
+      ['--token-key-file', '/SECRET/k', URL],
+      { MCP_BRIDGE_TOKEN_KEY: KEY },
+      'the option --token-key-file cannot be used here: the environment variable MCP_BRIDGE_TOKEN_KEY ' +
+        'gives the key already; give only one of them',
+    ],
+    [
+      '--token-store file without a key',
+      ['--token-store', 'file', URL],
+      {},
+      '--token-store file needs a key: set the environment variable MCP_BRIDGE_TOKEN_KEY, or give --token-key-file',
+    ],
+  ])('%s', (_title, argv, env, diagnostic) => {
+    expect(refused(argv, env)).toBe(diagnostic);
   });
 
   it.each(['keychain', 'memory'])('--token-key-file with --token-store %s', (store) => {
@@ -305,34 +336,9 @@ describe('conflicts of the sign-in options', () => {
       `the option --token-key-file cannot be used here: --token-store ${store} uses no key`,
     );
   });
-
-  it('--token-key-file with MCP_BRIDGE_TOKEN_KEY', () => {
-    expect(refused(['--token-key-file', '/SECRET/k', URL], { MCP_BRIDGE_TOKEN_KEY: KEY })).toBe(
-      'the option --token-key-file cannot be used here: the environment variable MCP_BRIDGE_TOKEN_KEY ' +
-        'gives the key already; give only one of them',
-    );
-  });
-
-  it('--token-store file without a key', () => {
-    expect(refused(['--token-store', 'file', URL])).toBe(
-      '--token-store file needs a key: set the environment variable MCP_BRIDGE_TOKEN_KEY, or give --token-key-file',
-    );
-  });
 });
 
 describe('a static authorization header turns the sign-in off (reference-behaviors.md §6.2)', () => {
-  const SIGN_IN_OPTIONS: ReadonlyArray<readonly string[]> = [
-    ['--client-id', 'SECRET-c'],
-    ['--client-issuer', 'https://SECRET.example.com'],
-    ['--client-metadata-url', 'https://SECRET.example.com/c.json'],
-    ['--redirect-port', '4000'],
-    ['--account', 'work'],
-    ['--token-store', 'memory'],
-    ['--token-key-file', '/SECRET/k'],
-    ['--no-browser'],
-    ['--sign-in-timeout', '10'],
-  ];
-
   it('without sign-in options: no sign-in', () => {
     expect(Object.keys(serve(['--header', 'Authorization: Bearer SECRET', URL]))).not.toContain('signIn');
     expect(
@@ -369,17 +375,7 @@ describe('a static authorization header turns the sign-in off (reference-behavio
 });
 
 describe('sign-in options in the other forms', () => {
-  it.each([
-    ['--client-id', 'SECRET'],
-    ['--client-issuer', 'https://SECRET.example.com'],
-    ['--client-metadata-url', 'https://SECRET.example.com/c.json'],
-    ['--redirect-port', '4000'],
-    ['--account', 'work'],
-    ['--token-store', 'memory'],
-    ['--token-key-file', '/SECRET/k'],
-    ['--no-browser'],
-    ['--sign-in-timeout', '10'],
-  ])('%s with an upstream command is a conflict', (...option) => {
+  it.each(SIGN_IN_OPTIONS)('%s with an upstream command is a conflict', (...option) => {
     expect(refused([...option, '--', 'node'])).toBe(
       `the option ${option[0] ?? ''} cannot be used here: it applies only to the URL of an upstream server, ` +
         'not to an upstream command',

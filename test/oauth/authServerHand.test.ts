@@ -4,42 +4,18 @@
  * the resource at the token endpoint, rotation and revocation, client ID metadata documents,
  * registration, and use behind the protected MCP fixture.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';
 import type { HandAuthServer, HandAuthServerOptions } from '../fixtures/oauth/handAuthServer.js';
-import {
-  basicAuth,
-  caFetch,
-  pkcePair,
-  startCallbackPage,
-  startDocumentHost,
-} from '../fixtures/oauth/oauthClient.js';
-import type { CaFetch, CallbackPage } from '../fixtures/oauth/oauthClient.js';
+import { basicAuth, pkcePair, startDocumentHost } from '../fixtures/oauth/oauthClient.js';
+import { authServerSuite } from './authServerSuite.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 
 const RESOURCE = 'https://127.0.0.1:9/mcp';
 
-let certs: TestCerts;
-let http: CaFetch;
-let page: CallbackPage;
-const closers: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  certs = makeTestCerts();
-  http = caFetch(certs.caPem);
-  page = await startCallbackPage();
-});
-afterEach(async () => {
-  for (const item of closers.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await http.close();
-  await page.close();
-  certs.remove();
-});
+const suite = authServerSuite();
+const { defer } = suite;
 
 async function start(options: HandAuthServerOptions = {}): Promise<HandAuthServer> {
   const server = await startHandAuthServer({
@@ -49,7 +25,7 @@ async function start(options: HandAuthServerOptions = {}): Promise<HandAuthServe
     ...options,
   });
   server.allowResource(RESOURCE);
-  closers.push(server);
+  defer(server);
   return server;
 }
 
@@ -64,7 +40,7 @@ async function authorize(server: HandAuthServer, extra: Record<string, string> =
   const params: Record<string, string> = {
     response_type: 'code',
     client_id: 'hand-client',
-    redirect_uri: page.redirectUri,
+    redirect_uri: suite.page.redirectUri,
     scope: 'mcp:read',
     state: 'state-7',
     resource: RESOURCE,
@@ -73,7 +49,7 @@ async function authorize(server: HandAuthServer, extra: Record<string, string> =
     ...extra,
   };
   for (const [name, value] of Object.entries(params)) if (value !== '') url.searchParams.set(name, value);
-  const result = await browse(url.href, { ca: certs.caPem });
+  const result = await browse(url.href, { ca: suite.certs.caPem });
   expect(result.callback, JSON.stringify(result.steps)).toBeDefined();
   return { callback: result.callback!, verifier: pkce.verifier };
 }
@@ -84,7 +60,7 @@ const codeForm = (auth: Authorized, extra: Record<string, string> = {}): Record<
     Object.entries({
       grant_type: 'authorization_code',
       code: auth.callback.searchParams.get('code') ?? '',
-      redirect_uri: page.redirectUri,
+      redirect_uri: suite.page.redirectUri,
       code_verifier: auth.verifier,
       client_id: 'hand-client',
       client_secret: 'hand-secret-1',
@@ -102,7 +78,7 @@ describe('hand-written authorization server', () => {
     ['none', undefined, null],
   ] as const)('iss %s: advertised %s, sent %s', async (iss, advertised, sent) => {
     const server = await start({ iss });
-    const metadata = await http.json(`${server.issuer}/.well-known/oauth-authorization-server`);
+    const metadata = await suite.http.json(`${server.issuer}/.well-known/oauth-authorization-server`);
     expect(metadata.body['authorization_response_iss_parameter_supported']).toBe(advertised);
     const { callback } = await authorize(server);
     expect(callback.searchParams.get('iss')).toBe(sent === 'self' ? server.issuer : sent);
@@ -119,7 +95,7 @@ describe('hand-written authorization server', () => {
   it('publishes its metadata: plain HTTP issuer, endpoints, PKCE, post only, no registration; variants', async () => {
     const server = await start();
     expect(server.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const { body } = await http.json(server.metadataUrl);
+    const { body } = await suite.http.json(server.metadataUrl);
     expect(body).toEqual({
       issuer: server.issuer,
       authorization_endpoint: `${server.issuer}/authorize`,
@@ -132,19 +108,21 @@ describe('hand-written authorization server', () => {
       authorization_response_iss_parameter_supported: true,
     });
     const mismatch = await start({ metadataIssuer: 'https://127.0.0.1:1', omitPkceMethods: true });
-    const other = (await http.json(mismatch.metadataUrl)).body;
+    const other = (await suite.http.json(mismatch.metadataUrl)).body;
     expect(other['issuer']).toBe('https://127.0.0.1:1');
     expect(other['code_challenge_methods_supported']).toBeUndefined();
 
-    const tenant = await start({ issuerPath: '/tenant1', metadataAt: 'openid', tls: certs });
+    const tenant = await start({ issuerPath: '/tenant1', metadataAt: 'openid', tls: suite.certs });
     expect(tenant.issuer).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/tenant1$/);
     const origin = new URL(tenant.issuer).origin;
     expect(tenant.metadataUrl).toBe(`${origin}/.well-known/openid-configuration/tenant1`);
-    expect((await http.json(tenant.metadataUrl)).body['token_endpoint']).toBe(`${tenant.issuer}/token`);
-    expect((await http.json(`${origin}/.well-known/oauth-authorization-server/tenant1`)).status).toBe(404);
+    expect((await suite.http.json(tenant.metadataUrl)).body['token_endpoint']).toBe(`${tenant.issuer}/token`);
+    expect((await suite.http.json(`${origin}/.well-known/oauth-authorization-server/tenant1`)).status).toBe(
+      404,
+    );
     const suffix = await start({ issuerPath: '/t2', metadataAt: 'openid-suffix' });
     expect(suffix.metadataUrl).toBe(`${suffix.issuer}/.well-known/openid-configuration`);
-    expect((await http.json(suffix.metadataUrl)).body['issuer']).toBe(suffix.issuer);
+    expect((await suite.http.json(suffix.metadataUrl)).body['issuer']).toBe(suffix.issuer);
     expect((await authorize(suffix)).callback.searchParams.has('code')).toBe(true);
   });
 
@@ -152,17 +130,17 @@ describe('hand-written authorization server', () => {
     const server = await start();
     const basic = await authorize(server);
     const { client_secret: _secret, ...withoutSecret } = codeForm(basic);
-    const refused = await http.form(`${server.issuer}/token`, withoutSecret, {
+    const refused = await suite.http.form(`${server.issuer}/token`, withoutSecret, {
       authorization: basicAuth('hand-client', 'hand-secret-1'),
     });
     expect(refused.status).toBe(401);
     expect(refused.body['error']).toBe('invalid_client');
-    const wrong = await http.form(
+    const wrong = await suite.http.form(
       `${server.issuer}/token`,
       codeForm(await authorize(server), { client_secret: 'x' }),
     );
     expect(wrong.status).toBe(401);
-    const post = await http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
+    const post = await suite.http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
     expect(post.status).toBe(200);
     expect(post.body).toMatchObject({ token_type: 'Bearer', scope: 'mcp:read', expires_in: 3600 });
     expect(await server.verify(String(post.body['access_token']))).toEqual({
@@ -179,9 +157,11 @@ describe('hand-written authorization server', () => {
 
   it('accepts client_secret_basic only when configured so, and none for public clients', async () => {
     const server = await start({ tokenEndpointAuth: 'client_secret_basic' });
-    expect((await http.form(`${server.issuer}/token`, codeForm(await authorize(server)))).status).toBe(401);
+    expect((await suite.http.form(`${server.issuer}/token`, codeForm(await authorize(server)))).status).toBe(
+      401,
+    );
     const { client_secret: _secret, ...form } = codeForm(await authorize(server));
-    const basic = await http.form(`${server.issuer}/token`, form, {
+    const basic = await suite.http.form(`${server.issuer}/token`, form, {
       authorization: basicAuth('hand-client', 'hand-secret-1'),
     });
     expect(basic.status).toBe(200);
@@ -190,7 +170,7 @@ describe('hand-written authorization server', () => {
       clients: [{ clientId: 'hand-client', redirectUris: ['http://127.0.0.1/callback'] }],
     });
     const { client_secret: _unused, ...publicForm } = codeForm(await authorize(open));
-    expect((await http.form(`${open.issuer}/token`, publicForm)).status).toBe(200);
+    expect((await suite.http.form(`${open.issuer}/token`, publicForm)).status).toBe(200);
   });
 
   it('checks PKCE, single use of codes and the resource at the token endpoint', async () => {
@@ -203,20 +183,22 @@ describe('hand-written authorization server', () => {
     expect(badTarget.callback.searchParams.get('error')).toBe('invalid_target');
 
     const auth = await authorize(server);
-    const wrongVerifier = await http.form(
+    const wrongVerifier = await suite.http.form(
       `${server.issuer}/token`,
       codeForm(auth, { code_verifier: pkcePair().verifier }),
     );
     expect(wrongVerifier.body['error']).toBe('invalid_grant');
     // The failed attempt spent the code.
-    expect((await http.form(`${server.issuer}/token`, codeForm(auth))).body['error']).toBe('invalid_grant');
-    const otherResource = await http.form(
+    expect((await suite.http.form(`${server.issuer}/token`, codeForm(auth))).body['error']).toBe(
+      'invalid_grant',
+    );
+    const otherResource = await suite.http.form(
       `${server.issuer}/token`,
       codeForm(await authorize(server), { resource: 'https://127.0.0.1:9/other' }),
     );
     expect(otherResource.body['error']).toBe('invalid_target');
     const noResource = await authorize(server, { resource: '' });
-    const tokenless = await http.form(`${server.issuer}/token`, codeForm(noResource, { resource: '' }));
+    const tokenless = await suite.http.form(`${server.issuer}/token`, codeForm(noResource, { resource: '' }));
     expect(tokenless.status).toBe(200);
     expect(await server.verify(String(tokenless.body['access_token']))).toBeUndefined();
     expect(server.stats()).toEqual({
@@ -229,7 +211,7 @@ describe('hand-written authorization server', () => {
 
   it('rotates refresh tokens, revokes them on request, and expires access tokens', async () => {
     const server = await start({ accessTokenTtlSeconds: 1 });
-    const first = await http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
+    const first = await suite.http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
     const refreshForm = (token: unknown) => ({
       grant_type: 'refresh_token',
       refresh_token: String(token),
@@ -237,15 +219,19 @@ describe('hand-written authorization server', () => {
       client_secret: 'hand-secret-1',
       resource: RESOURCE,
     });
-    const second = await http.form(`${server.issuer}/token`, refreshForm(first.body['refresh_token']));
+    const second = await suite.http.form(`${server.issuer}/token`, refreshForm(first.body['refresh_token']));
     expect(second.status).toBe(200);
     expect(second.body['refresh_token']).not.toBe(first.body['refresh_token']);
     expect(
-      (await http.form(`${server.issuer}/token`, refreshForm(first.body['refresh_token']))).body['error'],
+      (await suite.http.form(`${server.issuer}/token`, refreshForm(first.body['refresh_token']))).body[
+        'error'
+      ],
     ).toBe('invalid_grant');
     server.revokeRefreshTokens();
     expect(
-      (await http.form(`${server.issuer}/token`, refreshForm(second.body['refresh_token']))).body['error'],
+      (await suite.http.form(`${server.issuer}/token`, refreshForm(second.body['refresh_token']))).body[
+        'error'
+      ],
     ).toBe('invalid_grant');
     expect(server.stats().refreshGrants).toBe(1);
     const accessToken = String(second.body['access_token']);
@@ -264,7 +250,7 @@ describe('hand-written authorization server', () => {
 
   it('revokeAccessTokens makes a live access token unknown', async () => {
     const server = await start();
-    const token = await http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
+    const token = await suite.http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
     const accessToken = String(token.body['access_token']);
     expect(await server.verify(accessToken)).toBeDefined();
     server.revokeAccessTokens();
@@ -272,19 +258,25 @@ describe('hand-written authorization server', () => {
   });
 
   it('fetches a client ID metadata document and checks its redirect URIs', async () => {
-    const docs = await startDocumentHost(certs);
-    closers.push(docs);
-    const server = await start({ metadataDocuments: true, tokenEndpointAuth: 'none', caPem: certs.caPem });
-    expect((await http.json(server.metadataUrl)).body['client_id_metadata_document_supported']).toBe(true);
+    const docs = await startDocumentHost(suite.certs);
+    defer(docs);
+    const server = await start({
+      metadataDocuments: true,
+      tokenEndpointAuth: 'none',
+      caPem: suite.certs.caPem,
+    });
+    expect((await suite.http.json(server.metadataUrl)).body['client_id_metadata_document_supported']).toBe(
+      true,
+    );
     const clientId = docs.host({ client_name: 'doc client', redirect_uris: ['http://127.0.0.1/callback'] });
     const auth = await authorize(server, { client_id: clientId });
     const { client_secret: _secret, ...form } = codeForm(auth, { client_id: clientId });
-    expect((await http.form(`${server.issuer}/token`, form)).status).toBe(200);
+    expect((await suite.http.form(`${server.issuer}/token`, form)).status).toBe(200);
     const elsewhere = docs.host({ redirect_uris: ['http://127.0.0.1/elsewhere'] });
     const url = new URL(`${server.issuer}/authorize`);
     url.searchParams.set('client_id', elsewhere);
-    url.searchParams.set('redirect_uri', page.redirectUri);
-    const refused = await browse(url.href, { ca: certs.caPem });
+    url.searchParams.set('redirect_uri', suite.page.redirectUri);
+    const refused = await browse(url.href, { ca: suite.certs.caPem });
     expect(refused.callback).toBeUndefined();
     expect(refused.steps.map((step) => step.status)).toEqual([400]);
     const liar = docs.host(
@@ -292,18 +284,20 @@ describe('hand-written authorization server', () => {
       'https://127.0.0.1:9/someone-else',
     );
     url.searchParams.set('client_id', liar);
-    expect((await browse(url.href, { ca: certs.caPem })).steps.map((step) => step.status)).toEqual([400]);
+    expect((await browse(url.href, { ca: suite.certs.caPem })).steps.map((step) => step.status)).toEqual([
+      400,
+    ]);
     expect(server.metadataDocumentFetches()).toEqual([clientId, elsewhere, liar]);
     expect(docs.hits(clientId)).toBe(1);
   });
 
   it('registers native clients when registration is on, and denies when told to', async () => {
     const server = await start({ registration: true, tokenEndpointAuth: 'none' });
-    expect((await http.json(server.metadataUrl)).body['registration_endpoint']).toBe(
+    expect((await suite.http.json(server.metadataUrl)).body['registration_endpoint']).toBe(
       `${server.issuer}/register`,
     );
-    const registered = await http.json(`${server.issuer}/register`, {
-      body: { application_type: 'native', redirect_uris: [page.redirectUri] },
+    const registered = await suite.http.json(`${server.issuer}/register`, {
+      body: { application_type: 'native', redirect_uris: [suite.page.redirectUri] },
     });
     expect(registered.status).toBe(201);
     const clientId = String(registered.body['client_id']);
@@ -314,21 +308,27 @@ describe('hand-written authorization server', () => {
     expect(denied.callback.searchParams.get('error')).toBe('access_denied');
     expect(denied.callback.searchParams.get('iss')).toBe(server.issuer);
     const none = await start();
-    expect((await http.json(none.metadataUrl)).body['registration_endpoint']).toBeUndefined();
+    expect((await suite.http.json(none.metadataUrl)).body['registration_endpoint']).toBeUndefined();
     expect(
-      (await http.json(`${none.issuer}/register`, { body: { redirect_uris: [page.redirectUri] } })).status,
+      (
+        await suite.http.json(`${none.issuer}/register`, {
+          body: { redirect_uris: [suite.page.redirectUri] },
+        })
+      ).status,
     ).toBe(404);
   });
 
   it('guards the protected MCP fixture: the PRM names it and its tokens pass', async () => {
     const server = await start();
-    const mcp = await startProtectedMcp({ tls: certs, authServer: server });
-    closers.push(mcp);
-    expect((await http.json(mcp.resourceMetadataUrl)).body['authorization_servers']).toEqual([server.issuer]);
+    const mcp = await startProtectedMcp({ tls: suite.certs, authServer: server });
+    defer(mcp);
+    expect((await suite.http.json(mcp.resourceMetadataUrl)).body['authorization_servers']).toEqual([
+      server.issuer,
+    ]);
     const auth = await authorize(server, { resource: mcp.url });
-    const token = await http.form(`${server.issuer}/token`, codeForm(auth, { resource: mcp.url }));
+    const token = await suite.http.form(`${server.issuer}/token`, codeForm(auth, { resource: mcp.url }));
     expect(await server.verify(String(token.body['access_token']))).toMatchObject({ audience: mcp.url });
-    const reply = await http.json(mcp.url, {
+    const reply = await suite.http.json(mcp.url, {
       headers: {
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2026-07-28',

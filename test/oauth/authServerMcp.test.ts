@@ -3,42 +3,24 @@
  * oidc-provider test server: resource metadata, the 401 and 403 challenges, the audience check,
  * the step-up scope, and the migration switch.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
-import { caFetch, signInDirectly, startCallbackPage } from '../fixtures/oauth/oauthClient.js';
-import type { CaFetch, CallbackPage } from '../fixtures/oauth/oauthClient.js';
+import { signInDirectly } from '../fixtures/oauth/oauthClient.js';
+import { authServerSuite } from './authServerSuite.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 
-let certs: TestCerts;
-let http: CaFetch;
-let page: CallbackPage;
-const closers: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  certs = makeTestCerts();
-  http = caFetch(certs.caPem);
-  page = await startCallbackPage();
-});
-afterEach(async () => {
-  for (const item of closers.splice(0).reverse()) await item.close();
-});
-afterAll(async () => {
-  await http.close();
-  await page.close();
-  certs.remove();
-});
+const suite = authServerSuite();
+const { defer } = suite;
 
 async function setUp(
   options: Partial<ProtectedMcpOptions> = {},
 ): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem });
-  closers.push(as);
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...options });
-  closers.push(mcp);
+  const as = await startAuthServer({ tls: suite.certs, caPem: suite.certs.caPem });
+  defer(as);
+  const mcp = await startProtectedMcp({ tls: suite.certs, authServer: as, ...options });
+  defer(mcp);
   return { as, mcp };
 }
 
@@ -46,8 +28,8 @@ const tokenFor = async (as: AuthServer, resource: string, scope = 'mcp:read'): P
   (
     await signInDirectly({
       issuer: as.issuer,
-      caPem: certs.caPem,
-      redirectUri: page.redirectUri,
+      caPem: suite.certs.caPem,
+      redirectUri: suite.page.redirectUri,
       resource,
       scope,
     })
@@ -60,7 +42,7 @@ function call(
   params: { name?: string; [key: string]: unknown },
   token?: string,
 ) {
-  return http.json(mcp.url, {
+  return suite.http.json(mcp.url, {
     headers: {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
@@ -89,14 +71,14 @@ describe('protected MCP fixture', () => {
     expect(reply.headers.get('www-authenticate')).toBe(
       `Bearer scope="mcp:read", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
     );
-    const prm = await http.json(`${origin}/.well-known/oauth-protected-resource/mcp`);
+    const prm = await suite.http.json(`${origin}/.well-known/oauth-protected-resource/mcp`);
     expect(prm.body).toEqual({
       resource: mcp.url,
       authorization_servers: [as.issuer],
       scopes_supported: ['mcp:read'],
       bearer_methods_supported: ['header'],
     });
-    expect((await http.json(`${origin}/.well-known/oauth-protected-resource`)).status).toBe(404);
+    expect((await suite.http.json(`${origin}/.well-known/oauth-protected-resource`)).status).toBe(404);
   });
 
   it('lets a token for its URL through, and refuses a bad token or another audience with 401 invalid_token', async () => {
@@ -165,10 +147,12 @@ describe('protected MCP fixture', () => {
     expect((await call(root.mcp, 'server/discover', DISCOVER)).headers.get('www-authenticate')).toBe(
       'Bearer',
     );
-    expect((await http.json(`${rootOrigin}/.well-known/oauth-protected-resource`)).body['resource']).toBe(
-      root.mcp.url,
+    expect(
+      (await suite.http.json(`${rootOrigin}/.well-known/oauth-protected-resource`)).body['resource'],
+    ).toBe(root.mcp.url);
+    expect((await suite.http.json(`${rootOrigin}/.well-known/oauth-protected-resource/mcp`)).status).toBe(
+      404,
     );
-    expect((await http.json(`${rootOrigin}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
 
     const header = await setUp({ prmPath: 'header', prmResource: 'https://127.0.0.1:9/mcp' });
     const challenge =
@@ -176,16 +160,16 @@ describe('protected MCP fixture', () => {
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
     expect(metadataUrl).toBe(`${new URL(header.mcp.url).origin}/metadata/protected-resource`);
     expect(header.mcp.resourceMetadataUrl).toBe(metadataUrl);
-    expect((await http.json(metadataUrl!)).body['resource']).toBe('https://127.0.0.1:9/mcp');
+    expect((await suite.http.json(metadataUrl!)).body['resource']).toBe('https://127.0.0.1:9/mcp');
   });
 
   it('switches to another authorization server: the PRM names it and only its tokens pass', async () => {
     const { as, mcp } = await setUp();
     const oldToken = await tokenFor(as, mcp.url);
-    const second = await startAuthServer({ tls: certs, caPem: certs.caPem });
-    closers.push(second);
+    const second = await startAuthServer({ tls: suite.certs, caPem: suite.certs.caPem });
+    defer(second);
     mcp.useAuthServer(second);
-    const prm = await http.json(mcp.resourceMetadataUrl);
+    const prm = await suite.http.json(mcp.resourceMetadataUrl);
     expect(prm.body['authorization_servers']).toEqual([second.issuer]);
     expect((await call(mcp, 'server/discover', DISCOVER, oldToken)).status).toBe(401);
     const newToken = await tokenFor(second, mcp.url);

@@ -5,15 +5,12 @@
  * stdout for every token, code and client secret the authorization server issued.
  */
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
-import { freePort, makeWorld, startBridge } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
+import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Session } from './e2eSupport.js';
 
 let world: E2eWorld;
 const closers: Array<() => Promise<void>> = [];
@@ -37,27 +34,13 @@ afterEach(async () => {
 });
 afterAll(() => world.remove());
 
-async function servers(
+const servers = (
   asOptions: Partial<AuthServerOptions> = {},
   mcpOptions: Partial<ProtectedMcpOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as, ...mcpOptions });
-  closers.push(() => mcp.close());
-  return { as, mcp };
-}
+): ReturnType<typeof startServers> =>
+  startServers(world, (close) => closers.push(close), asOptions, mcpOptions);
 
-interface Session {
-  readonly port: number;
-  readonly stateDir: string;
-  readonly browserLog: string;
-}
-
-async function session(): Promise<Session> {
-  const dir = mkdtempSync(join(world.dir, 'run-'));
-  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
-}
+const session = (): Promise<Session> => runPlace(world, 'run-');
 
 async function bridge(
   as: AuthServer,

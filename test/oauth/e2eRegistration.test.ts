@@ -4,16 +4,12 @@
  * `--client-metadata-url`, and a server that offers no registration at all (dynamic registration
  * and a pre-registered client with a secret are in e2e.test.ts). Each run ends with the secret scan.
  */
-import { mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
-import { freePort, makeWorld, startBridge } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
+import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Place } from './e2eSupport.js';
 
 let world: E2eWorld;
 const closers: Array<() => Promise<void>> = [];
@@ -29,26 +25,10 @@ afterEach(async () => {
 });
 afterAll(() => world.remove());
 
-interface Place {
-  readonly port: number;
-  readonly stateDir: string;
-  readonly browserLog: string;
-}
+const place = (): Promise<Place> => runPlace(world, 'registration-');
 
-async function place(): Promise<Place> {
-  const dir = mkdtempSync(join(world.dir, 'registration-'));
-  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
-}
-
-async function servers(
-  asOptions: Partial<AuthServerOptions>,
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as });
-  closers.push(() => mcp.close());
-  return { as, mcp };
-}
+const servers = (asOptions: Partial<AuthServerOptions>): ReturnType<typeof startServers> =>
+  startServers(world, (close) => closers.push(close), asOptions);
 
 function options(mcp: ProtectedMcp, p: Place, extra: Partial<RunOptions> = {}): RunOptions {
   return {

@@ -4,19 +4,17 @@
  * silent refresh, logout and a new sign-in, accounts, and several processes that share one sign-in.
  * Every run ends with the secret scan of its stderr and stdout.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { bridgeEnv } from '../process/httpSupport.js';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { TOKEN_KEY, freePort, makeWorld, startBridge } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions } from './e2eSupport.js';
+import { TOKEN_KEY, makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Place } from './e2eSupport.js';
 
 let world: E2eWorld;
 const closers: Array<() => Promise<void>> = [];
@@ -32,26 +30,10 @@ afterEach(async () => {
 });
 afterAll(() => world.remove());
 
-async function servers(
-  asOptions: Partial<AuthServerOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as });
-  closers.push(() => mcp.close());
-  return { as, mcp };
-}
+const servers = (asOptions: Partial<AuthServerOptions> = {}): ReturnType<typeof startServers> =>
+  startServers(world, (close) => closers.push(close), asOptions);
 
-interface Place {
-  readonly port: number;
-  readonly stateDir: string;
-  readonly browserLog: string;
-}
-
-async function place(): Promise<Place> {
-  const dir = mkdtempSync(join(world.dir, 'stores-'));
-  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
-}
+const place = (): Promise<Place> => runPlace(world, 'stores-');
 
 async function bridge(as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) {
   const run = await startBridge(world, {

@@ -21,6 +21,10 @@ import type { TestCerts } from '../edges/http/support.js';
 import { browse, readBrowserLog, testBrowserPath } from '../fixtures/oauth/testBrowser.js';
 import type { BrowserLogLine } from '../fixtures/oauth/testBrowser.js';
 import { bridgeEnv } from '../process/httpSupport.js';
+import { startAuthServer } from '../fixtures/oauth/authServer.js';
+import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
+import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
 
 /** A port that was free a moment ago (listen on 0, close): the tests never use a fixed port. */
 export function freePort(): Promise<number> {
@@ -33,6 +37,33 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** oidc-provider and the protected MCP fixture in front of it; `defer` gets their close, the server's first. */
+export async function startServers(
+  world: E2eWorld,
+  defer: (close: () => Promise<void>) => void,
+  asOptions: Partial<AuthServerOptions> = {},
+  mcpOptions: Partial<ProtectedMcpOptions> = {},
+): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
+  const as = await startAuthServer({ tls: world.certs, caPem: world.certs.caPem, ...asOptions });
+  defer(() => as.close());
+  const mcp = await startProtectedMcp({ tls: world.certs, authServer: as, ...mcpOptions });
+  defer(() => mcp.close());
+  return { as, mcp };
+}
+
+/** Where one bridge run lives: its redirect port, its state folder and its test browser's log. */
+export interface RunPlace {
+  readonly port: number;
+  readonly stateDir: string;
+  readonly browserLog: string;
+}
+
+/** A new folder `<prefix>…` below the world for one run, and a port free a moment ago. */
+export async function runPlace(world: E2eWorld, prefix: string): Promise<RunPlace> {
+  const dir = mkdtempSync(join(world.dir, prefix));
+  return { port: await freePort(), stateDir: join(dir, 'state'), browserLog: join(dir, 'browser.log') };
 }
 
 export interface E2eWorld {

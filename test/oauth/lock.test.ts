@@ -22,6 +22,25 @@ const KEY = {
 };
 const LOCK_NAME = `${createHash('sha256').update(`${KEY.url}\n${KEY.identity}`).digest('hex')}.lock`;
 
+/** A hold of KEY on `lock` whose work has started and runs until `release()`; `held` is the hold. */
+async function holdUntilReleased(
+  lock: ReturnType<typeof createFileLock>,
+): Promise<{ release: () => void; held: Promise<void> }> {
+  let release = (): void => undefined;
+  let started = (): void => undefined;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const held = lock.hold(
+    KEY,
+    () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+        started();
+      }),
+  );
+  await running;
+  return { release: () => release(), held };
+}
+
 /** The child: one mode of holding the lock, reporting on stdout with synchronous writes. */
 const CHILD = `
 import { writeSync } from 'node:fs';
@@ -225,18 +244,7 @@ describe('sign-in lock within one process', () => {
 
   it('does not run work that was aborted while queued behind a hold of the same process', async () => {
     const lock = createFileLock({ directory: dir });
-    let release = (): void => undefined;
-    let started = (): void => undefined;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const held = lock.hold(
-      KEY,
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-          started();
-        }),
-    );
-    await running;
+    const { release, held } = await holdUntilReleased(lock);
     const controller = new AbortController();
     let ran = false;
     const queued = lock.hold(KEY, () => Promise.resolve((ran = true)), { signal: controller.signal });
@@ -251,18 +259,7 @@ describe('sign-in lock within one process', () => {
     const locks = path.join(dir, 'locks');
     const first = createFileLock({ directory: locks });
     const second = createFileLock({ directory: locks, pollMs: 20 });
-    let release = (): void => undefined;
-    let started = (): void => undefined;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const held = first.hold(
-      KEY,
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-          started();
-        }),
-    );
-    await running;
+    const { release, held } = await holdUntilReleased(first);
     const waiting = second.hold(KEY, () => Promise.resolve('ran'));
     await sleep(100);
     await rm(locks, { recursive: true, force: true });

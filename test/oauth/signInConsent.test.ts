@@ -4,62 +4,18 @@
  * --no-browser, the sandbox rule, a start URL used twice, and a resource metadata document of
  * another resource (no token is ever sent).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
-import type { AuthServer } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
+import { describe, expect, it } from 'vitest';
 import { browse } from '../fixtures/oauth/testBrowser.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
-import { caFetchFn, fakeConsent, harness, post, request } from './signInHarness.js';
-import type { Harness, HarnessOptions } from './signInHarness.js';
+import { signInSuite, fakeConsent, post, request } from './signInHarness.js';
+import type { Harness } from './signInHarness.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
-
-async function servers(
-  mcpOptions: Partial<ProtectedMcpOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...mcpOptions });
-  closers.push(() => mcp.close());
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return { as, mcp };
-}
-
-function make(options: Omit<HarnessOptions, 'ca'>): Harness {
-  const h = harness({ ca: certs.caPem, ...options });
-  closers.push(() => h.close());
-  made.push(h);
-  return h;
-}
+const suite = signInSuite();
+const { make, servers } = suite;
 
 const ready = (): ReturnType<typeof fakeConsent> => {
-  const consent = fakeConsent(certs.caPem);
+  const consent = fakeConsent(suite.certs.caPem);
   consent.phaseNow = 'ready';
   return consent;
 };
@@ -70,7 +26,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
   it('asks the client with the authorization URL, waits for the redirect, then completes', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url }, consent: ready() });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.opened).toEqual([]);
     expect(h.consent.asked).toEqual([
       {
@@ -93,7 +49,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     let clock = 1_000_000;
     const h = make({ config: { url: mcp.url }, consent: ready(), now: () => clock });
     h.consent.answer = 'decline';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'declined',
     });
@@ -101,7 +57,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     expect(texts(h)).toContain('The user declined the sign-in.');
 
     clock += 59_000;
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'cooldown',
     });
@@ -110,7 +66,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
 
     clock += 2_000;
     h.consent.answer = 'accept';
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.consent.asked).toHaveLength(2);
     expect(as.stats().codeGrants).toBe(1);
   });
@@ -119,12 +75,12 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     const { mcp } = await servers();
     const h = make({ config: { url: mcp.url }, consent: ready() });
     h.consent.answer = 'cancel';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'declined',
     });
     h.consent.answer = 'accept';
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.consent.asked).toHaveLength(2);
   });
 
@@ -133,7 +89,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     const consent = ready();
     consent.supportsUrl = false;
     const h = make({ config: { url: mcp.url }, consent });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'no_consent',
     });
@@ -148,7 +104,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     const { mcp } = await servers();
     const h = make({ config: { url: mcp.url }, consent: ready() });
     h.consent.answer = 'hang';
-    const first = await post(net.fetch, mcp.url, h.auth);
+    const first = await post(suite.net.fetch, mcp.url, h.auth);
     const controller = new AbortController();
     const pending = h.auth.challenge({
       status: 401,
@@ -164,7 +120,7 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     });
     expect(texts(h)).toContain('The request stopped before the sign-in completed.');
     h.consent.answer = 'accept';
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.consent.asked).toHaveLength(2);
   });
 });
@@ -174,7 +130,7 @@ describe('after initialized: no answer', () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
     h.consent.answer = 'hang';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_timeout',
       detail: '300 ms',
     });
@@ -194,7 +150,7 @@ describe('after initialized: accepted, but no redirect', () => {
     const { mcp } = await servers();
     const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready() });
     h.consent.browseOnAccept = false;
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_timeout',
       detail: '300 ms',
     });
@@ -210,14 +166,14 @@ describe('after initialized: a client that goes away', () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url }, consent: ready() });
     h.consent.answer = 'reject';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'closed',
       detail: 'the client closed the connection before the sign-in completed',
     });
     expect(texts(h)).toContain('The client closed the connection before the sign-in completed.');
     expect(h.consent.completed).toEqual([]);
     h.consent.answer = 'accept';
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.stats().codeGrants).toBe(1);
   });
 });
@@ -227,7 +183,7 @@ describe('before initialized: the browser', () => {
     const { mcp } = await servers();
     const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 } });
     h.browserMode = 'none';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_timeout',
       detail: '300 ms',
     });
@@ -240,7 +196,7 @@ describe('before initialized: the browser', () => {
   it('with --no-browser writes the line, opens nothing, and takes the redirect of the URL it shows', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url, noBrowser: true } });
-    const first = await post(net.fetch, mcp.url, h.auth);
+    const first = await post(suite.net.fetch, mcp.url, h.auth);
     const pending = h.auth.challenge({
       status: 401,
       wwwAuthenticate: first.wwwAuthenticate,
@@ -249,19 +205,21 @@ describe('before initialized: the browser', () => {
     });
     while (h.signInLines.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const shown = (h.signInLines[0] ?? '').replace('mcp-bridge-vscode: sign in at ', '');
-    await browse(shown, { ca: certs.caPem });
+    await browse(shown, { ca: suite.certs.caPem });
     await pending;
     expect(h.opened).toEqual([]);
     expect(texts(h).filter((text) => text.includes('browser'))).toEqual([]);
     expect(as.stats().codeGrants).toBe(1);
-    expect((await post(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await post(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
   });
 
   it('a start URL opened twice before the redirect stops the sign-in (sign_in_start_reused)', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url } });
     h.browserMode = 'twice';
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_start_reused' });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_start_reused',
+    });
     expect(as.stats().codeGrants).toBe(0);
   });
 
@@ -269,7 +227,7 @@ describe('before initialized: the browser', () => {
     const { as, mcp } = await servers();
     as.setDeny(true);
     const h = make({ config: { url: mcp.url } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_denied',
       detail: 'access_denied',
     });
@@ -284,7 +242,7 @@ describe('an authorization URL that is not valid (reference §6.5)', () => {
       config: { url: mcp.url },
       deps: {
         fetch: async (input, init) => {
-          const response = await net.fetch(input, init);
+          const response = await suite.net.fetch(input, init);
           const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
           if (!url.includes('/.well-known/oauth-authorization-server')) return response;
           const body = (await response.json()) as Record<string, unknown>;
@@ -296,7 +254,9 @@ describe('an authorization URL that is not valid (reference §6.5)', () => {
         },
       },
     });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_invalid_url' });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_invalid_url',
+    });
     expect(h.signInLines).toEqual([]);
     expect(h.opened).toEqual([]);
     expect(texts(h)).toContain(
@@ -310,7 +270,7 @@ describe('the sandbox rule (reference §6.13)', () => {
   it('fails at once without a usable stored token: no request, no line, no browser', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url, sandbox: true } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sandbox' });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sandbox' });
     expect(h.fetched).toEqual([]);
     expect(h.signInLines).toEqual([]);
     expect(h.opened).toEqual([]);
@@ -326,18 +286,18 @@ describe('the sandbox rule (reference §6.13)', () => {
     const { mcp } = await servers();
     const store = createMemoryStore();
     const outside = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, outside.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, outside.auth)).status).toBe(200);
     const inside = make({ config: { url: mcp.url, sandbox: true }, store });
-    expect((await request(net.fetch, mcp.url, inside.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, inside.auth)).status).toBe(200);
     expect(inside.fetched).toEqual([]);
   });
 });
 
 describe('protected resource metadata of another resource (RFC 9728 §3.3)', () => {
   it('stops the sign-in: nothing reaches the authorization server, no token is sent', async () => {
-    const { as, mcp } = await servers({ prmResource: 'https://127.0.0.1:1/elsewhere' });
+    const { as, mcp } = await servers({}, { prmResource: 'https://127.0.0.1:1/elsewhere' });
     const h = make({ config: { url: mcp.url } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the protected resource metadata names another resource than the URL of the server',
     });

@@ -7,73 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFileLock } from '../../src/oauth/store/lock.js';
 import { startAuthServer } from '../fixtures/oauth/authServer.js';
-import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { caFetchFn, harness, post, request } from './signInHarness.js';
-import type { Harness, HarnessOptions } from './signInHarness.js';
+import { harnessOutput, secretsOf, signInSuite, post, request } from './signInHarness.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
-import type { TokenRecord } from '../../src/oauth/store/types.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
-
-async function servers(
-  asOptions: Partial<AuthServerOptions> = {},
-  mcpOptions: Partial<ProtectedMcpOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...mcpOptions });
-  closers.push(() => mcp.close());
-  // A request that passed the bearer check is answered 200 by the fixture behind it.
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return { as, mcp };
-}
-
-function make(options: Omit<HarnessOptions, 'ca'>): Harness {
-  const h = harness({ ca: certs.caPem, ...options });
-  closers.push(() => h.close());
-  made.push(h);
-  return h;
-}
-
-/** Every log line and sign-in line, as the secret scan reads them. */
-const output = (h: Harness): { lines: string[]; stderr: string[] } => ({
-  lines: [],
-  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
-});
-
-const secretsOf = (record: TokenRecord | undefined): string[] =>
-  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
-    (value): value is string => value !== undefined,
-  );
+const suite = signInSuite();
+const { make, servers, defer } = suite;
 
 describe('sign-in with dynamic client registration and the browser', () => {
   it('signs in during initialize, stores the record, and the retry passes', async () => {
@@ -83,7 +25,7 @@ describe('sign-in with dynamic client registration and the browser', () => {
     const sub = h.auth.signedIn$.subscribe(() => (signIns += 1));
 
     expect(h.auth.header()).toBeUndefined();
-    const reply = await request(net.fetch, mcp.url, h.auth);
+    const reply = await request(suite.net.fetch, mcp.url, h.auth);
     sub.unsubscribe();
 
     expect(reply.status).toBe(200);
@@ -119,7 +61,7 @@ describe('sign-in with dynamic client registration and the browser', () => {
     expect(h.auth.header()).toBe(`Bearer ${record?.accessToken ?? 'none'}`);
     expect(h.consent.asked).toEqual([]);
     expect(h.sentSecrets).toHaveLength(2); // the code and the verifier
-    expectNoSecrets(output(h), [...secretsOf(record), ...h.sentSecrets]);
+    expectNoSecrets(harnessOutput(h), [...secretsOf(record), ...h.sentSecrets]);
   });
 });
 
@@ -129,10 +71,10 @@ describe('step-up (protocol-mapping §8.8)', () => {
   it('asks for the union of the granted and the challenged scopes, once per request', async () => {
     const { as, mcp } = await servers({}, { stepUpTool: { name: 'add', scope: 'mcp:write' } });
     const h = make({ config: { url: mcp.url } });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
 
     const signal = new AbortController().signal;
-    expect((await request(net.fetch, mcp.url, h.auth, call, signal)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth, call, signal)).status).toBe(200);
     expect(as.authorizations().map((a) => a.scope)).toEqual([
       'mcp:read offline_access',
       'mcp:read mcp:write offline_access',
@@ -140,7 +82,7 @@ describe('step-up (protocol-mapping §8.8)', () => {
     expect(h.signInLines).toHaveLength(2);
 
     // The same request refused again: no second step-up.
-    const again = await post(net.fetch, mcp.url, h.auth, call);
+    const again = await post(suite.net.fetch, mcp.url, h.auth, call);
     expect(again.status).toBe(200);
     await expect(
       h.auth.challenge({
@@ -156,7 +98,7 @@ describe('step-up (protocol-mapping §8.8)', () => {
   it('fails at once for a 403 whose scopes the token already has, or without insufficient_scope', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url } });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     const signal = new AbortController().signal;
     await expect(
       h.auth.challenge({
@@ -186,16 +128,16 @@ describe('migration to another authorization server (protocol-mapping §8.10)', 
     const { as, mcp } = await servers();
     const store = createMemoryStore();
     const h = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     const first = await store.read({
       url: mcp.url,
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
     });
 
-    const second = await startAuthServer({ tls: certs, caPem: certs.caPem });
-    closers.push(() => second.close());
+    const second = await startAuthServer({ tls: suite.certs, caPem: suite.certs.caPem });
+    defer(() => second.close());
     mcp.useAuthServer(second);
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
 
     const now = await store.read({
       url: mcp.url,
@@ -231,8 +173,8 @@ describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
     const a = make({ config: { url: mcp.url }, store, lock });
     const b = make({ config: { url: mcp.url }, store, lock });
     const [ra, rb] = await Promise.all([
-      request(net.fetch, mcp.url, a.auth),
-      request(net.fetch, mcp.url, b.auth),
+      request(suite.net.fetch, mcp.url, a.auth),
+      request(suite.net.fetch, mcp.url, b.auth),
     ]);
     expect([ra.status, rb.status]).toEqual([200, 200]);
     expect(as.stats().authorizationRequests).toBe(1);
@@ -244,12 +186,12 @@ describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
     const { as, mcp } = await servers();
     const store = createMemoryStore();
     const directory = mkdtempSync(join(tmpdir(), 'mcp-bridge-lock-'));
-    closers.push(() => Promise.resolve(rmSync(directory, { recursive: true, force: true })));
+    defer(() => Promise.resolve(rmSync(directory, { recursive: true, force: true })));
     const a = make({ config: { url: mcp.url }, store, lock: createFileLock({ directory }) });
     const b = make({ config: { url: mcp.url }, store, lock: createFileLock({ directory }) });
     const [ra, rb] = await Promise.all([
-      request(net.fetch, mcp.url, a.auth),
-      request(net.fetch, mcp.url, b.auth),
+      request(suite.net.fetch, mcp.url, a.auth),
+      request(suite.net.fetch, mcp.url, b.auth),
     ]);
     expect([ra.status, rb.status]).toEqual([200, 200]);
     expect(as.stats()).toEqual({

@@ -1,75 +1,37 @@
 /**
  * The pieces of the in-process sign-in tests (test/oauth/signIn*.test.ts): createUpstreamAuth
  * with a fetch that trusts the test CA, the memory store, the real loopback receiver, a fake
- * consent port, the test browser's core as the opener, and a small "HTTP upstream" that does
- * what the bridge does on 401/403 (challenge, then one retry).
+ * consent port (fakeConsent.ts) and the test browser's core as the opener; the "HTTP upstream"
+ * of signInUpstream.ts; and signInSuite, the set-up and clean-up every one of those files shares.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { LogLevel } from '../../src/bridge/log.js';
-import { startReceiver } from '../../src/oauth/receiver.js';
-import type { RedirectResult } from '../../src/oauth/receiver.js';
 import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
-import type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
+import type { SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
-import type { SignInLock, TokenStore } from '../../src/oauth/store/types.js';
+import type { SignInLock, TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { BridgeError } from '../../src/errors.js';
 import type { BrowserMode } from '../fixtures/oauth/testBrowser.js';
+import { startAuthServer } from '../fixtures/oauth/authServer.js';
+import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
+import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import type { ProtectedMcp, ProtectedMcpOptions, TokenIssuer } from '../fixtures/oauth/protectedMcp.js';
+import { makeTestCerts } from '../edges/http/support.js';
+import type { TestCerts } from '../edges/http/support.js';
+import { fakeConsent } from './fakeConsent.js';
+import type { FakeConsent } from './fakeConsent.js';
+
+export { fakeConsent } from './fakeConsent.js';
+export { post, request, rewritingReceiver } from './signInUpstream.js';
+export type { McpReply } from './signInUpstream.js';
+export type { ConsentAnswer, FakeConsent } from './fakeConsent.js';
 
 export interface LogLine {
   readonly scope: string;
   readonly level: LogLevel;
   readonly text: string;
-}
-
-export type ConsentAnswer = 'accept' | 'decline' | 'cancel' | 'hang' | 'reject';
-
-/** A ConsentPort whose answers a test scripts; it records what the sign-in asked. */
-export interface FakeConsent extends ConsentPort {
-  phaseNow: 'initializing' | 'ready';
-  supportsUrl: boolean;
-  answer: ConsentAnswer;
-  /** Whether an accepted question also walks the URL with the test browser. */
-  browseOnAccept: boolean;
-  readonly asked: Array<{ url: string; message: string; elicitationId: string }>;
-  readonly completed: string[];
-}
-
-export function fakeConsent(ca: string): FakeConsent {
-  const consent: FakeConsent = {
-    phaseNow: 'initializing',
-    supportsUrl: true,
-    answer: 'accept',
-    browseOnAccept: true,
-    asked: [],
-    completed: [],
-    phase: () => consent.phaseNow,
-    clientSupportsUrl: () => consent.supportsUrl,
-    askUrl({ url, message, elicitationId, signal }) {
-      consent.asked.push({ url, message, elicitationId });
-      const answer = consent.answer;
-      if (answer === 'hang') {
-        return new Promise((_, reject) =>
-          signal.addEventListener('abort', () => reject(new Error('the question was cancelled')), {
-            once: true,
-          }),
-        );
-      }
-      if (answer === 'reject') {
-        // What the bridge's relay rejects with when the connection ends (src/bridge/consent.ts).
-        return Promise.reject(
-          new BridgeError('closed', {
-            detail: 'the client closed the connection before the sign-in completed',
-          }),
-        );
-      }
-      if (answer === 'accept' && consent.browseOnAccept) void browse(url, { ca }).catch(() => undefined);
-      return Promise.resolve(answer);
-    },
-    complete: (id) => void consent.completed.push(id),
-  };
-  return consent;
 }
 
 /** A fetch through an undici Agent that trusts the test CA (what the upstream's dispatcher does). */
@@ -133,6 +95,17 @@ export function signInConfig(config: HarnessOptions['config']): SignInConfig {
   };
 }
 
+/** `inner` with another write; read, delete and list go to `inner`. */
+export function writingThrough(inner: TokenStore, write: TokenStore['write']): TokenStore {
+  return {
+    ...inner,
+    read: (key) => inner.read(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    write,
+  };
+}
+
 export function harness(options: HarnessOptions): Harness {
   const logs: LogLine[] = [];
   const signInLines: string[] = [];
@@ -145,18 +118,12 @@ export function harness(options: HarnessOptions): Harness {
   const errors: string[] = [];
   const written: string[] = [];
   // Every record written passes here, so that its secrets join the scan.
-  const store: TokenStore = {
-    ...inner,
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    write: (record) => {
-      for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
-        if (value !== undefined) written.push(value);
-      }
-      return inner.write(record);
-    },
-  };
+  const store = writingThrough(inner, (record) => {
+    for (const value of [record.accessToken, record.refreshToken, record.client.clientSecret]) {
+      if (value !== undefined) written.push(value);
+    }
+    return inner.write(record);
+  });
   const result: Harness = {
     auth: undefined as unknown as Harness['auth'],
     consent,
@@ -225,80 +192,93 @@ export function harness(options: HarnessOptions): Harness {
   return result;
 }
 
-export interface McpReply {
-  readonly status: number;
-  readonly wwwAuthenticate: string | undefined;
-}
+/** Every log line and sign-in line of a harness, as the secret scan reads them. */
+export const harnessOutput = (h: Harness): { lines: string[]; stderr: string[] } => ({
+  lines: [],
+  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
+});
 
-/** One POST of a JSON-RPC request to the MCP URL with the auth's current header. */
-export async function post(
-  fetch: typeof globalThis.fetch,
-  url: string,
-  auth: UpstreamAuth,
-  body: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
-): Promise<McpReply> {
-  const header = auth.header();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(header === undefined ? {} : { authorization: header }),
-    },
-    body: JSON.stringify(body),
-  });
-  await response.body?.cancel();
-  return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') ?? undefined };
-}
+/** The secrets of a stored record (access and refresh token, client secret), for the secret scan. */
+export const secretsOf = (record: TokenRecord | undefined): string[] =>
+  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
+    (value): value is string => value !== undefined,
+  );
 
-/** What the HTTP upstream does (src/edges/http/signInRetry.ts): on 401/403 challenge, then retry once. */
-export async function request(
-  fetch: typeof globalThis.fetch,
-  url: string,
-  auth: UpstreamAuth,
-  body?: Record<string, unknown>,
-  signal: AbortSignal = new AbortController().signal,
-): Promise<McpReply> {
-  const authorization = auth.header();
-  const first = await post(fetch, url, auth, body);
-  if (first.status !== 401 && first.status !== 403) return first;
-  await auth.challenge({
-    status: first.status,
-    wwwAuthenticate: first.wwwAuthenticate,
-    method: 'tools/list',
-    signal,
-    authorization,
-  });
-  return post(fetch, url, auth, body);
+/** What signInSuite gives a test file; certs and net are there from its beforeAll on. */
+export interface SignInSuite {
+  /** The test CA and the server certificate it signed. */
+  readonly certs: TestCerts;
+  /** A fetch that trusts the test CA, for the requests of the test itself. */
+  readonly net: { readonly fetch: typeof globalThis.fetch };
+  /** Runs `close` after the test, the last registered first. */
+  readonly defer: (close: () => Promise<void>) => void;
+  /** A harness that trusts the test CA, closed after the test and secret-scanned (Harness.scan). */
+  readonly make: (options: Omit<HarnessOptions, 'ca'>) => Harness;
+  /** The protected MCP fixture in front of `as`; a request that passes its bearer check is answered 200. */
+  readonly mcpFor: (as: TokenIssuer, options?: Partial<ProtectedMcpOptions>) => Promise<ProtectedMcp>;
+  /** oidc-provider and the protected MCP fixture (mcpFor) in front of it. */
+  readonly servers: (
+    asOptions?: Partial<AuthServerOptions>,
+    mcpOptions?: Partial<ProtectedMcpOptions>,
+  ) => Promise<{ as: AuthServer; mcp: ProtectedMcp }>;
 }
 
 /**
- * A startReceiver seam around the real receiver that changes the redirect the flow gets (what a
- * misbehaving authorization server would have sent to the redirect URI).
+ * The set-up of a signIn*.test.ts file: the test CA and a fetch that trusts it for the whole
+ * file; after each test, the secret scan of every harness it made, then everything it started
+ * closed in reverse order. Call it once at the top level of the file.
  */
-export function rewritingReceiver(
-  rewrite: (callbackUrl: URL) => URL,
-): NonNullable<SignInDeps['startReceiver']> {
-  return async (options) => {
-    const receiver = await startReceiver(options);
-    return {
-      redirectUri: receiver.redirectUri,
-      close: () => receiver.close(),
-      expect(input) {
-        const armed = receiver.expect(input);
-        const result = armed.result.then((redirect): RedirectResult => {
-          const callbackUrl = rewrite(new URL(redirect.callbackUrl.href));
-          const get = (name: string): string | undefined => callbackUrl.searchParams.get(name) ?? undefined;
-          const [code, error, iss] = [get('code'), get('error'), get('iss')];
-          return {
-            callbackUrl,
-            ...(code === undefined ? {} : { code }),
-            ...(error === undefined ? {} : { error }),
-            ...(iss === undefined ? {} : { iss }),
-          };
-        });
-        return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
-      },
-    };
+export function signInSuite(): SignInSuite {
+  let certs: TestCerts | undefined;
+  let net: ReturnType<typeof caFetchFn> | undefined;
+  const closers: Array<() => Promise<void>> = [];
+  const made: Harness[] = [];
+  beforeAll(() => {
+    certs = makeTestCerts();
+    net = caFetchFn(certs.caPem);
+  });
+  afterEach(async () => {
+    for (const h of made.splice(0)) h.scan();
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  afterAll(async () => {
+    await net?.close();
+    certs?.remove();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('signInSuite: used outside a test');
+    return value;
   };
+  const suite: SignInSuite = {
+    get certs() {
+      return ready(certs);
+    },
+    get net() {
+      return ready(net);
+    },
+    defer: (close) => void closers.push(close),
+    make: (options) => {
+      const h = harness({ ca: suite.certs.caPem, ...options });
+      closers.push(() => h.close());
+      made.push(h);
+      return h;
+    },
+    mcpFor: async (as, options = {}) => {
+      const mcp = await startProtectedMcp({ tls: suite.certs, authServer: as, ...options });
+      closers.push(() => mcp.close());
+      // A request that passed the bearer check is answered 200 by the fixture behind it.
+      mcp.fixture.intercept = () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return mcp;
+    },
+    servers: async (asOptions = {}, mcpOptions = {}) => {
+      const as = await startAuthServer({ tls: suite.certs, caPem: suite.certs.caPem, ...asOptions });
+      closers.push(() => as.close());
+      return { as, mcp: await suite.mcpFor(as, mcpOptions) };
+    },
+  };
+  return suite;
 }

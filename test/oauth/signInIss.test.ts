@@ -4,58 +4,30 @@
  * table, a differently spelled issuer, a metadata issuer mismatch, a server without PKCE S256,
  * the three metadata URLs, and loopback `http` (issue #11 item 7).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';
 import type { HandAuthServer, HandAuthServerOptions } from '../fixtures/oauth/handAuthServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { caFetchFn, harness, request, rewritingReceiver } from './signInHarness.js';
+import { signInSuite, request, rewritingReceiver } from './signInHarness.js';
 import type { Harness } from './signInHarness.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
+const suite = signInSuite();
+const { defer, make, mcpFor } = suite;
 
 async function setUp(
   options: HandAuthServerOptions,
   tls = true,
 ): Promise<{ as: HandAuthServer; mcp: ProtectedMcp; h: Harness }> {
   const as = await startHandAuthServer({
-    ...(tls ? { tls: certs } : {}),
+    ...(tls ? { tls: suite.certs } : {}),
     registration: true,
     tokenEndpointAuth: 'none',
     ...options,
   });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as });
-  closers.push(() => mcp.close());
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  const h = harness({ ca: certs.caPem, config: { url: mcp.url } });
-  closers.push(() => h.close());
-  made.push(h);
-  return { as, mcp, h };
+  defer(() => as.close());
+  const mcp = await mcpFor(as);
+  return { as, mcp, h: make({ config: { url: mcp.url } }) };
 }
 
 const scan = (h: Harness): void =>
@@ -65,59 +37,50 @@ const scan = (h: Harness): void =>
   );
 
 describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)', () => {
-  it('advertised and present: the sign-in completes', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'correct' });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+  // The four cases of the table of protocol-mapping §8.6 that end in a completed sign-in.
+  it.each<[string, HandAuthServerOptions]>([
+    ['advertised and present: the sign-in completes', { iss: 'correct' }],
+    ['not advertised but present and right: taken', { iss: 'unexpected' }],
+    ['neither advertised nor present: taken', { iss: 'none' }],
+  ])('%s', async (_title, options) => {
+    const { as, mcp, h } = await setUp(options);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.stats().codeGrants).toBe(1);
     scan(h);
   });
 
-  it('advertised and missing: refused before the code is sent anywhere', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'missing' });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+  // The cases refused before the code is sent anywhere: no token request, no token.
+  it.each<[string, HandAuthServerOptions, string]>([
+    [
+      'advertised and missing: refused before the code is sent anywhere',
+      { iss: 'missing' },
+      'the authorization response has no iss, which the authorization server promised',
+    ],
+    [
+      'advertised and wrong: refused',
+      { iss: 'wrong' },
+      'the iss of the authorization response is not the issuer of the authorization server',
+    ],
+    [
+      'not advertised but present and wrong: compared anyway and refused',
+      { iss: 'unexpected', issValue: 'https://wrong.example' },
+      'the iss of the authorization response is not the issuer of the authorization server',
+    ],
+  ])('%s', async (_title, options, detail) => {
+    const { as, mcp, h } = await setUp(options);
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
-      detail: 'the authorization response has no iss, which the authorization server promised',
+      detail,
     });
     expect(as.tokenRequests()).toEqual([]);
     expect(h.auth.header()).toBeUndefined();
     scan(h);
   });
 
-  it('advertised and wrong: refused', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'wrong' });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
-      code: 'sign_in_failed',
-      detail: 'the iss of the authorization response is not the issuer of the authorization server',
-    });
-    expect(as.tokenRequests()).toEqual([]);
-  });
-
-  it('not advertised but present and right: taken', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'unexpected' });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
-    expect(as.stats().codeGrants).toBe(1);
-  });
-
-  it('not advertised but present and wrong: compared anyway and refused', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'unexpected', issValue: 'https://wrong.example' });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
-      code: 'sign_in_failed',
-      detail: 'the iss of the authorization response is not the issuer of the authorization server',
-    });
-    expect(as.tokenRequests()).toEqual([]);
-  });
-
-  it('neither advertised nor present: taken', async () => {
-    const { as, mcp, h } = await setUp({ iss: 'none' });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
-    expect(as.stats().codeGrants).toBe(1);
-  });
-
   it('a differently spelled issuer (a trailing slash) is refused: no normalisation', async () => {
     // The receiver hands the flow the callback with the issuer plus "/" as its iss.
     const { as, mcp } = await setUp({ iss: 'correct' });
-    const h = harness({
-      ca: certs.caPem,
+    const h = make({
       config: { url: mcp.url },
       deps: {
         startReceiver: rewritingReceiver((url) => {
@@ -126,9 +89,7 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
         }),
       },
     });
-    closers.push(() => h.close());
-    made.push(h);
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the iss of the authorization response is not the issuer of the authorization server',
     });
@@ -137,7 +98,7 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
 
   it('an error response with a wrong iss is not acted upon', async () => {
     const { mcp, h } = await setUp({ iss: 'wrong', deny: true });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the iss of the authorization response is not the issuer of the authorization server',
     });
@@ -145,7 +106,7 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
 
   it('an error response with the right iss: access_denied is sign_in_denied', async () => {
     const { mcp, h } = await setUp({ iss: 'correct', deny: true });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_denied',
       detail: 'access_denied',
     });
@@ -156,8 +117,7 @@ describe('iss of the authorization response (RFC 9207, protocol-mapping §8.6)',
 describe('an error of the authorization server other than access_denied', () => {
   it('is sign_in_error with the error code, logged as §6.10 says', async () => {
     const { as, mcp } = await setUp({ iss: 'correct' });
-    const h = harness({
-      ca: certs.caPem,
+    const h = make({
       config: { url: mcp.url },
       deps: {
         startReceiver: rewritingReceiver((url) => {
@@ -167,9 +127,7 @@ describe('an error of the authorization server other than access_denied', () => 
         }),
       },
     });
-    closers.push(() => h.close());
-    made.push(h);
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_error',
       detail: 'the error code is temporarily_unavailable',
     });
@@ -183,7 +141,7 @@ describe('an error of the authorization server other than access_denied', () => 
 describe('authorization server metadata (protocol-mapping §8.3)', () => {
   it('refuses metadata that names another issuer, and sends nothing to that server', async () => {
     const { as, mcp, h } = await setUp({ metadataIssuer: 'https://other.example' });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the authorization server metadata names another issuer',
     });
@@ -198,7 +156,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
 
   it('refuses a server without code_challenge_methods_supported', async () => {
     const { as, mcp, h } = await setUp({ omitPkceMethods: true });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'sign_in_failed',
       detail: 'the authorization server does not offer PKCE with S256',
     });
@@ -207,7 +165,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
 
   it('finds the metadata at the OpenID path-inserted URL after the RFC 8414 one', async () => {
     const { as, mcp, h } = await setUp({ issuerPath: '/tenant1', metadataAt: 'openid' });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     const origin = new URL(as.issuer).origin;
     expect(h.fetched.filter((url) => url.includes('/.well-known/') && url.startsWith(origin))).toEqual([
       `${origin}/.well-known/oauth-authorization-server/tenant1`,
@@ -219,7 +177,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
 
   it('finds the metadata at the OpenID appended URL last', async () => {
     const { as, mcp, h } = await setUp({ issuerPath: '/tenant1', metadataAt: 'openid-suffix' });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     const origin = new URL(as.issuer).origin;
     expect(
       h.fetched.filter((url) => url.includes('/.well-known/') && url.startsWith(origin)).slice(0, 3),
@@ -233,7 +191,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
   it('signs in at a loopback http authorization server (issue #11 item 7)', async () => {
     const { as, mcp, h } = await setUp({}, false);
     expect(as.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.stats().codeGrants).toBe(1);
   });
 });

@@ -3,84 +3,26 @@
  * used with no request, a silent refresh counted by the server, a refused refresh followed by a
  * sign-in in the browser, a newer record kept by the store, and a store that fails.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer } from '../fixtures/oauth/authServer.js';
-import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
+import { describe, expect, it } from 'vitest';
 import { expectNoSecrets } from '../helpers/secretScan.js';
-import { caFetchFn, harness, post, request } from './signInHarness.js';
-import type { Harness, HarnessOptions } from './signInHarness.js';
+import { harnessOutput, secretsOf, signInSuite, writingThrough, post, request } from './signInHarness.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
-import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
+import type { TokenRecord } from '../../src/oauth/store/types.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
-
-async function servers(
-  asOptions: Partial<AuthServerOptions> = {},
-  mcpOptions: Partial<ProtectedMcpOptions> = {},
-): Promise<{ as: AuthServer; mcp: ProtectedMcp }> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem, ...asOptions });
-  closers.push(() => as.close());
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as, ...mcpOptions });
-  closers.push(() => mcp.close());
-  // A request that passed the bearer check is answered 200 by the fixture behind it.
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return { as, mcp };
-}
-
-function make(options: Omit<HarnessOptions, 'ca'>): Harness {
-  const h = harness({ ca: certs.caPem, ...options });
-  closers.push(() => h.close());
-  made.push(h);
-  return h;
-}
-
-/** Every log line and sign-in line, as the secret scan reads them. */
-const output = (h: Harness): { lines: string[]; stderr: string[] } => ({
-  lines: [],
-  stderr: [...h.logs.map((l) => `${l.scope}: ${l.level}: ${l.text}`), ...h.signInLines],
-});
-
-const secretsOf = (record: TokenRecord | undefined): string[] =>
-  [record?.accessToken, record?.refreshToken, record?.client.clientSecret].filter(
-    (value): value is string => value !== undefined,
-  );
+const suite = signInSuite();
+const { make, servers } = suite;
 
 describe('tokens of the store', () => {
   it('uses a stored token valid beyond the margin with no request to the authorization server', async () => {
     const { as, mcp } = await servers();
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
     expect(second.auth.header()).toBe(first.auth.header());
-    expect((await post(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await post(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
     expect(as.stats()).toEqual({
       authorizationRequests: 1,
       codeGrants: 1,
@@ -98,7 +40,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     const before = await store.read({
       url: mcp.url,
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
@@ -109,7 +51,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     await second.auth.load();
     let changes = 0;
     const sub = second.auth.signedIn$.subscribe(() => (changes += 1));
-    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
     sub.unsubscribe();
 
     expect(as.stats()).toEqual({
@@ -132,20 +74,24 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     expect(after?.accessToken).not.toBe(before?.accessToken);
     expect(after?.savedAt).toBeGreaterThan(before?.savedAt ?? Infinity);
     expect(second.logs.map((l) => l.text)).toContain('the bridge refreshed the sign-in');
-    expectNoSecrets(output(second), [...secretsOf(before), ...secretsOf(after), ...second.sentSecrets]);
+    expectNoSecrets(harnessOutput(second), [
+      ...secretsOf(before),
+      ...secretsOf(after),
+      ...second.sentSecrets,
+    ]);
   });
 
   it('signs in again in the browser when the server refuses the refresh', async () => {
     const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, first.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     as.revokeRefreshTokens();
     await sleep(1_100);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
-    expect((await request(net.fetch, mcp.url, second.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, second.auth)).status).toBe(200);
 
     // The server counts granted refreshes only; the refused one is in its token request log.
     expect(as.stats()).toEqual({
@@ -163,7 +109,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
     expect(second.logs.map((l) => l.text)).toContain(
       'the authorization server refused the refresh (the refresh failed: HTTP status 400, invalid_grant); a new sign-in follows',
     );
-    expectNoSecrets(output(second), second.sentSecrets);
+    expectNoSecrets(harnessOutput(second), second.sentSecrets);
   });
 });
 
@@ -172,19 +118,13 @@ describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
     const { mcp } = await servers();
     const inner = createMemoryStore();
     let newer: TokenRecord | undefined;
-    const store: TokenStore = {
-      ...inner,
-      read: (key) => inner.read(key),
-      delete: (key) => inner.delete(key),
-      list: () => inner.list(),
-      // Another process wrote a later record just before: the store keeps it and returns it.
-      write: (record) => {
-        newer = { ...record, accessToken: 'newer-token-of-another-process', savedAt: record.savedAt + 1 };
-        return inner.write(newer);
-      },
-    };
+    // Another process wrote a later record just before: the store keeps it and returns it.
+    const store = writingThrough(inner, (record) => {
+      newer = { ...record, accessToken: 'newer-token-of-another-process', savedAt: record.savedAt + 1 };
+      return inner.write(newer);
+    });
     const h = make({ config: { url: mcp.url }, store });
-    const first = await post(net.fetch, mcp.url, h.auth);
+    const first = await post(suite.net.fetch, mcp.url, h.auth);
     await h.auth.challenge({
       status: 401,
       wwwAuthenticate: first.wwwAuthenticate,
@@ -200,15 +140,9 @@ describe('a token store that fails', () => {
   it('keeps the sign-in for the process and says so', async () => {
     const { mcp } = await servers();
     const inner = createMemoryStore();
-    const store: TokenStore = {
-      ...inner,
-      read: (key) => inner.read(key),
-      delete: (key) => inner.delete(key),
-      list: () => inner.list(),
-      write: () => Promise.reject(new Error('the keychain is locked')),
-    };
+    const store = writingThrough(inner, () => Promise.reject(new Error('the keychain is locked')));
     const h = make({ config: { url: mcp.url }, store });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.logs).toContainEqual({
       scope: 'oauth',
       level: 'warn',

@@ -6,38 +6,17 @@
  */
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAuthServer } from '../fixtures/oauth/authServer.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';
 import type { HandAuthServer, HandAuthServerOptions } from '../fixtures/oauth/handAuthServer.js';
-import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import type { ProtectedMcp, TokenIssuer } from '../fixtures/oauth/protectedMcp.js';
-import { makeTestCerts } from '../edges/http/support.js';
-import type { TestCerts } from '../edges/http/support.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
-import { caFetchFn, harness, request } from './signInHarness.js';
-import type { Harness, HarnessOptions } from './signInHarness.js';
+import { signInSuite, request } from './signInHarness.js';
 
-let certs: TestCerts;
-let net: ReturnType<typeof caFetchFn>;
-const closers: Array<() => Promise<void>> = [];
-/** Every harness of the test: its log lines, sign-in lines and errors are scanned for secrets after it. */
-const made: Harness[] = [];
-
-beforeAll(() => {
-  certs = makeTestCerts();
-  net = caFetchFn(certs.caPem);
-});
-afterEach(async () => {
-  for (const h of made.splice(0)) h.scan();
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await net.close();
-  certs.remove();
-});
+const suite = signInSuite();
+const { defer, make, mcpFor } = suite;
 
 /** A port that was free a moment ago (the receiver listens on it exclusively). */
 async function freePort(): Promise<number> {
@@ -49,33 +28,15 @@ async function freePort(): Promise<number> {
 }
 
 async function oidc(options: Partial<AuthServerOptions>): Promise<AuthServer> {
-  const as = await startAuthServer({ tls: certs, caPem: certs.caPem, ...options });
-  closers.push(() => as.close());
+  const as = await startAuthServer({ tls: suite.certs, caPem: suite.certs.caPem, ...options });
+  defer(() => as.close());
   return as;
 }
 
 async function hand(options: HandAuthServerOptions): Promise<HandAuthServer> {
-  const as = await startHandAuthServer({ tls: certs, caPem: certs.caPem, ...options });
-  closers.push(() => as.close());
+  const as = await startHandAuthServer({ tls: suite.certs, caPem: suite.certs.caPem, ...options });
+  defer(() => as.close());
   return as;
-}
-
-async function mcpFor(as: TokenIssuer): Promise<ProtectedMcp> {
-  const mcp = await startProtectedMcp({ tls: certs, authServer: as });
-  closers.push(() => mcp.close());
-  mcp.fixture.intercept = () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return mcp;
-}
-
-function make(options: Omit<HarnessOptions, 'ca'>): Harness {
-  const h = harness({ ca: certs.caPem, ...options });
-  closers.push(() => h.close());
-  made.push(h);
-  return h;
 }
 
 const SECRET = 'client-secret-5e1b9c';
@@ -110,7 +71,7 @@ describe('pre-registered client (--client-id, --client-issuer, MCP_BRIDGE_CLIENT
       },
       store,
     });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.tokenRequests().map((t) => [t.grantType, t.clientId, t.authMethod])).toEqual([
       ['authorization_code', 'pre-basic', 'client_secret_basic'],
     ]);
@@ -139,7 +100,7 @@ describe('pre-registered client (--client-id, --client-issuer, MCP_BRIDGE_CLIENT
     const h = make({
       config: { url: mcp.url, clientId: 'pre-post', clientIssuer: as.issuer, clientSecret: SECRET },
     });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.tokenRequests().map((t) => [t.grantType, t.clientId, t.authMethod, t.status])).toEqual([
       ['authorization_code', 'pre-post', 'client_secret_post', 200],
     ]);
@@ -156,7 +117,7 @@ describe('pre-registered client (--client-id, --client-issuer, MCP_BRIDGE_CLIENT
     });
     const mcp = await mcpFor(as);
     const h = make({ config: { url: mcp.url, clientId: 'pre-post', clientSecret: SECRET } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_failed' });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_failed' });
     expect(as.tokenRequests().map((t) => t.authMethod)).toEqual(['none']);
     expect(h.sentSecrets).not.toContain(SECRET);
   });
@@ -172,7 +133,7 @@ describe('pre-registered client (--client-id, --client-issuer, MCP_BRIDGE_CLIENT
         clientSecret: SECRET,
       },
     });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'issuer_not_registered',
     });
     expect(as.stats()).toEqual({
@@ -202,7 +163,7 @@ describe('client ID metadata document', () => {
     });
     const store = createMemoryStore();
     const h = make({ config: { url: mcp.url, redirectPort: port, clientMetadataUrl: documentUrl }, store });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.metadataDocumentFetches()).toEqual([documentUrl]);
     expect(as.stats().registrations).toBe(0);
     expect(as.tokenRequests().map((t) => [t.clientId, t.authMethod])).toEqual([[documentUrl, 'none']]);
@@ -222,7 +183,7 @@ describe('client ID metadata document', () => {
     const mcp = await mcpFor(as);
     const port = await freePort();
     const h = make({ config: { url: mcp.url, redirectPort: port } });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(as.metadataDocumentFetches()).toEqual([]);
     expect(as.stats().registrations).toBe(1);
     expect(h.logs).toContainEqual({
@@ -238,7 +199,7 @@ describe('client ID metadata document', () => {
     const as = await hand({ metadataDocuments: true, registration: true, tokenEndpointAuth: 'none' });
     const mcp = await mcpFor(as);
     const h = make({ config: { url: mcp.url, clientMetadataUrl: 'http://127.0.0.1:9/client.json' } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'invalid_client_metadata_url',
     });
     expect(as.stats().authorizationRequests).toBe(0);
@@ -256,11 +217,11 @@ describe('dynamic client registration', () => {
         fetch: (input, init) => {
           if (href(input).endsWith('/register'))
             bodies.push(JSON.parse(typeof init?.body === 'string' ? init.body : ''));
-          return net.fetch(input, init);
+          return suite.net.fetch(input, init);
         },
       },
     });
-    expect((await request(net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(bodies).toHaveLength(1);
     expect(bodies[0]).toMatchObject({
       application_type: 'native',
@@ -280,7 +241,7 @@ describe('dynamic client registration', () => {
     const mcp = await mcpFor(as);
     const port = await freePort();
     const h = make({ config: { url: mcp.url, redirectPort: port } });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'registration_unavailable',
       detail: `the redirect URI http://127.0.0.1:${port}/callback`,
     });
@@ -303,10 +264,10 @@ describe('dynamic client registration', () => {
                   headers: { 'content-type': 'application/json' },
                 }),
               )
-            : net.fetch(input, init),
+            : suite.net.fetch(input, init),
       },
     });
-    await expect(request(net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'registration_failed',
       detail: 'HTTP status 400, invalid_redirect_uri',
     });
