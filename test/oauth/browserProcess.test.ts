@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openBrowser } from '../../src/oauth/browser.js';
+import { waitUntil } from '../helpers/bridgeProcess.js';
 import { recordingLogger } from './receiverHttp.js';
 
 interface Record {
@@ -170,9 +171,11 @@ describe('openBrowser (process)', () => {
       logger,
       waitMs: 300,
     });
+    expect(opened).toBe(true);
+    // The opener still runs: on a loaded machine it may write its record only after the wait.
+    await waitUntil(() => records().length === 1, 10_000, 'the record of the opener');
     const [run] = records();
     started.push(run!.pid);
-    expect(opened).toBe(true);
     // It was not killed: the browser it started may be the one the user signs in with.
     expect(() => process.kill(run!.pid, 0)).not.toThrow();
     expect(logger.lines).toEqual([]);
