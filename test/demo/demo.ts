@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bridge = `${root}dist/src/cli/main.js`;
+const bridge = `${root}dist/bin/mcp-bridge-vscode.js`;
 const fixture = `${root}dist/test/fixtures/fixtureServer.js`;
 
 const say = (text: string): void => {

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const BRIDGE = `${root}dist/src/cli/main.js`;
+const BRIDGE = `${root}dist/bin/mcp-bridge-vscode.js`;
 const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 const PROPERTY_FILES = ['test/reliability/frontEndFuzz.test.ts', 'test/reliability/lineProperties.test.ts'];
 /** How long the bridge may take to exit after the end of its stdin (reference-behaviors.md §2.13). */
