@@ -24,7 +24,7 @@ import type { FlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { parseCommandLine } from './args.js';
 import type { ServeOptions } from './args.js';
-import { USAGE_TEXT } from './help.js';
+import { usageText } from './help.js';
 import { exitLines, stdoutErrorLine } from '../node/exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from '../node/log.js';
 import type { SignInSetup } from './signInSetup.js';
@@ -92,6 +92,7 @@ async function startSignIn(
   options: ServeOptions,
   url: string,
   logger: Logger,
+  profile: Profile,
 ): Promise<SignInSetup | undefined> {
   if (options.signIn === undefined) return undefined;
   const { setUpSignIn } = await import('./signInSetup.js');
@@ -100,6 +101,7 @@ async function startSignIn(
       url,
       signIn: options.signIn,
       env: process.env,
+      profile,
       ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
     },
     logger,
@@ -118,7 +120,8 @@ async function serve(options: ServeOptions, logger: Logger, profile: Profile): P
     ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
     profileName: profile.name,
   });
-  const signIn = upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger) : undefined;
+  const signIn =
+    upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger, profile) : undefined;
   if (signIn?.ok === false) {
     process.stderr.write(`${formatDiagnostic(signIn.message, profile.name)}\n`);
     return 2;
@@ -197,14 +200,14 @@ async function serve(options: ServeOptions, logger: Logger, profile: Profile): P
 }
 
 export async function main(argv: readonly string[], profile: Profile): Promise<number> {
-  const parsed = parseCommandLine(argv, process.env, packageVersion());
+  const parsed = parseCommandLine(argv, process.env, packageVersion(), profile);
   switch (parsed.kind) {
     case 'help':
     case 'version':
       process.stdout.write(`${parsed.text}\n`);
       return 0;
     case 'error':
-      process.stderr.write(`${formatDiagnostic(parsed.message, profile.name)}\n${USAGE_TEXT}\n`);
+      process.stderr.write(`${formatDiagnostic(parsed.message, profile.name)}\n${usageText(profile)}\n`);
       return 2;
     case 'serve':
       return serve(
@@ -214,8 +217,12 @@ export async function main(argv: readonly string[], profile: Profile): Promise<n
       );
     case 'logout': {
       // Loaded for logout only: the token stores are not part of the other forms' start-up.
-      const { runLogout } = await import('./logout.js');
-      return runLogout(parsed.options, createStderrLogger(parsed.options.logLevel, undefined, profile.name));
+      const { logoutEnvironment, runLogout } = await import('./logout.js');
+      return runLogout(
+        parsed.options,
+        createStderrLogger(parsed.options.logLevel, undefined, profile.name),
+        logoutEnvironment(profile),
+      );
     }
   }
 }
