@@ -1,14 +1,15 @@
 /**
- * The command line of `mcp-bridge-vscode` (reference-behaviors.md §8, §6.1, §6.2): argv in, a
- * ParsedCommand out. Pure apart from reading the `--ca-file`; only main() prints and exits.
+ * The command line of `mcp-bridge-vscode` and `mcp-bridge` (reference-behaviors.md §8, §6.1,
+ * §6.2): argv in, a ParsedCommand out. The profile of the executable gives the program name of
+ * `--help` and `--version` and the sign-in identity (default redirect port, token store places).
+ * Pure apart from reading the `--ca-file`; only main() prints and exits.
  */
 import yargs from 'yargs';
 import type { LogLevel } from '../bridge/log.js';
 import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
-import { HELP_TEXT } from './help.js';
+import { helpText } from './help.js';
 import type { LogoutOptions } from './logout.js';
-import { PROGRAM_NAME } from '../node/log.js';
 import { conflict, decimal, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
 import { OPTIONS, optionSpec, scanArgv, type Form, type OptionName } from './scan.js';
 import {
@@ -19,6 +20,8 @@ import {
 } from './signInArgs.js';
 import { checkUpstreamUrl } from './urlRules.js';
 import { UsageError } from './usageError.js';
+import type { Profile } from '../profiles/profile.js';
+import { vscodeProfile } from '../profiles/vscode.js';
 
 export type Upstream =
   | { readonly kind: 'command'; readonly argv: readonly string[] }
@@ -74,14 +77,17 @@ const MAX_BYTES = 1_073_741_824;
  * value option takes exactly one argument (`nargs: 1`, which may start with `-`); that path of
  * yargs-parser also keeps quotes (`--name="x"`), which a plain string option would strip.
  */
-function parseArgv(args: readonly string[]): {
+function parseArgv(
+  args: readonly string[],
+  program: string,
+): {
   readonly values: Values;
   readonly url?: string;
   readonly command: readonly string[];
 } {
   let failed = false;
   const argv: Record<string, unknown> = yargs(args)
-    .scriptName('mcp-bridge-vscode')
+    .scriptName(program)
     .exitProcess(false)
     .help(false)
     .version(false)
@@ -154,8 +160,9 @@ function caFileOption(values: Values): { caFile?: string; caPem?: string } {
 function serveOptions(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  profile: Profile,
 ): ServeOptions {
-  const { values, url, command } = parseArgv(argv);
+  const { values, url, command } = parseArgv(argv, profile.name);
   if (url === undefined && command.length === 0) {
     throw new UsageError(
       'the upstream server is missing: give its URL, or put the upstream command after "--"',
@@ -192,6 +199,7 @@ function serveOptions(
           values,
           env,
           values('header-env').map((spec) => spec.slice(spec.indexOf('=') + 1)),
+          profile.identity.redirectPort,
         );
   const { caFile, caPem } = caFileOption(values);
   return {
@@ -213,8 +221,9 @@ function serveOptions(
 function logoutOptions(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  profile: Profile,
 ): LogoutOptions {
-  const { values, url } = parseArgv(args);
+  const { values, url } = parseArgv(args, profile.name);
   checkForm(values, 'logout');
   const all = given(values, 'all');
   if (all && url !== undefined) {
@@ -235,7 +244,7 @@ function logoutOptions(
     'give err, warn, info or debug',
   );
   if (url !== undefined) checkUpstreamUrl(url);
-  const store = parseStoreOptions(values, env);
+  const store = parseStoreOptions(values, env, profile.identity.redirectPort);
   const { caPem } = caFileOption(values);
   return {
     ...(url === undefined ? {} : { url }),
@@ -246,32 +255,36 @@ function logoutOptions(
     ...(store.tokenKeyFile === undefined ? {} : { tokenKeyFile: store.tokenKeyFile }),
     ...(caPem === undefined ? {} : { caPem }),
     logLevel: logLevel ?? DEFAULTS.logLevel,
-    bridgeName: PROGRAM_NAME,
+    // The bridge name of the storage identity is the profile's (reference-behaviors.md §6.11);
+    // main() gives runLogout the rest of the profile's identity (keychain service, token directory).
+    bridgeName: profile.name,
   };
 }
 
 /**
  * Parses the arguments after the executable name. `env` is read for `--header-env` only;
- * `version` goes into the `--version` text.
+ * `version` goes into the `--version` text; `profile` is the executable's (`mcp-bridge-vscode`
+ * by default).
  */
 export function parseCommandLine(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   version: string,
+  profile: Profile = vscodeProfile,
 ): ParsedCommand {
   const scan = scanArgv(argv);
   switch (scan.kind) {
     case 'help':
-      return { kind: 'help', text: HELP_TEXT };
+      return { kind: 'help', text: helpText(profile) };
     case 'version':
-      return { kind: 'version', text: `mcp-bridge-vscode ${version}` };
+      return { kind: 'version', text: `${profile.name} ${version}` };
     case 'error':
       return scan;
     case 'valid':
       try {
         return scan.form === 'logout'
-          ? { kind: 'logout', options: logoutOptions(scan.args, env) }
-          : { kind: 'serve', options: serveOptions(argv, env) };
+          ? { kind: 'logout', options: logoutOptions(scan.args, env, profile) }
+          : { kind: 'serve', options: serveOptions(argv, env, profile) };
       } catch (error) {
         if (error instanceof UsageError) return { kind: 'error', message: error.message };
         throw error;

@@ -1,22 +1,46 @@
 /**
  * The texts of `--help` and of the usage lines printed after a diagnostic
- * (reference-behaviors.md §8). Both end without a newline; main() adds it.
+ * (reference-behaviors.md §8), for the executable of a profile: its name, its default redirect
+ * port and how it calls its client. Both end without a newline; main() adds it.
  */
+import type { Profile } from '../profiles/profile.js';
+import { vscodeProfile } from '../profiles/vscode.js';
 
-export const USAGE_TEXT = [
-  'Usage: mcp-bridge-vscode [options] -- <command> [args...]',
-  '       mcp-bridge-vscode [options] <url>',
-  '       mcp-bridge-vscode logout [options] <url>',
-  '       mcp-bridge-vscode logout [options] --all',
-  'Run "mcp-bridge-vscode --help" for the options.',
-].join('\n');
+/** How the help names the client: as the subject of "Connects", and elsewhere. */
+interface ClientWords {
+  readonly subject: string;
+  readonly object: string;
+}
 
-export const HELP_TEXT = `Usage: mcp-bridge-vscode [options] -- <command> [args...]
-       mcp-bridge-vscode [options] <url>
-       mcp-bridge-vscode logout [options] <url>
-       mcp-bridge-vscode logout [options] --all
+const VSCODE_CLIENT: ClientWords = { subject: 'VS Code', object: 'VS Code' };
+const ANY_CLIENT: ClientWords = { subject: 'an MCP client', object: 'the client' };
 
-Connects VS Code (MCP 2025-11-25 on stdin and stdout) to an upstream server that speaks
+const clientWords = (profile: Profile): ClientWords =>
+  profile.name === vscodeProfile.name ? VSCODE_CLIENT : ANY_CLIENT;
+
+/** The usage lines of the executable of `profile`. */
+export const usageText = (profile: Profile): string => {
+  const program = profile.name;
+  return [
+    `Usage: ${program} [options] -- <command> [args...]`,
+    `       ${program} [options] <url>`,
+    `       ${program} logout [options] <url>`,
+    `       ${program} logout [options] --all`,
+    `Run "${program} --help" for the options.`,
+  ].join('\n');
+};
+
+/** The `--help` text of the executable of `profile`. */
+export function helpText(profile: Profile): string {
+  const program = profile.name;
+  const client = clientWords(profile);
+  const redirectPort = profile.identity.redirectPort;
+  return `Usage: ${program} [options] -- <command> [args...]
+       ${program} [options] <url>
+       ${program} logout [options] <url>
+       ${program} logout [options] --all
+
+Connects ${client.subject} (MCP 2025-11-25 on stdin and stdout) to an upstream server that speaks
 MCP 2026-07-28: a command started as a child process (everything after "--" is the command
 and its arguments, unchanged), or a Streamable HTTP server at <url>. The URL must be https,
 or http for a loopback host (localhost, *.localhost, 127.0.0.0/8, [::1]); it must not hold a
@@ -26,7 +50,7 @@ Options come before the URL or "--". Write "--opt value" or "--opt=value". When 
 given more than once, the last one wins, except --header and --header-env, which add up.
 
 Options:
-  --name <name>              server name shown to VS Code when the upstream gives none
+  --name <name>              server name shown to ${client.object} when the upstream gives none
                              (default: the command's file name without extension, or the
                              host of the URL)
   --log-level <level>        err, warn, info or debug; logs go to stderr (default: info)
@@ -52,7 +76,7 @@ Headers the bridge or the HTTP client sets (Host, Accept, Content-Type, Mcp-*, .
 Proxy-Authorization cannot be given.
 
 Sign-in (URL only): when the server answers 401, the bridge signs in with OAuth in the browser
-during initialize, and later through a URL question of VS Code. An authorization header of
+during initialize, and later through a URL question of ${client.object}. An authorization header of
 --header or --header-env turns the sign-in off; the sign-in options are then refused.
   --client-id <id>           a client registered at the authorization server (default: the
                              client metadata document of the bridge, else registration)
@@ -61,7 +85,7 @@ during initialize, and later through a URL question of VS Code. An authorization
                              host) (default: any issuer)
   --client-metadata-url <u>  an https URL of another client metadata document; not with
                              --client-id (default: the document of the bridge)
-  --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: 41894)
+  --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: ${redirectPort})
   --account <label>          a name for one of several sign-ins to the same server, 1 to 64
                              of A-Z a-z 0-9 . _ @ + - (default: default)
   --token-store <store>      auto, keychain, file or memory; auto takes the keychain, then
@@ -92,3 +116,10 @@ Exit status:
   1  the upstream command stopped, or an internal error; logout failed to delete
   2  invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token
      store that does not open`;
+}
+
+/** The usage lines of `mcp-bridge-vscode`. */
+export const USAGE_TEXT = usageText(vscodeProfile);
+
+/** The `--help` text of `mcp-bridge-vscode`. */
+export const HELP_TEXT = helpText(vscodeProfile);

@@ -1,5 +1,5 @@
 /**
- * `mcp-bridge-vscode logout [options] <url>` and `logout --all` (reference-behaviors.md §6.12;
+ * `<program> logout [options] <url>` and `logout --all` (reference-behaviors.md §6.12;
  * issue 12, deliverable 4). Deletes stored sign-ins; the authorization server is never contacted
  * (no revocation). Exit codes: 0 deleted or nothing to delete, 1 a deletion failed, 2 bad
  * arguments or a forced store that does not open.
@@ -21,6 +21,7 @@ import { createFileLock } from '../oauth/store/lock.js';
 import { resolveTokenKey, storePlaces, type TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
 import type { RecordKey } from '../oauth/store/types.js';
+import type { Profile, SignInIdentity } from '../profiles/profile.js';
 
 export interface LogoutOptions {
   /** The MCP server URL; absent with `all`. */
@@ -32,6 +33,7 @@ export interface LogoutOptions {
   readonly tokenKeyFile?: string;
   readonly caPem?: string;
   readonly logLevel: LogLevel;
+  /** The profile's name: the bridge name of the storage identity (reference-behaviors.md §6.11). */
   readonly bridgeName: string;
 }
 
@@ -41,7 +43,21 @@ export interface LogoutEnvironment {
   readonly platform?: NodeJS.Platform;
   readonly directory?: string;
   readonly loadKeyring?: () => Promise<KeyringModule>;
+  /**
+   * Where the profile keeps its sign-ins (SignInIdentity): its keychain service (default
+   * `mcp-bridge-sdk/<bridgeName>`) and its token directory (default the one of
+   * `mcp-bridge-vscode`). The executable passes its profile's (logoutEnvironment).
+   */
+  readonly identity?: Pick<SignInIdentity, 'keychainService' | 'tokenDirectory'>;
 }
+
+/** The environment of the logout of an executable: the process's, with the profile's identity. */
+export const logoutEnvironment = (profile: Profile): LogoutEnvironment => ({
+  identity: {
+    keychainService: profile.identity.keychainService,
+    tokenDirectory: profile.identity.tokenDirectory,
+  },
+});
 
 const SCOPE = 'vscode';
 type Kind = 'keychain' | 'file';
@@ -92,8 +108,9 @@ export async function runLogout(
     env,
     ...(environment.platform === undefined ? {} : { platform: environment.platform }),
     ...(environment.directory === undefined ? {} : { directory: environment.directory }),
+    ...(environment.identity === undefined ? {} : { tokenDirectory: environment.identity.tokenDirectory }),
   });
-  const service = `mcp-bridge-sdk/${options.bridgeName}`;
+  const service = environment.identity?.keychainService ?? `mcp-bridge-sdk/${options.bridgeName}`;
 
   async function open(kind: Kind): Promise<Opened> {
     try {

@@ -14,8 +14,8 @@ export type TokenStoreChoice = 'auto' | 'keychain' | 'file' | 'memory';
 export const CLIENT_SECRET_VARIABLE = 'MCP_BRIDGE_CLIENT_SECRET';
 export const TOKEN_KEY_VARIABLE = 'MCP_BRIDGE_TOKEN_KEY';
 
+/** The default redirect port is the profile's (SignInIdentity.redirectPort). */
 export const SIGN_IN_DEFAULTS = {
-  redirectPort: 41894,
   account: 'default',
   tokenStore: 'auto',
   signInTimeoutSeconds: 300,
@@ -71,8 +71,8 @@ function lastUrl(
   return result;
 }
 
-/** The store options and their conflicts (§6.11, §8). */
-export function parseStoreOptions(values: Values, env: Env): StoreOptions {
+/** The store options and their conflicts (§6.11, §8); `defaultRedirectPort` is the profile's. */
+export function parseStoreOptions(values: Values, env: Env, defaultRedirectPort: number): StoreOptions {
   const redirectPort = last(values, 'redirect-port', decimal(65_535), rangeHint(65_535, 'a port'));
   const account = last(
     values,
@@ -111,7 +111,7 @@ export function parseStoreOptions(values: Values, env: Env): StoreOptions {
     );
   }
   return {
-    redirectPort: redirectPort ?? SIGN_IN_DEFAULTS.redirectPort,
+    redirectPort: redirectPort ?? defaultRedirectPort,
     account: account ?? SIGN_IN_DEFAULTS.account,
     tokenStore,
     ...(tokenKeyFile === undefined ? {} : { tokenKeyFile }),
@@ -124,6 +124,7 @@ export function parseSignInOptions(
   values: Values,
   env: Env,
   headerEnvVariables: readonly string[],
+  defaultRedirectPort: number,
 ): SignInOptions {
   const clientId = last(
     values,
@@ -134,7 +135,7 @@ export function parseSignInOptions(
   const clientIssuer = lastUrl(values, 'client-issuer', clientIssuerHint);
   const clientMetadataUrl = lastUrl(values, 'client-metadata-url', clientMetadataUrlHint);
   const seconds = last(values, 'sign-in-timeout', decimal(MAX_SECONDS), rangeHint(MAX_SECONDS, 'seconds'));
-  const store = parseStoreOptions(values, env);
+  const store = parseStoreOptions(values, env, defaultRedirectPort);
   const clientSecret = envValue(env, CLIENT_SECRET_VARIABLE);
   if (clientIssuer !== undefined && clientId === undefined) {
     throw conflict('client-issuer', 'it needs --client-id');

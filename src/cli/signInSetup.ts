@@ -11,8 +11,10 @@ import type { Logger } from '../bridge/log.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import { createUpstreamAuth } from '../oauth/upstreamAuth.js';
 import type { UpstreamAuth } from '../oauth/upstreamAuth.js';
+import type { SignInConfig } from '../oauth/ports.js';
 import { openTokenStore } from '../oauth/store/openStore.js';
-import { BRIDGE_NAME, CLIENT_METADATA_URL, CLIENT_NAME, KEYCHAIN_SERVICE } from './profile.js';
+import type { StoreOptions } from '../oauth/store/openStore.js';
+import type { Profile } from '../profiles/profile.js';
 import type { SignInOptions } from './signInArgs.js';
 
 export interface SignInSetupInput {
@@ -20,6 +22,51 @@ export interface SignInSetupInput {
   readonly signIn: SignInOptions;
   readonly caPem?: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The executable's profile: its name and sign-in identity (reference-behaviors.md §1.2). */
+  readonly profile: Profile;
+}
+
+/**
+ * The settings of the token store and of the sign-in, from the options and the profile's
+ * sign-in identity (reference-behaviors.md §1.2, §6.9, §6.11): its name is the bridge name of
+ * the storage identity, its keychain service and token directory hold the tokens and the lock,
+ * its client name and metadata document are what the authorization server sees.
+ */
+export function signInSettings(input: SignInSetupInput): {
+  readonly store: StoreOptions;
+  readonly auth: SignInConfig;
+} {
+  const { signIn, env, profile } = input;
+  const identity = profile.identity;
+  return {
+    store: {
+      tokenStore: signIn.tokenStore,
+      ...(signIn.tokenKey === undefined ? {} : { tokenKey: signIn.tokenKey }),
+      ...(signIn.tokenKeyFile === undefined ? {} : { tokenKeyFile: signIn.tokenKeyFile }),
+      env,
+      service: identity.keychainService,
+      tokenDirectory: identity.tokenDirectory,
+    },
+    auth: {
+      url: input.url,
+      bridgeName: profile.name,
+      clientName: identity.clientName,
+      redirectPort: signIn.redirectPort,
+      account: signIn.account,
+      ...(signIn.clientId === undefined ? {} : { clientId: signIn.clientId }),
+      ...(signIn.clientIssuer === undefined ? {} : { clientIssuer: signIn.clientIssuer }),
+      ...(signIn.clientSecret === undefined ? {} : { clientSecret: signIn.clientSecret }),
+      ...(signIn.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: signIn.clientMetadataUrl }),
+      ...(identity.metadataDocumentUrl === undefined
+        ? {}
+        : { defaultMetadataUrl: identity.metadataDocumentUrl }),
+      defaultMetadataPort: identity.redirectPort,
+      noBrowser: signIn.noBrowser,
+      signInTimeoutMs: signIn.signInTimeoutMs,
+      sandbox: signIn.sandbox,
+      secretVariables: signIn.secretVariables,
+    },
+  };
 }
 
 export type SignInSetup =
@@ -34,39 +81,20 @@ export type SignInSetup =
   | { readonly ok: false; readonly message: string };
 
 export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Promise<SignInSetup> {
-  const { signIn, env } = input;
-  const opened = await openTokenStore(
-    {
-      tokenStore: signIn.tokenStore,
-      ...(signIn.tokenKey === undefined ? {} : { tokenKey: signIn.tokenKey }),
-      ...(signIn.tokenKeyFile === undefined ? {} : { tokenKeyFile: signIn.tokenKeyFile }),
-      env,
-      service: KEYCHAIN_SERVICE,
-    },
-    logger,
-  );
+  const { env } = input;
+  const settings = signInSettings(input);
+  const opened = await openTokenStore(settings.store, logger);
   if (!opened.ok) return { ok: false, message: opened.message };
   const signInFetch = createSignInFetch(input.caPem === undefined ? { env } : { env, caPem: input.caPem });
   const consent = createConsentRelay();
-  const auth = createUpstreamAuth(
-    {
-      url: input.url,
-      bridgeName: BRIDGE_NAME,
-      clientName: CLIENT_NAME,
-      redirectPort: signIn.redirectPort,
-      account: signIn.account,
-      ...(signIn.clientId === undefined ? {} : { clientId: signIn.clientId }),
-      ...(signIn.clientIssuer === undefined ? {} : { clientIssuer: signIn.clientIssuer }),
-      ...(signIn.clientSecret === undefined ? {} : { clientSecret: signIn.clientSecret }),
-      ...(signIn.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: signIn.clientMetadataUrl }),
-      defaultMetadataUrl: CLIENT_METADATA_URL,
-      noBrowser: signIn.noBrowser,
-      signInTimeoutMs: signIn.signInTimeoutMs,
-      sandbox: signIn.sandbox,
-      secretVariables: signIn.secretVariables,
-    },
-    { fetch: signInFetch.fetch, store: opened.store, lock: opened.lock, logger, env, consent: consent.port },
-  );
+  const auth = createUpstreamAuth(settings.auth, {
+    fetch: signInFetch.fetch,
+    store: opened.store,
+    lock: opened.lock,
+    logger,
+    env,
+    consent: consent.port,
+  });
   // A stored sign-in is read before the first request, so that it needs no 401 round trip.
   await auth.load();
   return { ok: true, auth, consent, close: () => signInFetch.close() };

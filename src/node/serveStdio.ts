@@ -11,8 +11,10 @@ import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { BridgeLimits } from '../bridge/config.js';
+import type { ConsentRelay } from '../bridge/consent.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger } from './log.js';
@@ -67,6 +69,18 @@ export interface ServeStdioOptions {
   readonly stdout?: Writable;
   /** The environment of the HTTP edge (proxy variables). Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The sign-in of a URL upstream (reference-behaviors.md §6.4, §6.7), set up by the caller (token
+   * store, authorization server) and released by it after serveStdio resolved: the HTTP upstream
+   * asks `auth` for its Authorization header, each client connection binds `consent`, and a
+   * completed sign-in (`auth.signedIn$`) reopens the listen stream. Absent: no sign-in.
+   */
+  readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
+  /**
+   * The scope of serveStdio's own log lines (the start warnings, the watchdog, a failed stdout);
+   * default `bridge`. `mcp-bridge-vscode` logs them under `vscode` (reference-behaviors.md §2.13).
+   */
+  readonly scope?: string;
 }
 
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
@@ -94,6 +108,7 @@ interface Wiring {
   readonly maxLineBytes: number;
   readonly maxResponseBytes: number;
   readonly env: Readonly<Record<string, string | undefined>>;
+  readonly auth: UpstreamAuth | undefined;
 }
 
 function connector(w: Wiring): () => Observable<UpstreamConnection> {
@@ -112,6 +127,7 @@ function connector(w: Wiring): () => Observable<UpstreamConnection> {
               maxResponseBytes: w.maxResponseBytes,
               ...(upstream.caPem === undefined ? {} : { caPem: upstream.caPem }),
               env: w.env,
+              ...(w.auth === undefined ? {} : { auth: w.auth }),
             },
             w.logger,
           ),
@@ -154,7 +170,9 @@ export async function serveStdio(
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_BYTES;
   const watchdogMs = options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
-  for (const warning of options.warnings ?? []) logger.log('bridge', 'warn', warning);
+  const scope = options.scope ?? 'bridge';
+  const signIn = options.signIn;
+  for (const warning of options.warnings ?? []) logger.log(scope, 'warn', warning);
   const child: ChildTracker = { pid: undefined, exited: undefined };
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
@@ -171,6 +189,7 @@ export async function serveStdio(
     maxLineBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_BYTES,
     env: options.env ?? process.env,
+    auth: signIn?.auth,
   };
   const profileBridge = createProfileBridge(
     profile,
@@ -179,7 +198,11 @@ export async function serveStdio(
       fallbackName,
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     },
-    { connect: connector(wiring), logger },
+    {
+      connect: connector(wiring),
+      logger,
+      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+    },
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
 
@@ -190,16 +213,18 @@ export async function serveStdio(
   // EPIPE: the client went away, stdin's end follows; any other write error is logged (issue 10 item 3).
   const onStdoutError = (error: unknown): void => {
     const line = stdoutErrorLine(error);
-    if (line !== undefined) logger.log('bridge', line.level, line.text);
+    if (line !== undefined) logger.log(scope, line.level, line.text);
   };
   stdout.on('error', onStdoutError);
 
   let watchdog: NodeJS.Timeout | undefined;
+  let watchdogFired = false;
   let resolveCode: (code: number) => void = () => undefined;
   const armWatchdog = (): void => {
     watchdog ??= setTimeout(() => {
+      watchdogFired = true;
       logger.log(
-        'bridge',
+        scope,
         'warn',
         `the bridge did not stop in ${watchdogMs / 1000} s after the end of stdin, thus it stops now`,
       );
@@ -230,8 +255,9 @@ export async function serveStdio(
         },
       });
   });
-  // Give the child a bounded time to exit after its stdin closed (the edge escalates to signals).
-  if (child.exited !== undefined) {
+  // Give the child a bounded time to exit after its stdin closed (the edge escalates to signals);
+  // after the watchdog, the process tree is killed already and the caller exits at once (§2.13).
+  if (child.exited !== undefined && !watchdogFired) {
     await Promise.race([
       child.exited,
       new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),

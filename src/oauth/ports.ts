@@ -76,8 +76,10 @@ export interface SignInConfig {
   readonly clientSecret?: string;
   /** Explicit --client-metadata-url. */
   readonly clientMetadataUrl?: string;
-  /** The project's published document. */
-  readonly defaultMetadataUrl: string;
+  /** The profile's published document (SignInIdentity.metadataDocumentUrl); absent: none. */
+  readonly defaultMetadataUrl?: string;
+  /** The only redirect port that document lists (SignInIdentity.redirectPort); default 41894. */
+  readonly defaultMetadataPort?: number;
   readonly noBrowser: boolean;
   /** --sign-in-timeout, default 300 s. */
   readonly signInTimeoutMs: number;

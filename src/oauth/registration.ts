@@ -19,13 +19,21 @@ import type { ClientRegistration, TokenRecord } from './store/types.js';
 /** The redirect port the project's client metadata document lists (reference §6.9). */
 export const DEFAULT_REDIRECT_PORT = 41894;
 
+/*
+ * A profile without a document (`mcp-bridge`, SignInIdentity.metadataDocumentUrl undefined) skips
+ * step 2 unless `--client-metadata-url` names one: it registers dynamically.
+ */
+
 export interface RegistrationConfig {
   readonly redirectPort: number;
   readonly clientId?: string;
   readonly clientIssuer?: string;
   readonly clientSecret?: string;
   readonly clientMetadataUrl?: string;
-  readonly defaultMetadataUrl: string;
+  /** The profile's own document; absent when the profile has none. */
+  readonly defaultMetadataUrl?: string;
+  /** The only redirect port that document lists (the profile's default); default 41894. */
+  readonly defaultMetadataPort?: number;
 }
 
 /** The client to use, or a dynamic registration still to do. */
@@ -92,15 +100,17 @@ export function chooseRegistration(input: {
       if (!validMetadataUrl(config.clientMetadataUrl)) throw new BridgeError('invalid_client_metadata_url');
       return { kind: 'ready', registration: documentClient(config.clientMetadataUrl) };
     }
-    if (config.redirectPort === DEFAULT_REDIRECT_PORT) {
+    const documentPort = config.defaultMetadataPort ?? DEFAULT_REDIRECT_PORT;
+    if (config.defaultMetadataUrl !== undefined && config.redirectPort === documentPort) {
       return { kind: 'ready', registration: documentClient(config.defaultMetadataUrl) };
     }
-    input.logger.log(
-      'oauth',
-      'info',
-      `the client metadata document of the bridge has only the redirect port ${DEFAULT_REDIRECT_PORT}. ` +
-        `With --redirect-port ${config.redirectPort}, the bridge uses dynamic client registration.`,
-    );
+    if (config.defaultMetadataUrl !== undefined)
+      input.logger.log(
+        'oauth',
+        'info',
+        `the client metadata document of the bridge has only the redirect port ${documentPort}. ` +
+          `With --redirect-port ${config.redirectPort}, the bridge uses dynamic client registration.`,
+      );
   }
   if (as.registration_endpoint === undefined) {
     throw new BridgeError('registration_unavailable', { detail: `the redirect URI ${input.redirectUri}` });

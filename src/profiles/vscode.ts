@@ -17,7 +17,7 @@ export const vscodeProfile: Profile = Object.freeze({
     clientName: 'mcp-bridge-vscode (mcp-bridge-sdk)',
     keychainService: 'mcp-bridge-sdk/mcp-bridge-vscode',
     redirectPort: 41894,
-    metadataDocumentUrl: 'https://christianpresley.github.io/zig-bridge-sdk/vscode/client.json',
+    metadataDocumentUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/vscode/client.json',
     tokenDirectory: 'mcp-bridge-sdk/vscode/tokens',
   }),
 });

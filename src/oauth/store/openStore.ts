@@ -34,6 +34,11 @@ export interface StoreOptions {
   readonly platform?: NodeJS.Platform;
   /** The keychain service, e.g. `mcp-bridge-sdk/mcp-bridge-vscode`. */
   readonly service: string;
+  /**
+   * The profile's token directory, relative to the user's state directory (SignInIdentity.
+   * tokenDirectory); default the one of `mcp-bridge-vscode`.
+   */
+  readonly tokenDirectory?: string;
   /** The token directory (and lock directory) instead of the platform's; for tests. */
   readonly directory?: string;
   /** Loads `@napi-rs/keyring`; for tests. */
@@ -67,12 +72,14 @@ export interface StorePlaces {
   readonly lockDir: string;
 }
 
-export const storePlaces = (options: Pick<StoreOptions, 'env' | 'platform' | 'directory'>): StorePlaces => {
+export const storePlaces = (
+  options: Pick<StoreOptions, 'env' | 'platform' | 'directory' | 'tokenDirectory'>,
+): StorePlaces => {
   const platform = options.platform ?? process.platform;
   return {
     platform,
-    tokenDir: options.directory ?? tokenDirectory(options.env, platform),
-    lockDir: options.directory ?? lockDirectory(options.env, platform),
+    tokenDir: options.directory ?? tokenDirectory(options.env, platform, options.tokenDirectory),
+    lockDir: options.directory ?? lockDirectory(options.env, platform, options.tokenDirectory),
   };
 };
 
