@@ -8,7 +8,7 @@
 import * as client from 'openid-client';
 import type { ServerMetadata } from 'openid-client';
 import { BridgeError } from '../errors.js';
-import { guardedFetch, REQUEST_TIMEOUT_MS } from './http.js';
+import { guardedFetch, REQUEST_TIMEOUT_MS, signInHttpReason } from './http.js';
 import type { Fetch } from './http.js';
 import { checkEndpoint, isPlainHttp } from './endpoints.js';
 import type { RedirectResult } from './receiver.js';
@@ -109,6 +109,9 @@ const statusOf = (error: unknown): number | undefined => {
 
 /** `HTTP status N, <error code>` of a refused request, for a detail (never a body). */
 export function refusal(error: unknown): string {
+  // A request the guard refused, or a response over the size limit (http.ts): its own reason.
+  const guarded = signInHttpReason(error);
+  if (guarded !== undefined) return guarded;
   const status = statusOf(error);
   const parts = status === undefined ? [] : [`HTTP status ${status}`];
   if (error instanceof client.ResponseBodyError) parts.push(safeCode(error.error));

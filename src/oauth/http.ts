@@ -21,15 +21,61 @@ export class SignInHttpError extends Error {
   }
 }
 
-/** A fetch that refuses every URL {@link checkEndpoint} refuses, before any byte is sent. */
+const TOO_LARGE = 'a response of the sign-in is too large';
+
+/**
+ * The response with its body bounded to {@link MAX_BODY_BYTES}: a larger `content-length` is
+ * refused at once, and the body (as fetch decodes it, so a gzip body counts its decoded bytes)
+ * errors as soon as it passes the limit. openid-client reads token, refresh and registration
+ * responses with `response.json()`, which has no limit of its own.
+ */
+function limitBody(response: Response): Response {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new SignInHttpError(TOO_LARGE);
+  }
+  // A Response cannot be made with a body for a null-body status (or outside 200–599).
+  if (response.body === null || response.status < 200 || response.status > 599) return response;
+  let size = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) controller.error(new SignInHttpError(TOO_LARGE));
+      else controller.enqueue(chunk);
+    },
+  });
+  const limited = new Response((response.body as ReadableStream<Uint8Array>).pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  Object.defineProperty(limited, 'url', { value: response.url });
+  return limited;
+}
+
+/**
+ * A fetch that refuses every URL {@link checkEndpoint} refuses, before any byte is sent, and
+ * bounds the body of every response (see limitBody).
+ */
 export function guardedFetch(fetch: Fetch): Fetch {
   return (input, init) => {
     const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const check = checkEndpoint(href);
     if (!check.ok)
       return Promise.reject(new SignInHttpError(`a sign-in request was refused: ${check.reason}`));
-    return fetch(input, init);
+    return fetch(input, init).then(limitBody);
   };
+}
+
+/** The reason of a {@link SignInHttpError} anywhere in the cause chain of an error (openid-client wraps it). */
+export function signInHttpReason(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth += 1) {
+    if (current instanceof SignInHttpError) return current.reason;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 const bounded = (signal: AbortSignal): AbortSignal =>
@@ -47,7 +93,7 @@ async function readBody(response: Response): Promise<string> {
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw new SignInHttpError('a response of the sign-in is too large');
+      throw new SignInHttpError(TOO_LARGE);
     }
     chunks.push(value);
   }
@@ -70,7 +116,7 @@ export async function getJson(fetch: Fetch, url: string, signal: AbortSignal): P
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    return { ok: false, reason: error instanceof SignInHttpError ? error.reason : 'the request failed' };
+    return { ok: false, reason: signInHttpReason(error) ?? 'the request failed' };
   }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
@@ -87,7 +133,7 @@ export async function getJson(fetch: Fetch, url: string, signal: AbortSignal): P
     return {
       ok: false,
       status: 200,
-      reason: error instanceof SignInHttpError ? error.reason : 'the document is not JSON',
+      reason: signInHttpReason(error) ?? 'the document is not JSON',
     };
   }
 }
