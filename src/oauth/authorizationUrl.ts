@@ -33,6 +33,15 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOCALHOST_NAME.test(host) || DOTTED_LOOPBACK.test(host) || host === '[::1]' || host === '::1';
 }
 
+/** True when the MCP URL's own host is a loopback host: only then may a sign-in URL be loopback `http`. */
+function mcpIsLoopback(mcpUrl: string): boolean {
+  try {
+    return isLoopbackHost(new URL(mcpUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
 type Parsed = { ok: true; url: URL } | { ok: false; error: string };
 
 /**
@@ -40,7 +49,7 @@ type Parsed = { ok: true; url: URL } | { ok: false; error: string };
  * writes it, so that `http://127.1` or `http://0x7f.1` cannot pass as loopback), a host, no user
  * information (not even an empty `@`), no fragment (not even an empty `#`).
  */
-function parse(text: string): Parsed {
+function parse(text: string, loopbackHttp: boolean): Parsed {
   if (!VISIBLE_ASCII.test(text)) return { ok: false, error: 'it holds a character outside visible ASCII' };
   const start = START.exec(text);
   if (start === null) return { ok: false, error: 'it is not an https URL' };
@@ -66,6 +75,9 @@ function parse(text: string): Parsed {
   if (scheme === 'http' && !(rawHost.toLowerCase() === url.hostname && isLoopbackHost(url.hostname))) {
     return { ok: false, error: 'it is not an https URL, and http is allowed only for a loopback host' };
   }
+  if (scheme === 'http' && !loopbackHttp) {
+    return { ok: false, error: 'it is http on a loopback host, which only a loopback MCP URL allows' };
+  }
   return { ok: true, url };
 }
 
@@ -76,7 +88,9 @@ function parse(text: string): Parsed {
  * undefined when the bridge may use it.
  */
 export function checkSignInEndpoint(url: string): string | undefined {
-  const parsed = parse(url);
+  // The command line checks `--client-issuer` alone; at sign-in time it must equal an issuer that
+  // discovery accepted, which holds the loopback-MCP-URL rule (endpoints.ts).
+  const parsed = parse(url, true);
   return parsed.ok ? undefined : parsed.error;
 }
 
@@ -90,13 +104,13 @@ const invalid = (error: string): UrlCheck => ({
  * (§6.5). On failure `log` is the exact first log line of §6.5 (it never holds the URL); the
  * caller then logs the cause message and fails with `sign_in_invalid_url`.
  */
-export function checkAuthorizationUrl(url: string, redirectUri: string): UrlCheck {
+export function checkAuthorizationUrl(url: string, redirectUri: string, mcpUrl: string): UrlCheck {
   // The length first, so that no rule below runs over a huge string.
   if (url.length > MAX_LENGTH) return invalid('it is longer than 8 KiB');
   if (!VISIBLE_ASCII.test(url)) return invalid('it holds a character outside visible ASCII');
   if (UNSAFE.test(url)) return invalid('it holds one of the characters " < > \\ ^ ` { | }');
   if (BAD_PERCENT.test(url)) return invalid('it holds a "%" that is not followed by two hexadecimal digits');
-  const parsed = parse(url);
+  const parsed = parse(url, mcpIsLoopback(mcpUrl));
   if (!parsed.ok) return invalid(parsed.error);
   const params = parsed.url.searchParams;
   const states = params.getAll('state');

@@ -8,13 +8,24 @@ import { isLoopbackHost } from '../edges/http/dispatcher.js';
 export type EndpointCheck =
   { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
 
+/** True when the MCP URL's own host is a loopback host (then loopback `http` sign-in URLs pass). */
+export function mcpIsLoopback(mcpUrl: string): boolean {
+  try {
+    return isLoopbackHost(new URL(mcpUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Every sign-in URL (metadata, authorization, token and registration endpoints, the issuer) is
- * `https`, or `http` on a loopback host only (issue #11 item 7: local test servers, in the spirit
- * of RFC 8252; the reference refuses loopback `http`). No user info, no fragment. The reason
- * never holds the URL.
+ * `https`, or `http` on a loopback host only, and only when the MCP URL itself is on a loopback
+ * host (issue #11 item 7: local test servers, in the spirit of RFC 8252; the reference refuses
+ * loopback `http`). A remote server, or the authorization server it names, can therefore never
+ * aim a sign-in request at a local `http` service. No user info, no fragment. The reason never
+ * holds either URL.
  */
-export function checkEndpoint(value: unknown): EndpointCheck {
+export function checkEndpoint(value: unknown, mcpUrl: string): EndpointCheck {
   if (typeof value !== 'string') return { ok: false, reason: 'the URL is missing' };
   let url: URL;
   try {
@@ -22,15 +33,20 @@ export function checkEndpoint(value: unknown): EndpointCheck {
   } catch {
     return { ok: false, reason: 'the URL is not valid' };
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return { ok: false, reason: 'the URL is not https' };
+  if (url.protocol !== 'https:') {
+    if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) {
+      return { ok: false, reason: 'the URL is not https' };
+    }
+    if (!mcpIsLoopback(mcpUrl)) {
+      return { ok: false, reason: 'the URL is loopback http, allowed only for a loopback MCP URL' };
+    }
   }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'the URL has user info' };
   if (url.hash !== '' || value.includes('#')) return { ok: false, reason: 'the URL has a fragment' };
   return { ok: true, url };
 }
 
-/** True when the URL is `http` (then only a loopback one passes {@link checkEndpoint}). */
+/** True when the URL is `http` (then only a loopback one passes {@link checkEndpoint}, for a loopback MCP URL). */
 export const isPlainHttp = (value: string): boolean => value.toLowerCase().startsWith('http:');
 
 /**

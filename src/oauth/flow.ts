@@ -16,10 +16,11 @@ import type { ClientRegistration } from './store/types.js';
 import type { TokenResponse } from './tokens.js';
 
 /**
- * True when some endpoint of the server is `http` and every `http` one is on a loopback host
- * (issue #11 item 7). Discovery already refused any other `http`; this holds on its own too.
+ * True when some endpoint of the server is `http` and every `http` one is on a loopback host, with
+ * a loopback MCP URL (issue #11 item 7). Discovery already refused any other `http`; this holds
+ * on its own too.
  */
-const needsInsecure = (as: ServerMetadata, extra: readonly string[] = []): boolean => {
+export const needsInsecure = (as: ServerMetadata, mcpUrl: string, extra: readonly string[] = []): boolean => {
   const plain = [
     as.issuer,
     as.authorization_endpoint,
@@ -27,12 +28,12 @@ const needsInsecure = (as: ServerMetadata, extra: readonly string[] = []): boole
     as.registration_endpoint,
     ...extra,
   ].filter((url): url is string => typeof url === 'string' && isPlainHttp(url));
-  return plain.length > 0 && plain.every((url) => checkEndpoint(url).ok);
+  return plain.length > 0 && plain.every((url) => checkEndpoint(url, mcpUrl).ok);
 };
 
 /** openid-client's fetch: the upstream's fetch, refusing every URL that is not a sign-in URL. */
-const customFetch = (fetch: Fetch): client.CustomFetch => {
-  const guarded = guardedFetch(fetch);
+const customFetch = (fetch: Fetch, mcpUrl: string): client.CustomFetch => {
+  const guarded = guardedFetch(fetch, mcpUrl);
   return (url, options) => guarded(url, options as RequestInit);
 };
 
@@ -58,6 +59,7 @@ export function configuration(
   registration: ClientRegistration,
   secret: string | undefined,
   fetch: Fetch,
+  mcpUrl: string,
 ): client.Configuration {
   const config = new client.Configuration(
     as,
@@ -65,11 +67,11 @@ export function configuration(
     { token_endpoint_auth_method: registration.authMethod },
     clientAuth(registration, secret),
   );
-  config[client.customFetch] = customFetch(fetch);
+  config[client.customFetch] = customFetch(fetch, mcpUrl);
   config.timeout = REQUEST_TIMEOUT_MS / 1000;
-  // issue #11 item 7: http only where discovery allowed it (loopback hosts); guardedFetch
-  // refuses any other http URL on top.
-  if (needsInsecure(as)) client.allowInsecureRequests(config);
+  // issue #11 item 7: http only where discovery allowed it (loopback hosts, loopback MCP URL);
+  // guardedFetch refuses any other http URL on top.
+  if (needsInsecure(as, mcpUrl)) client.allowInsecureRequests(config);
   return config;
 }
 
@@ -193,6 +195,7 @@ export async function registerClient(
   as: ServerMetadata,
   input: DynamicRegistration,
   fetch: Fetch,
+  mcpUrl: string,
 ): Promise<{ registration: ClientRegistration; secret?: string }> {
   let registered: client.Configuration;
   try {
@@ -208,9 +211,9 @@ export async function registerClient(
       },
       client.None(),
       {
-        [client.customFetch]: customFetch(fetch),
+        [client.customFetch]: customFetch(fetch, mcpUrl),
         timeout: REQUEST_TIMEOUT_MS / 1000,
-        execute: needsInsecure(as, [input.metadataUrl]) ? [client.allowInsecureRequests] : [],
+        execute: needsInsecure(as, mcpUrl, [input.metadataUrl]) ? [client.allowInsecureRequests] : [],
       },
     );
   } catch (error) {

@@ -58,10 +58,10 @@ function limitBody(response: Response): Response {
  * A fetch that refuses every URL {@link checkEndpoint} refuses, before any byte is sent, and
  * bounds the body of every response (see limitBody).
  */
-export function guardedFetch(fetch: Fetch): Fetch {
+export function guardedFetch(fetch: Fetch, mcpUrl: string): Fetch {
   return (input, init) => {
     const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const check = checkEndpoint(href);
+    const check = checkEndpoint(href, mcpUrl);
     if (!check.ok)
       return Promise.reject(new SignInHttpError(`a sign-in request was refused: ${check.reason}`));
     return fetch(input, init).then(limitBody);
@@ -105,10 +105,15 @@ export type JsonResult =
   | { readonly ok: false; readonly status?: number; readonly reason: string };
 
 /** GET a JSON object; a non-200 status, a redirect or a body that is no JSON object is `ok: false`. */
-export async function getJson(fetch: Fetch, url: string, signal: AbortSignal): Promise<JsonResult> {
+export async function getJson(
+  fetch: Fetch,
+  url: string,
+  signal: AbortSignal,
+  mcpUrl: string,
+): Promise<JsonResult> {
   let response: Response;
   try {
-    response = await guardedFetch(fetch)(url, {
+    response = await guardedFetch(fetch, mcpUrl)(url, {
       method: 'GET',
       headers: { accept: 'application/json' },
       redirect: 'manual',

@@ -50,6 +50,8 @@ export interface InteractiveState {
 export interface InteractiveInput {
   /** Makes the openid-client configuration once the redirect URI is known (it may register a client). */
   readonly prepare: (redirectUri: string) => Promise<client.Configuration>;
+  /** The MCP URL: a loopback http authorization URL only for a loopback one (issue #11 item 7). */
+  readonly mcpUrl: string;
   readonly resource: string;
   readonly scope: string | undefined;
   readonly signal: AbortSignal;
@@ -197,7 +199,7 @@ export async function signInInteractively(
       resource: input.resource,
       scope: input.scope,
     });
-    const check = checkAuthorizationUrl(request.url, receiver.redirectUri);
+    const check = checkAuthorizationUrl(request.url, receiver.redirectUri, input.mcpUrl);
     if (!check.ok) {
       deps.logger.log(SCOPE, 'err', check.log);
       deps.logger.log(

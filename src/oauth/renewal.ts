@@ -66,7 +66,12 @@ export async function discover(
     ...(bearer.resourceMetadata === undefined ? {} : { headerUrl: bearer.resourceMetadata }),
     signal,
   });
-  const found = await discoverServer({ fetch: ctx.fetch, issuer: resource.issuer, signal });
+  const found = await discoverServer({
+    fetch: ctx.fetch,
+    issuer: resource.issuer,
+    mcpUrl: ctx.config.url,
+    signal,
+  });
   return {
     resource: resource.resource,
     scopesSupported: resource.scopesSupported,
@@ -92,7 +97,7 @@ export async function silentRefresh(
   if (stored.refreshToken === undefined) return false;
   try {
     const secret = secretOf(ctx.config, stored.client, found.as.issuer);
-    const cfg = configuration(found.as, stored.client, secret, ctx.fetch);
+    const cfg = configuration(found.as, stored.client, secret, ctx.fetch, ctx.config.url);
     const response = await refresh(cfg, { refreshToken: stored.refreshToken, resource: stored.resource });
     await ctx.save(
       tokenRecord({
@@ -157,12 +162,14 @@ export async function signInAnew(
             found.as,
             { metadataUrl: found.metadataUrl, redirectUri, clientName: config.clientName },
             ctx.fetch,
+            config.url,
           );
     client = made.registration;
-    return configuration(found.as, made.registration, made.secret, ctx.fetch);
+    return configuration(found.as, made.registration, made.secret, ctx.fetch, config.url);
   };
   const response = await signInInteractively(ctx.settings, ctx.interactiveDeps, ctx.state, {
     prepare,
+    mcpUrl: config.url,
     resource: found.resource,
     scope,
     signal: input.signal,

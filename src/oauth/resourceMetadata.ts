@@ -33,13 +33,13 @@ const strings = (value: unknown): string[] | undefined =>
 
 /** The candidate URLs in order, without repeats; a header URL that is not a sign-in URL is skipped. */
 export function resourceMetadataUrls(mcpUrl: string, headerUrl: string | undefined): string[] {
-  const header = headerUrl !== undefined && checkEndpoint(headerUrl).ok ? [headerUrl] : [];
+  const header = headerUrl !== undefined && checkEndpoint(headerUrl, mcpUrl).ok ? [headerUrl] : [];
   return [...new Set([...header, ...protectedResourceUrls(mcpUrl)])];
 }
 
 export async function discoverResource(input: ResourceDiscovery): Promise<ResourceMetadata> {
   for (const url of resourceMetadataUrls(input.mcpUrl, input.headerUrl)) {
-    const got = await getJson(input.fetch, url, input.signal);
+    const got = await getJson(input.fetch, url, input.signal, input.mcpUrl);
     if (!got.ok) continue;
     const { resource, authorization_servers: servers, scopes_supported: scopes } = got.body;
     // RFC 9728 §3.3: metadata of another resource is never used, nor a later document tried.

@@ -15,7 +15,11 @@ const failed = (detail: string): BridgeError => new BridgeError('sign_in_failed'
 const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const;
 
 /** Checks a document against the issuer that was asked for; returns why it cannot be used. */
-export function checkServerMetadata(body: Record<string, unknown>, issuer: string): string | undefined {
+export function checkServerMetadata(
+  body: Record<string, unknown>,
+  issuer: string,
+  mcpUrl: string,
+): string | undefined {
   if (body['issuer'] !== issuer) return 'the authorization server metadata names another issuer';
   const methods = body['code_challenge_methods_supported'];
   if (!Array.isArray(methods) || !methods.includes('S256')) {
@@ -23,7 +27,7 @@ export function checkServerMetadata(body: Record<string, unknown>, issuer: strin
   }
   for (const name of ENDPOINTS) {
     if (name === 'registration_endpoint' && body[name] === undefined) continue;
-    const check = checkEndpoint(body[name]);
+    const check = checkEndpoint(body[name], mcpUrl);
     if (!check.ok)
       return `the ${name.replace('_', ' ')} of the authorization server is not usable: ${check.reason}`;
   }
@@ -39,16 +43,18 @@ export interface FoundServer {
 export async function discoverServer(input: {
   readonly fetch: Fetch;
   readonly issuer: string;
+  /** The MCP URL: loopback http endpoints only for a loopback one (endpoints.ts). */
+  readonly mcpUrl: string;
   readonly signal: AbortSignal;
 }): Promise<FoundServer> {
-  const issuerCheck = checkEndpoint(input.issuer);
+  const issuerCheck = checkEndpoint(input.issuer, input.mcpUrl);
   if (!issuerCheck.ok)
     throw failed(`the issuer of the authorization server is not usable: ${issuerCheck.reason}`);
   if (issuerCheck.url.search !== '') throw failed('the issuer of the authorization server has a query');
   for (const url of serverMetadataUrls(input.issuer)) {
-    const got = await getJson(input.fetch, url, input.signal);
+    const got = await getJson(input.fetch, url, input.signal, input.mcpUrl);
     if (!got.ok) continue;
-    const why = checkServerMetadata(got.body, input.issuer);
+    const why = checkServerMetadata(got.body, input.issuer, input.mcpUrl);
     if (why !== undefined) throw failed(why);
     return { metadata: got.body as unknown as ServerMetadata, metadataUrl: url };
   }

@@ -10,6 +10,8 @@ import {
 } from '../../src/oauth/authorizationUrl.js';
 
 const REDIRECT = 'http://127.0.0.1:41894/callback';
+/** A loopback MCP URL: loopback http authorization URLs are allowed with it (issue #11 item 7). */
+const MCP = 'https://127.0.0.1:8443/mcp';
 const ENCODED = 'http%3A%2F%2F127.0.0.1%3A41894%2Fcallback';
 const QUERY = `response_type=code&client_id=c1&state=s1&redirect_uri=${ENCODED}&code_challenge=abc&code_challenge_method=S256`;
 const url = (origin: string, extra = ''): string => `${origin}/authorize?${QUERY}${extra}`;
@@ -44,7 +46,7 @@ describe('checkAuthorizationUrl', () => {
     ['the largest port', url('https://as.example:65535'), OK],
     ['valid percent escapes', url('https://as.example', '&x=%2F%7e%41'), OK],
   ])('accepts %s', (_name, input, expected) => {
-    expect(checkAuthorizationUrl(input, REDIRECT)).toEqual(expected);
+    expect(checkAuthorizationUrl(input, REDIRECT, MCP)).toEqual(expected);
   });
 
   it.each([
@@ -53,7 +55,7 @@ describe('checkAuthorizationUrl', () => {
   ])(
     'accepts the shell metacharacters %s, which a URL may hold (never passed to a shell)',
     (_name, input) => {
-      expect(checkAuthorizationUrl(input, REDIRECT)).toEqual(OK);
+      expect(checkAuthorizationUrl(input, REDIRECT, MCP)).toEqual(OK);
     },
   );
 
@@ -99,17 +101,17 @@ describe('checkAuthorizationUrl', () => {
     ['a right-to-left override', url('https://as.example', '&x=\u202e'), NOT_VISIBLE],
     ['a non-ASCII host', url('https://\u0430s.example'), NOT_VISIBLE],
   ])('refuses %s', (_name, input, expected) => {
-    expect(checkAuthorizationUrl(input, REDIRECT)).toEqual(expected);
+    expect(checkAuthorizationUrl(input, REDIRECT, MCP)).toEqual(expected);
   });
 
   it('accepts a URL of exactly 8192 characters and refuses one of 8193', () => {
     const base = url('https://as.example', '&pad=');
     const at = `${base}${'a'.repeat(8192 - base.length)}`;
     expect(at).toHaveLength(8192);
-    expect(checkAuthorizationUrl(at, REDIRECT)).toEqual(OK);
-    expect(checkAuthorizationUrl(`${at}a`, REDIRECT)).toEqual(notValid('it is longer than 8 KiB'));
+    expect(checkAuthorizationUrl(at, REDIRECT, MCP)).toEqual(OK);
+    expect(checkAuthorizationUrl(`${at}a`, REDIRECT, MCP)).toEqual(notValid('it is longer than 8 KiB'));
     // The length rule comes first: a huge URL with other faults still gets the length error.
-    expect(checkAuthorizationUrl(`javascript:${' '.repeat(100_000)}`, REDIRECT)).toEqual(
+    expect(checkAuthorizationUrl(`javascript:${' '.repeat(100_000)}`, REDIRECT, MCP)).toEqual(
       notValid('it is longer than 8 KiB'),
     );
   });
@@ -121,7 +123,7 @@ describe('checkAuthorizationUrl', () => {
     ['"state" only in the path', `https://as.example/state/s1?redirect_uri=${ENCODED}`, NO_STATE],
     ['a repeated state', url('https://as.example', '&state=s2'), notValid('it holds more than one state')],
   ])('refuses %s', (_name, input, expected) => {
-    expect(checkAuthorizationUrl(input, REDIRECT)).toEqual(expected);
+    expect(checkAuthorizationUrl(input, REDIRECT, MCP)).toEqual(expected);
   });
 
   it.each([
@@ -144,14 +146,14 @@ describe('checkAuthorizationUrl', () => {
     ],
     ['a repeated redirect_uri', url('https://as.example', `&redirect_uri=${ENCODED}`)],
   ])('refuses a wrong redirect_uri: %s', (_name, input) => {
-    expect(checkAuthorizationUrl(input, REDIRECT)).toEqual(WRONG_REDIRECT);
+    expect(checkAuthorizationUrl(input, REDIRECT, MCP)).toEqual(WRONG_REDIRECT);
   });
 
   it('compares the redirect URI with the one of the receiver it is given', () => {
     const other = 'http://127.0.0.1:50000/callback';
-    expect(checkAuthorizationUrl(url('https://as.example'), other)).toEqual(WRONG_REDIRECT);
+    expect(checkAuthorizationUrl(url('https://as.example'), other, MCP)).toEqual(WRONG_REDIRECT);
     const input = `https://as.example/a?state=s&redirect_uri=http%3A%2F%2F127.0.0.1%3A50000%2Fcallback`;
-    expect(checkAuthorizationUrl(input, other)).toEqual(OK);
+    expect(checkAuthorizationUrl(input, other, MCP)).toEqual(OK);
   });
 
   it('never puts the URL in the log line', () => {
@@ -164,7 +166,7 @@ describe('checkAuthorizationUrl', () => {
       `https://${secret}@as.example/authorize?state=s1`,
     ];
     for (const input of inputs) {
-      const result = checkAuthorizationUrl(input, REDIRECT);
+      const result = checkAuthorizationUrl(input, REDIRECT, MCP);
       expect(result.ok).toBe(false);
       expect(JSON.stringify(result)).not.toContain(secret);
       expect(JSON.stringify(result)).not.toContain('as.example');
@@ -197,6 +199,30 @@ describe('isLoopbackHost', () => {
     ['', false],
   ])('%s -> %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected);
+  });
+});
+
+describe('checkAuthorizationUrl: loopback http only for a loopback MCP URL (issue #11 item 7)', () => {
+  const LOOPBACK_HTTP = notValid('it is http on a loopback host, which only a loopback MCP URL allows');
+
+  it('refuses a loopback http authorization URL with a remote MCP URL, and the log holds no URL', () => {
+    const remote = 'https://mcp.example/mcp?key=secret-k';
+    for (const origin of ['http://127.0.0.1:9', 'http://localhost:9', 'http://[::1]:9']) {
+      const result = checkAuthorizationUrl(url(origin), REDIRECT, remote);
+      expect(result).toEqual(LOOPBACK_HTTP);
+      expect(JSON.stringify(result)).not.toContain('secret-k');
+      expect(JSON.stringify(result)).not.toContain('127.0.0.1:9');
+    }
+    expect(checkAuthorizationUrl(url('https://as.example'), REDIRECT, remote)).toEqual(OK);
+  });
+
+  it('takes it with a loopback MCP URL', () => {
+    expect(checkAuthorizationUrl(url('http://127.0.0.1:9'), REDIRECT, 'https://127.0.0.1:8443/mcp')).toEqual(
+      OK,
+    );
+    expect(checkAuthorizationUrl(url('http://localhost:9'), REDIRECT, 'http://localhost:3000/mcp')).toEqual(
+      OK,
+    );
   });
 });
 

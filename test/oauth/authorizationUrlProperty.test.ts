@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { checkAuthorizationUrl } from '../../src/oauth/authorizationUrl.js';
 
 const REDIRECT = 'http://127.0.0.1:41894/callback';
+/** A loopback MCP URL: loopback http authorization URLs are allowed with it (issue #11 item 7). */
+const MCP = 'https://127.0.0.1:8443/mcp';
 
 const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
 /** Characters a URL may hold unescaped outside the rules: unreserved and sub-delimiters (shell syntax included). */
@@ -120,16 +122,16 @@ describe('checkAuthorizationUrl (property)', () => {
     fc.assert(
       fc.property(validParts, faults, (parts, fault) => {
         const valid = build(parts);
-        expect(checkAuthorizationUrl(valid, REDIRECT)).toEqual({ ok: true });
+        expect(checkAuthorizationUrl(valid, REDIRECT, MCP)).toEqual({ ok: true });
         accepted += 1;
         const variant = fault.apply(valid, parts);
         if (fault.log === '') {
           // `;` is a legal URL character: the shell metacharacter stays harmless because no shell runs.
-          expect(checkAuthorizationUrl(variant, REDIRECT)).toEqual({ ok: true });
+          expect(checkAuthorizationUrl(variant, REDIRECT, MCP)).toEqual({ ok: true });
           accepted += 1;
           return;
         }
-        expect(checkAuthorizationUrl(variant, REDIRECT)).toEqual({ ok: false, log: fault.log });
+        expect(checkAuthorizationUrl(variant, REDIRECT, MCP)).toEqual({ ok: false, log: fault.log });
         refused += 1;
         refusedKinds.add(fault.kind.startsWith('char') ? 'char' : fault.kind);
       }),

@@ -26,6 +26,8 @@ function tableFetch(table: Record<string, { status: number; body?: unknown }>): 
 
 const signal = new AbortController().signal;
 const MCP = 'https://mcp.example/public/mcp';
+/** A loopback MCP URL: only with one are loopback http sign-in URLs allowed (issue #11 item 7). */
+const LOCAL_MCP = 'https://127.0.0.1:8443/mcp';
 const PRM = { resource: MCP, authorization_servers: ['https://as.example'], scopes_supported: ['a', 'b'] };
 
 describe('discoverResource (RFC 9728)', () => {
@@ -113,12 +115,39 @@ const AS = {
   code_challenge_methods_supported: ['S256'],
 };
 
+describe('discoverResource with a remote MCP URL (issue #11 item 7)', () => {
+  it('never fetches a loopback http resource_metadata URL of the challenge', async () => {
+    const { fetch, asked } = tableFetch({
+      'http://127.0.0.1:9/prm': { status: 200, body: PRM },
+      'https://mcp.example/.well-known/oauth-protected-resource/public/mcp': { status: 200, body: PRM },
+    });
+    await expect(
+      discoverResource({ fetch, mcpUrl: MCP, headerUrl: 'http://127.0.0.1:9/prm', signal }),
+    ).resolves.toEqual({ resource: MCP, issuer: 'https://as.example', scopesSupported: ['a', 'b'] });
+    expect(asked).toEqual(['https://mcp.example/.well-known/oauth-protected-resource/public/mcp']);
+  });
+
+  it('the guard refuses a loopback http request before any byte is sent', async () => {
+    const { fetch, asked } = tableFetch({});
+    await expect(guardedFetch(fetch, MCP)('http://127.0.0.1:9/token')).rejects.toThrow(
+      'a sign-in request was refused: the URL is loopback http, allowed only for a loopback MCP URL',
+    );
+    await expect(getJson(fetch, 'http://127.0.0.1:9/prm', signal, MCP)).resolves.toEqual({
+      ok: false,
+      reason: 'a sign-in request was refused: the URL is loopback http, allowed only for a loopback MCP URL',
+    });
+    expect(asked).toEqual([]);
+  });
+});
+
 describe('discoverServer (RFC 8414, OpenID Discovery)', () => {
   it('tries the three URLs in order and returns the first that answers', async () => {
     const { fetch, asked } = tableFetch({
       'https://as.example/tenant/.well-known/openid-configuration': { status: 200, body: AS },
     });
-    await expect(discoverServer({ fetch, issuer: 'https://as.example/tenant', signal })).resolves.toEqual({
+    await expect(
+      discoverServer({ fetch, issuer: 'https://as.example/tenant', mcpUrl: MCP, signal }),
+    ).resolves.toEqual({
       metadata: AS,
       metadataUrl: 'https://as.example/tenant/.well-known/openid-configuration',
     });
@@ -131,10 +160,14 @@ describe('discoverServer (RFC 8414, OpenID Discovery)', () => {
 
   it('refuses an issuer that is not https (or loopback http), or has a query, before any request', async () => {
     const { fetch, asked } = tableFetch({});
-    await expect(discoverServer({ fetch, issuer: 'http://as.example', signal })).rejects.toMatchObject({
+    await expect(
+      discoverServer({ fetch, issuer: 'http://as.example', mcpUrl: MCP, signal }),
+    ).rejects.toMatchObject({
       detail: 'the issuer of the authorization server is not usable: the URL is not https',
     });
-    await expect(discoverServer({ fetch, issuer: 'https://as.example/?x=1', signal })).rejects.toMatchObject({
+    await expect(
+      discoverServer({ fetch, issuer: 'https://as.example/?x=1', mcpUrl: MCP, signal }),
+    ).rejects.toMatchObject({
       detail: 'the issuer of the authorization server has a query',
     });
     expect(asked).toEqual([]);
@@ -143,50 +176,54 @@ describe('discoverServer (RFC 8414, OpenID Discovery)', () => {
 
 describe('checkServerMetadata (protocol-mapping §8.3)', () => {
   it('takes a document with the exact issuer and S256', () => {
-    expect(checkServerMetadata(AS, 'https://as.example/tenant')).toBeUndefined();
+    expect(checkServerMetadata(AS, 'https://as.example/tenant', MCP)).toBeUndefined();
   });
 
   it('refuses another spelling of the issuer (a trailing slash, case)', () => {
-    expect(checkServerMetadata(AS, 'https://as.example/tenant/')).toBe(
+    expect(checkServerMetadata(AS, 'https://as.example/tenant/', MCP)).toBe(
       'the authorization server metadata names another issuer',
     );
     expect(
-      checkServerMetadata({ ...AS, issuer: 'https://AS.example/tenant' }, 'https://as.example/tenant'),
+      checkServerMetadata({ ...AS, issuer: 'https://AS.example/tenant' }, 'https://as.example/tenant', MCP),
     ).toBe('the authorization server metadata names another issuer');
   });
 
   it('refuses a document without S256', () => {
-    expect(checkServerMetadata({ ...AS, code_challenge_methods_supported: ['plain'] }, AS.issuer)).toBe(
+    expect(checkServerMetadata({ ...AS, code_challenge_methods_supported: ['plain'] }, AS.issuer, MCP)).toBe(
       'the authorization server does not offer PKCE with S256',
     );
-    expect(checkServerMetadata({ ...AS, code_challenge_methods_supported: undefined }, AS.issuer)).toBe(
+    expect(checkServerMetadata({ ...AS, code_challenge_methods_supported: undefined }, AS.issuer, MCP)).toBe(
       'the authorization server does not offer PKCE with S256',
     );
   });
 
   it('refuses endpoints that are not sign-in URLs (issue #11 item 7)', () => {
-    expect(checkServerMetadata({ ...AS, token_endpoint: 'http://as.example/token' }, AS.issuer)).toBe(
+    expect(checkServerMetadata({ ...AS, token_endpoint: 'http://as.example/token' }, AS.issuer, MCP)).toBe(
       'the token endpoint of the authorization server is not usable: the URL is not https',
     );
-    expect(checkServerMetadata({ ...AS, authorization_endpoint: undefined }, AS.issuer)).toBe(
+    expect(checkServerMetadata({ ...AS, authorization_endpoint: undefined }, AS.issuer, MCP)).toBe(
       'the authorization endpoint of the authorization server is not usable: the URL is missing',
     );
-    expect(checkServerMetadata({ ...AS, registration_endpoint: 'javascript:x' }, AS.issuer)).toBe(
+    expect(checkServerMetadata({ ...AS, registration_endpoint: 'javascript:x' }, AS.issuer, MCP)).toBe(
       'the registration endpoint of the authorization server is not usable: the URL is not https',
     );
     expect(
-      checkServerMetadata({ ...AS, token_endpoint: 'http://127.0.0.1:9/token' }, AS.issuer),
+      checkServerMetadata({ ...AS, token_endpoint: 'http://127.0.0.1:9/token' }, AS.issuer, LOCAL_MCP),
     ).toBeUndefined();
+    // A remote MCP URL: its authorization server cannot aim the token request at a local http service.
+    expect(checkServerMetadata({ ...AS, token_endpoint: 'http://127.0.0.1:9/token' }, AS.issuer, MCP)).toBe(
+      'the token endpoint of the authorization server is not usable: the URL is loopback http, allowed only for a loopback MCP URL',
+    );
   });
 });
 
 describe('the requests of the sign-in (src/oauth/http.ts)', () => {
   it('refuses a URL that is not a sign-in URL before any byte is sent', async () => {
     const { fetch, asked } = tableFetch({});
-    await expect(guardedFetch(fetch)('http://as.example/token')).rejects.toThrow(
+    await expect(guardedFetch(fetch, MCP)('http://as.example/token')).rejects.toThrow(
       'a sign-in request was refused: the URL is not https',
     );
-    await expect(getJson(fetch, 'http://as.example/.well-known/x', signal)).resolves.toEqual({
+    await expect(getJson(fetch, 'http://as.example/.well-known/x', signal, MCP)).resolves.toEqual({
       ok: false,
       reason: 'a sign-in request was refused: the URL is not https',
     });
@@ -200,17 +237,17 @@ describe('the requests of the sign-in (src/oauth/http.ts)', () => {
       'https://as.example/moved': { status: 302 },
       'https://as.example/array': { status: 200, body: [1] },
     });
-    await expect(getJson(fetch, 'https://as.example/big', signal)).resolves.toEqual({
+    await expect(getJson(fetch, 'https://as.example/big', signal, MCP)).resolves.toEqual({
       ok: false,
       status: 200,
       reason: 'a response of the sign-in is too large',
     });
-    await expect(getJson(fetch, 'https://as.example/moved', signal)).resolves.toEqual({
+    await expect(getJson(fetch, 'https://as.example/moved', signal, MCP)).resolves.toEqual({
       ok: false,
       status: 302,
       reason: 'HTTP status 302',
     });
-    await expect(getJson(fetch, 'https://as.example/array', signal)).resolves.toEqual({
+    await expect(getJson(fetch, 'https://as.example/array', signal, MCP)).resolves.toEqual({
       ok: false,
       status: 200,
       reason: 'the document is not a JSON object',
@@ -232,6 +269,7 @@ describe('configuration (issue #11 item 7)', () => {
       registration,
       undefined,
       fetch,
+      LOCAL_MCP,
     );
     await expect(authorizationRequest(remote, input)).rejects.toThrow();
     const loopback = configuration(
@@ -239,8 +277,18 @@ describe('configuration (issue #11 item 7)', () => {
       registration,
       undefined,
       fetch,
+      LOCAL_MCP,
     );
     const request = await authorizationRequest(loopback, input);
     expect(request.url.startsWith('http://127.0.0.1:9/auth?')).toBe(true);
+    // The same loopback http server behind a remote MCP URL: openid-client refuses its http.
+    const behindRemote = configuration(
+      { ...AS, issuer: 'http://127.0.0.1:9', authorization_endpoint: 'http://127.0.0.1:9/auth' },
+      registration,
+      undefined,
+      fetch,
+      MCP,
+    );
+    await expect(authorizationRequest(behindRemote, input)).rejects.toThrow();
   });
 });

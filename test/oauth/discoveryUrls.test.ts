@@ -6,6 +6,12 @@ import {
   serverMetadataUrls,
 } from '../../src/oauth/endpoints.js';
 import { resourceMetadataUrls } from '../../src/oauth/resourceMetadata.js';
+import { needsInsecure } from '../../src/oauth/flow.js';
+
+/** MCP URLs on a loopback host and on a remote one (issue #11 item 7: loopback http only for the first). */
+const LOCAL_MCP = 'https://127.0.0.1:8443/mcp?key=secret-k';
+const REMOTE_MCP = 'https://mcp.example/mcp?key=secret-k';
+const LOOPBACK_HTTP = 'the URL is loopback http, allowed only for a loopback MCP URL';
 
 describe('protected resource metadata URLs (RFC 9728, protocol-mapping §8.2)', () => {
   it('tries the path-specific URL, then the root one', () => {
@@ -115,24 +121,84 @@ describe('resourceMatches', () => {
 });
 
 describe('checkEndpoint (issue #11 item 7)', () => {
-  it('takes https anywhere and http on loopback hosts only', () => {
-    expect(checkEndpoint('https://as.example/token').ok).toBe(true);
-    expect(checkEndpoint('http://127.0.0.1:9/token').ok).toBe(true);
-    expect(checkEndpoint('http://localhost:9/token').ok).toBe(true);
-    expect(checkEndpoint('http://[::1]:9/token').ok).toBe(true);
-    expect(checkEndpoint('http://as.example/token')).toEqual({ ok: false, reason: 'the URL is not https' });
-    expect(checkEndpoint('http://127.0.0.1.nip.io/token')).toEqual({
+  it('with a remote MCP URL refuses loopback http (the reason holds no URL) and takes https', () => {
+    for (const endpoint of [
+      'http://127.0.0.1:9/token',
+      'http://localhost:9/token',
+      'http://[::1]:9/token',
+      'http://a.localhost/prm',
+    ]) {
+      expect(checkEndpoint(endpoint, REMOTE_MCP)).toEqual({ ok: false, reason: LOOPBACK_HTTP });
+    }
+    expect(checkEndpoint('http://as.example/token', REMOTE_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL is not https',
+    });
+    expect(checkEndpoint('https://127.0.0.1:9/token', REMOTE_MCP).ok).toBe(true);
+    expect(checkEndpoint('https://as.example/token', REMOTE_MCP).ok).toBe(true);
+    expect(checkEndpoint('http://127.0.0.1:9/token', 'http://localhost:3000/mcp').ok).toBe(true);
+    expect(checkEndpoint('http://127.0.0.1:9/token', 'not a url')).toEqual({
+      ok: false,
+      reason: LOOPBACK_HTTP,
+    });
+  });
+
+  it('with a remote MCP URL skips a loopback http resource_metadata URL of the challenge', () => {
+    expect(resourceMetadataUrls(REMOTE_MCP, 'http://127.0.0.1:9/prm')).toEqual([
+      'https://mcp.example/.well-known/oauth-protected-resource/mcp',
+      'https://mcp.example/.well-known/oauth-protected-resource',
+    ]);
+    expect(resourceMetadataUrls(LOCAL_MCP, 'http://127.0.0.1:9/prm')).toEqual([
+      'http://127.0.0.1:9/prm',
+      'https://127.0.0.1:8443/.well-known/oauth-protected-resource/mcp',
+      'https://127.0.0.1:8443/.well-known/oauth-protected-resource',
+    ]);
+  });
+
+  it('needsInsecure: openid-client may use loopback http only for a loopback MCP URL', () => {
+    const as = {
+      issuer: 'http://127.0.0.1:9',
+      authorization_endpoint: 'http://127.0.0.1:9/auth',
+      token_endpoint: 'http://127.0.0.1:9/token',
+    };
+    expect(needsInsecure(as, LOCAL_MCP)).toBe(true);
+    expect(needsInsecure(as, REMOTE_MCP)).toBe(false);
+    expect(needsInsecure({ issuer: 'https://as.example' }, LOCAL_MCP)).toBe(false);
+  });
+
+  it('with a loopback MCP URL takes https anywhere and http on loopback hosts only', () => {
+    expect(checkEndpoint('https://as.example/token', LOCAL_MCP).ok).toBe(true);
+    expect(checkEndpoint('http://127.0.0.1:9/token', LOCAL_MCP).ok).toBe(true);
+    expect(checkEndpoint('http://localhost:9/token', LOCAL_MCP).ok).toBe(true);
+    expect(checkEndpoint('http://[::1]:9/token', LOCAL_MCP).ok).toBe(true);
+    expect(checkEndpoint('http://as.example/token', LOCAL_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL is not https',
+    });
+    expect(checkEndpoint('http://127.0.0.1.nip.io/token', LOCAL_MCP)).toEqual({
       ok: false,
       reason: 'the URL is not https',
     });
   });
 
   it('refuses other schemes, user info, fragments and what is no URL', () => {
-    expect(checkEndpoint('file:///etc/passwd')).toEqual({ ok: false, reason: 'the URL is not https' });
-    expect(checkEndpoint('javascript:alert(1)')).toEqual({ ok: false, reason: 'the URL is not https' });
-    expect(checkEndpoint('https://u:p@as.example/')).toEqual({ ok: false, reason: 'the URL has user info' });
-    expect(checkEndpoint('https://as.example/#')).toEqual({ ok: false, reason: 'the URL has a fragment' });
-    expect(checkEndpoint('not a url')).toEqual({ ok: false, reason: 'the URL is not valid' });
-    expect(checkEndpoint(42)).toEqual({ ok: false, reason: 'the URL is missing' });
+    expect(checkEndpoint('file:///etc/passwd', LOCAL_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL is not https',
+    });
+    expect(checkEndpoint('javascript:alert(1)', LOCAL_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL is not https',
+    });
+    expect(checkEndpoint('https://u:p@as.example/', LOCAL_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL has user info',
+    });
+    expect(checkEndpoint('https://as.example/#', LOCAL_MCP)).toEqual({
+      ok: false,
+      reason: 'the URL has a fragment',
+    });
+    expect(checkEndpoint('not a url', LOCAL_MCP)).toEqual({ ok: false, reason: 'the URL is not valid' });
+    expect(checkEndpoint(42, LOCAL_MCP)).toEqual({ ok: false, reason: 'the URL is missing' });
   });
 });

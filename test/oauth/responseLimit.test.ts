@@ -73,10 +73,11 @@ const metadata = (tokenPath = '/plain'): ServerMetadata => ({
 });
 
 const registration = { clientId: 'c', source: 'dynamic', authMethod: 'none' } as const;
+/** The MCP URL and resource: loopback, so the loopback http server here is a sign-in URL. */
 const RESOURCE = 'https://127.0.0.1/mcp';
 
 const refreshAt = (tokenPath: string) =>
-  refresh(configuration(metadata(tokenPath), registration, undefined, globalThis.fetch), {
+  refresh(configuration(metadata(tokenPath), registration, undefined, globalThis.fetch, RESOURCE), {
     refreshToken: 'rt',
     resource: RESOURCE,
   });
@@ -113,6 +114,7 @@ describe('the size limit of the token, refresh and registration responses', () =
           clientName: 'test',
         },
         globalThis.fetch,
+        RESOURCE,
       ),
     ).rejects.toMatchObject({
       code: 'registration_failed',
