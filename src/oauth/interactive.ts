@@ -211,6 +211,9 @@ export async function signInInteractively(
     }
     if (input.signal.aborted) onStop();
     else input.signal.addEventListener('abort', onStop, { once: true });
+    // `prepare` (a client registration) does not watch the signal: a sign-in stopped meanwhile
+    // writes no sign-in line and opens no browser (reference-behaviors.md §6.13).
+    if (attempt.signal.aborted) throw attempt.signal.reason;
     const withStartUrl = deps.consent.phase() !== 'ready' && !settings.noBrowser;
     const armed = receiver.expect({
       state: request.state,
