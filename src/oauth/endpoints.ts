@@ -57,8 +57,10 @@ export const isPlainHttp = (value: string): boolean => value.toLowerCase().start
  * URL's path or a whole-segment prefix of it, a terminating slash aside. The prefix is what the
  * root well-known document publishes (RFC 9728 §3.3: its `resource` is the identifier the root
  * URL was built from, the origin); another origin is never covered. The query of the MCP URL is
- * not part of the comparison: it may hold a key the user gave, which a server does not publish;
- * a `resource` with a query must repeat it and name the same path.
+ * not part of the comparison: it may hold a key the user gave, which a server does not publish.
+ * A `resource` with a query is refused (RFC 8707 §2: it SHOULD NOT have one): the resource goes
+ * into the authorization URL, the sign-in line and the elicitation, where a key of the MCP URL's
+ * query must never appear.
  */
 export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
   if (typeof resource !== 'string') return false;
@@ -72,10 +74,9 @@ export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
   }
   if (published.hash !== '' || published.username !== '' || published.password !== '') return false;
   if (published.origin !== target.origin) return false;
-  if (published.search !== '' && published.search !== target.search) return false;
+  if (published.search !== '' || resource.includes('?')) return false;
   const path = published.pathname.replace(/\/$/, '');
   const targetPath = target.pathname.replace(/\/$/, '');
-  if (published.search !== '') return path === targetPath;
   return targetPath === path || targetPath.startsWith(`${path}/`);
 }
 

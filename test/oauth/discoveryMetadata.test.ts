@@ -115,6 +115,26 @@ const AS = {
   code_challenge_methods_supported: ['S256'],
 };
 
+describe('discoverResource: a resource with a query (RFC 8707 §2)', () => {
+  it('is refused, so the key of the MCP URL never becomes the resource indicator', async () => {
+    const keyed = 'https://mcp.example/public/mcp?key=secret-k';
+    const { fetch } = tableFetch({
+      'https://mcp.example/.well-known/oauth-protected-resource/public/mcp': {
+        status: 200,
+        body: { ...PRM, resource: keyed },
+      },
+    });
+    const failure: unknown = await discoverResource({ fetch, mcpUrl: keyed, signal }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toMatchObject({
+      code: 'sign_in_failed',
+      detail: 'the protected resource metadata names another resource than the URL of the server',
+    });
+    expect(JSON.stringify(failure)).not.toContain('secret-k');
+  });
+});
+
 describe('discoverResource with a remote MCP URL (issue #11 item 7)', () => {
   it('never fetches a loopback http resource_metadata URL of the challenge', async () => {
     const { fetch, asked } = tableFetch({

@@ -81,10 +81,14 @@ describe('resourceMatches', () => {
     expect(resourceMatches('https://host.example', 'https://host.example/')).toBe(true);
   });
 
-  it('ignores the query of the MCP URL, but a query of the resource must be the same', () => {
+  // RFC 8707 §2: a resource SHOULD NOT have a query; one that repeats the MCP URL's would carry its
+  // key into the authorization URL, the sign-in line and the elicitation.
+  it('ignores the query of the MCP URL, and refuses a resource with any query', () => {
     expect(resourceMatches('https://h.example/mcp', 'https://h.example/mcp?key=k1')).toBe(true);
-    expect(resourceMatches('https://h.example/mcp?key=k1', 'https://h.example/mcp?key=k1')).toBe(true);
+    expect(resourceMatches('https://h.example/mcp?key=k1', 'https://h.example/mcp?key=k1')).toBe(false);
     expect(resourceMatches('https://h.example/mcp?key=k2', 'https://h.example/mcp?key=k1')).toBe(false);
+    expect(resourceMatches('https://h.example/mcp?', 'https://h.example/mcp')).toBe(false);
+    expect(resourceMatches('https://h.example/mcp?x=1', 'https://h.example/mcp')).toBe(false);
   });
 
   it('refuses another host, port, scheme, path, or case of the path', () => {
