@@ -200,6 +200,7 @@ function serveOptions(
           env,
           values('header-env').map((spec) => spec.slice(spec.indexOf('=') + 1)),
           profile.identity.redirectPort,
+          url,
         );
   const { caFile, caPem } = caFileOption(values);
   return {

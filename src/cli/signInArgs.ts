@@ -125,6 +125,8 @@ export function parseSignInOptions(
   env: Env,
   headerEnvVariables: readonly string[],
   defaultRedirectPort: number,
+  /** The MCP URL: a loopback http `--client-issuer` only with a loopback one (issue #11 item 7). */
+  mcpUrl: string,
 ): SignInOptions {
   const clientId = last(
     values,
@@ -132,7 +134,7 @@ export function parseSignInOptions(
     (text) => (CLIENT_ID.test(text) ? text : undefined),
     'give the client ID in visible ASCII characters and spaces',
   );
-  const clientIssuer = lastUrl(values, 'client-issuer', clientIssuerHint);
+  const clientIssuer = lastUrl(values, 'client-issuer', (text) => clientIssuerHint(text, mcpUrl));
   const clientMetadataUrl = lastUrl(values, 'client-metadata-url', clientMetadataUrlHint);
   const seconds = last(values, 'sign-in-timeout', decimal(MAX_SECONDS), rangeHint(MAX_SECONDS, 'seconds'));
   const store = parseStoreOptions(values, env, defaultRedirectPort);

@@ -73,11 +73,12 @@ function readUrl(text: string): { url: URL } | { hint: string } {
 /**
  * The hint that refuses a `--client-issuer`, or undefined when it is usable: the rule of every
  * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host as issue #11 item 7
- * allows, a deviation from reference-behaviors.md §8, which asks for https only; a host; no user
+ * allows, only with a loopback MCP URL, a deviation from reference-behaviors.md §8, which asks for
+ * https only; a host; no user
  * information or fragment), and no query.
  */
-export function clientIssuerHint(text: string): string | undefined {
-  const hint = checkSignInEndpoint(text);
+export function clientIssuerHint(text: string, mcpUrl: string): string | undefined {
+  const hint = checkSignInEndpoint(text, mcpUrl);
   if (hint !== undefined) return hint;
   if (text.includes('?')) return 'it has a query';
   return undefined;

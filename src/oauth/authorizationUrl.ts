@@ -87,10 +87,8 @@ function parse(text: string, loopbackHttp: boolean): Parsed {
  * host; no user information; no fragment. Returns why it is refused (never the URL itself), or
  * undefined when the bridge may use it.
  */
-export function checkSignInEndpoint(url: string): string | undefined {
-  // The command line checks `--client-issuer` alone; at sign-in time it must equal an issuer that
-  // discovery accepted, which holds the loopback-MCP-URL rule (endpoints.ts).
-  const parsed = parse(url, true);
+export function checkSignInEndpoint(url: string, mcpUrl: string): string | undefined {
+  const parsed = parse(url, mcpIsLoopback(mcpUrl));
   return parsed.ok ? undefined : parsed.error;
 }
 

@@ -93,8 +93,21 @@ describe('values of the sign-in options', () => {
     'http://localhost:8080/realms/x',
     'http://[::1]/',
     'https://a.example.com',
-  ])('--client-issuer %s is accepted (http only on a loopback host, issue #11 item 7)', (issuer) => {
-    expect(signIn(['--client-id', 'c', '--client-issuer', issuer]).clientIssuer).toBe(issuer);
+  ])('--client-issuer %s is accepted with a loopback MCP URL (issue #11 item 7)', (issuer) => {
+    const options = serve([
+      '--client-id',
+      'c',
+      '--client-issuer',
+      issuer,
+      'https://127.0.0.1:8443/mcp',
+    ]).signIn;
+    expect(options?.clientIssuer).toBe(issuer);
+  });
+
+  it('--client-issuer https is accepted with a remote MCP URL', () => {
+    expect(signIn(['--client-id', 'c', '--client-issuer', 'https://a.example.com']).clientIssuer).toBe(
+      'https://a.example.com',
+    );
   });
 
   it('--redirect-port 1 and --account of 64 characters are the bounds', () => {
@@ -235,6 +248,10 @@ describe('invalid values of the sign-in options', () => {
     [
       ['--client-id', 'c', '--client-issuer', 'http://SECRET.example.com/'],
       'the value of --client-issuer is not valid: it is not an https URL, and http is allowed only for a loopback host',
+    ],
+    [
+      ['--client-id', 'c', '--client-issuer', 'http://127.0.0.1:9/SECRET'],
+      'the value of --client-issuer is not valid: it is http on a loopback host, which only a loopback MCP URL allows',
     ],
     [
       ['--client-id', 'c', '--client-issuer', 'http://127.1:9/SECRET'],

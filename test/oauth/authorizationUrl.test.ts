@@ -248,6 +248,14 @@ describe('checkSignInEndpoint', () => {
     ['https://as.example/to ken', 'it holds a character outside visible ASCII'],
     ['https://as.example:70000/', 'its port is above 65535'],
   ])('%s -> %s', (input, expected) => {
-    expect(checkSignInEndpoint(input)).toBe(expected);
+    expect(checkSignInEndpoint(input, MCP)).toBe(expected);
+  });
+
+  it('refuses loopback http with a remote MCP URL', () => {
+    const remote = 'https://mcp.example/mcp';
+    const refusal = 'it is http on a loopback host, which only a loopback MCP URL allows';
+    expect(checkSignInEndpoint('http://127.0.0.1:8080/token', remote)).toBe(refusal);
+    expect(checkSignInEndpoint('http://localhost/register', remote)).toBe(refusal);
+    expect(checkSignInEndpoint('https://127.0.0.1:8080/token', remote)).toBeUndefined();
   });
 });
