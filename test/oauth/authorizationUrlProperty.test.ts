@@ -11,7 +11,9 @@ const REDIRECT = 'http://127.0.0.1:41894/callback';
 /** A loopback MCP URL: loopback http authorization URLs are allowed with it (issue #11 item 7). */
 const MCP = 'https://127.0.0.1:8443/mcp';
 
-const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+// `xn--` and `??--` labels are A-labels of IDNA, which the URL parser decodes and may refuse
+// ("xn--0" is not valid punycode): such a host is no valid part.
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).filter((name) => !/^..--/.test(name));
 /** Characters a URL may hold unescaped outside the rules: unreserved and sub-delimiters (shell syntax included). */
 const safeText = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,24}$/);
 const queryValue = fc.stringMatching(/^[A-Za-z0-9._~!$'()*,;:@/-]{1,24}$/);
