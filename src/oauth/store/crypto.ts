@@ -5,7 +5,7 @@
  * longer decrypts. Layout: version byte (1) | IV (12) | ciphertext | tag (16).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { open as openFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 const VERSION = 1;
@@ -71,23 +71,32 @@ export async function loadKeyFile(
   tokenDir: string,
   platform: NodeJS.Platform,
 ): Promise<Buffer> {
-  const info = await stat(file).catch((error: unknown) => {
+  // One open file for the checks and the read: a path swapped between a check and the read (a
+  // symlink in a directory another user can write) cannot give the bridge another key.
+  const handle = await openFile(file, 'r').catch((error: unknown) => {
     throw new Error(
       `the token key file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   });
-  if (!info.isFile()) throw new Error(`the token key file ${file} is not a file`);
-  if (platform !== 'win32') {
-    if ((info.mode & 0o077) !== 0)
-      throw new Error(
-        `the token key file ${file} is open to other users: make it private to you (chmod 600)`,
-      );
-    if (process.getuid !== undefined && info.uid !== process.getuid())
-      throw new Error(`the token key file ${file} belongs to another user`);
+  let text: string;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`the token key file ${file} is not a file`);
+    if (platform !== 'win32') {
+      if ((info.mode & 0o077) !== 0)
+        throw new Error(
+          `the token key file ${file} is open to other users: make it private to you (chmod 600)`,
+        );
+      if (process.getuid !== undefined && info.uid !== process.getuid())
+        throw new Error(`the token key file ${file} belongs to another user`);
+    }
+    if (inside(await realOrResolved(tokenDir), await realOrResolved(file)))
+      throw new Error(`the token key file ${file} is inside the token directory: keep it elsewhere`);
+    text = await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
-  if (inside(await realOrResolved(tokenDir), await realOrResolved(file)))
-    throw new Error(`the token key file ${file} is inside the token directory: keep it elsewhere`);
-  const key = parseTokenKey(await readFile(file, 'utf8'));
+  const key = parseTokenKey(text);
   if (key === undefined) throw new Error(`the token key file ${file} does not hold 64 hex digits`);
   return key;
 }
