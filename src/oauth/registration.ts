@@ -15,6 +15,7 @@ import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';
 import { BridgeError } from '../errors.js';
 import type { ClientRegistration, TokenRecord } from './store/types.js';
+import type { SignInConfig } from './ports.js';
 
 /** The redirect port the project's client metadata document lists (reference §6.9). */
 export const DEFAULT_REDIRECT_PORT = 41894;
@@ -24,17 +25,17 @@ export const DEFAULT_REDIRECT_PORT = 41894;
  * step 2 unless `--client-metadata-url` names one: it registers dynamically.
  */
 
-export interface RegistrationConfig {
-  readonly redirectPort: number;
-  readonly clientId?: string;
-  readonly clientIssuer?: string;
-  readonly clientSecret?: string;
-  readonly clientMetadataUrl?: string;
-  /** The profile's own document; absent when the profile has none. */
-  readonly defaultMetadataUrl?: string;
-  /** The only redirect port that document lists (the profile's default); default 41894. */
-  readonly defaultMetadataPort?: number;
-}
+/** What the registration order needs of the sign-in's settings (one definition: SignInConfig). */
+export type RegistrationConfig = Pick<
+  SignInConfig,
+  | 'redirectPort'
+  | 'clientId'
+  | 'clientIssuer'
+  | 'clientSecret'
+  | 'clientMetadataUrl'
+  | 'defaultMetadataUrl'
+  | 'defaultMetadataPort'
+>;
 
 /** The client to use, or a dynamic registration still to do. */
 export type RegistrationChoice =
