@@ -3,11 +3,22 @@
  * dispatcher made like the upstream's (dispatcher.ts), so that `--ca-file` and the proxy of the
  * environment apply to them too (reference-behaviors.md §6.3; issue #11 item 4). The proxy choice
  * depends on the target host, so each origin gets its own dispatcher.
+ *
+ * The origins are named by the upstream and its authorization server (resource metadata,
+ * `authorization_servers`, client metadata documents), which reference §10 does not trust: the
+ * dispatchers are kept in a small LRU (MAX_SIGN_IN_DISPATCHERS), and the one it evicts is closed,
+ * so a hostile server cannot make the bridge keep sockets open to any number of origins.
  */
 import { fetch as undiciFetch } from 'undici';
 import type { Dispatcher } from 'undici';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatcherConfig } from './dispatcher.js';
+
+/**
+ * A sign-in talks to few origins (the MCP server, its resource metadata, the authorization
+ * server, a client metadata document); eight keep them all with room for a migration.
+ */
+export const MAX_SIGN_IN_DISPATCHERS = 8;
 
 export interface SignInFetch {
   readonly fetch: typeof globalThis.fetch;
@@ -18,15 +29,30 @@ export interface SignInFetch {
 const urlOf = (input: Parameters<typeof globalThis.fetch>[0]): URL =>
   new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
 
-export function createSignInFetch(config: DispatcherConfig): SignInFetch {
+export function createSignInFetch(
+  config: DispatcherConfig,
+  maxDispatchers: number = MAX_SIGN_IN_DISPATCHERS,
+): SignInFetch {
+  // A Map iterates in insertion order: a hit is moved to the end, so the first key is the least
+  // recently used one.
   const dispatchers = new Map<string, Dispatcher>();
   const dispatcherFor = (url: URL): Dispatcher => {
     const known = dispatchers.get(url.origin);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      dispatchers.delete(url.origin);
+      dispatchers.set(url.origin, known);
+      return known;
+    }
     const made = createDispatcher(url, config);
     // The reason names the variable, never its value or the URL.
     if (!made.ok) throw new TypeError(`cannot make the HTTP client for the sign-in: ${made.reason}`);
     dispatchers.set(url.origin, made.dispatcher);
+    for (const [origin, old] of dispatchers) {
+      if (dispatchers.size <= maxDispatchers) break;
+      dispatchers.delete(origin);
+      // close(), not destroy(): a request still under way on it ends normally, then its sockets close.
+      void old.close().catch(() => undefined);
+    }
     return made.dispatcher;
   };
   const fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit): Promise<Response> => {
