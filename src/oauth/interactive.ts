@@ -18,7 +18,10 @@ import type { TokenResponse } from './tokens.js';
 import type { ConsentPort } from './ports.js';
 
 const SCOPE = 'oauth';
-/** After a declined URL elicitation, no new question for this long (reference §6.7). */
+/**
+ * After a declined URL elicitation, or an accepted one whose sign-in then failed, no new question
+ * for this long (reference §6.7, §10 item 4).
+ */
 export const DECLINE_COOLDOWN_MS = 60_000;
 export const CONSENT_MESSAGE =
   'The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.';
@@ -41,7 +44,7 @@ export interface InteractiveSettings {
   readonly secretVariables: readonly string[];
 }
 
-/** State that outlives one sign-in: the decline cooldown and the elicitation counter. */
+/** State that outlives one sign-in: the cooldown of §6.7 and §10 item 4, and the elicitation counter. */
 export interface InteractiveState {
   cooldownUntil: number;
   elicitations: number;
@@ -254,6 +257,16 @@ export async function signInInteractively(
       if (!attempt.signal.aborted) logFailure(deps.logger, mapped, redirect);
       throw mapped;
     }
+  } catch (error) {
+    // reference §10 item 4 (cooldown "after a declined/failed client sign-in"), which §6.7 words
+    // for a decline only: a question the user accepted whose sign-in then failed (an error of the
+    // redirect, a refused exchange, the time limit) starts the cooldown too, or each request that
+    // needs the sign-in would show the user a new question at once. Not when the request itself
+    // stopped (a client cancel, §6.7: no cooldown), and a decline has already started it in show().
+    if (accepted !== undefined && !input.signal.aborted) {
+      state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
+    }
+    throw error;
   } finally {
     clearTimeout(timer);
     input.signal.removeEventListener('abort', onStop);

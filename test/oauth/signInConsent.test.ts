@@ -161,6 +161,71 @@ describe('after initialized: accepted, but no redirect', () => {
   });
 });
 
+describe('after initialized: accepted, then failed (reference §10 item 4: cooldown after a failed client sign-in)', () => {
+  it('a refusal at the server after the accept starts the 60 s cooldown: no new question at once', async () => {
+    const { as, mcp } = await servers();
+    as.setDeny(true);
+    let clock = 5_000_000;
+    const h = make({ config: { url: mcp.url }, consent: ready(), now: () => clock });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_denied' });
+    expect(h.consent.completed).toEqual(['sign-in-1']);
+
+    clock += 59_000;
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(h.consent.asked).toHaveLength(1);
+    expect(h.signInLines).toHaveLength(1);
+    expect(texts(h)).toContain(
+      'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
+    );
+
+    clock += 2_000;
+    as.setDeny(false);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.consent.asked).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+
+  it('the time limit after an accept starts the cooldown too', async () => {
+    const { mcp } = await servers();
+    let clock = 5_000_000;
+    const h = make({ config: { url: mcp.url, signInTimeoutMs: 300 }, consent: ready(), now: () => clock });
+    h.consent.browseOnAccept = false;
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_timeout',
+    });
+    clock += 1_000;
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(h.consent.asked).toHaveLength(1);
+  });
+
+  it('a request cancelled after the accept starts no cooldown (§6.7: a client cancel)', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url }, consent: ready() });
+    h.consent.browseOnAccept = false;
+    const first = await post(suite.net.fetch, mcp.url, h.auth);
+    const controller = new AbortController();
+    const pending = h.auth.challenge({
+      status: 401,
+      wwwAuthenticate: first.wwwAuthenticate,
+      method: 'tools/list',
+      signal: controller.signal,
+    });
+    while (h.consent.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort(new Error('cancelled by the client'));
+    await expect(pending).rejects.toMatchObject({ code: 'sign_in_failed' });
+    h.consent.browseOnAccept = true;
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.consent.asked).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+});
+
 describe('after initialized: a client that goes away', () => {
   it('passes the error of the question on, logs it, and starts no cooldown', async () => {
     const { as, mcp } = await servers();
