@@ -31,10 +31,17 @@ export const needsInsecure = (as: ServerMetadata, mcpUrl: string, extra: readonl
   return plain.length > 0 && plain.every((url) => checkEndpoint(url, mcpUrl).ok);
 };
 
-/** openid-client's fetch: the upstream's fetch, refusing every URL that is not a sign-in URL. */
-const customFetch = (fetch: Fetch, mcpUrl: string): client.CustomFetch => {
+/**
+ * openid-client's fetch: the upstream's fetch, refusing every URL that is not a sign-in URL.
+ * `stop` (the hold of the sign-in lock, hold.ts) ends a request as well as openid-client's limit.
+ */
+const customFetch = (fetch: Fetch, mcpUrl: string, stop?: AbortSignal): client.CustomFetch => {
   const guarded = guardedFetch(fetch, mcpUrl);
-  return (url, options) => guarded(url, options as RequestInit);
+  return (url, options) => {
+    const own = options.signal as AbortSignal | undefined | null;
+    const signal = stop === undefined ? own : own == null ? stop : AbortSignal.any([own, stop]);
+    return guarded(url, { ...(options as RequestInit), ...(signal == null ? {} : { signal }) });
+  };
 };
 
 /** The client authentication of the token endpoint, as the client was registered (§6.9). */
@@ -52,7 +59,7 @@ function clientAuth(registration: ClientRegistration, secret: string | undefined
 /**
  * The openid-client configuration of one server and client. `secret` is the client's own secret:
  * a dynamic client's stored one, or `MCP_BRIDGE_CLIENT_SECRET` for the issuer of
- * `--client-issuer` only (the caller decides).
+ * `--client-issuer` only (the caller decides). `stop` aborts its requests (a lost lock).
  */
 export function configuration(
   as: ServerMetadata,
@@ -60,6 +67,7 @@ export function configuration(
   secret: string | undefined,
   fetch: Fetch,
   mcpUrl: string,
+  stop?: AbortSignal,
 ): client.Configuration {
   const config = new client.Configuration(
     as,
@@ -67,7 +75,7 @@ export function configuration(
     { token_endpoint_auth_method: registration.authMethod },
     clientAuth(registration, secret),
   );
-  config[client.customFetch] = customFetch(fetch, mcpUrl);
+  config[client.customFetch] = customFetch(fetch, mcpUrl, stop);
   config.timeout = REQUEST_TIMEOUT_MS / 1000;
   // issue #11 item 7: http only where discovery allowed it (loopback hosts, loopback MCP URL);
   // guardedFetch refuses any other http URL on top.

@@ -17,7 +17,8 @@ import { chooseRegistration } from './registration.js';
 import { discoverResource } from './resourceMetadata.js';
 import { initialScope, stepUpScope } from './scopes.js';
 import { discoverServer } from './serverMetadata.js';
-import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
+import { LockLostError } from './store/hold.js';
+import type { ClientRegistration, LockHold, RecordKey, TokenRecord } from './store/types.js';
 import { tokenRecord } from './tokens.js';
 
 const SCOPE = 'oauth';
@@ -51,7 +52,9 @@ export interface RenewalContext {
   readonly state: InteractiveState;
   /** The record in use (its scope is the granted one of a step-up). */
   readonly current: () => TokenRecord | undefined;
-  /** Stores a record and makes the kept one current. */
+  /** The hold of the sign-in lock this renewal runs under (hold.ts). */
+  readonly held: LockHold;
+  /** Stores a record and makes the kept one current; rejects with a LockLostError, storing nothing, once the hold is lost. */
   readonly save: (record: TokenRecord) => Promise<void>;
 }
 
@@ -88,7 +91,11 @@ const secretOf = (config: SignInConfig, client: ClientRegistration, issuer: stri
       ? config.clientSecret
       : undefined;
 
-/** A refresh with the stored refresh token; false (logged) when the server refuses it. */
+/**
+ * A refresh with the stored refresh token; false (logged) when the server refuses it. The caller
+ * has confirmed its hold of the lock just before (upstreamAuth.ts); a hold lost meanwhile aborts
+ * the request and the write (LockLostError), it is never taken for a refusal.
+ */
 export async function silentRefresh(
   ctx: RenewalContext,
   stored: TokenRecord,
@@ -97,7 +104,7 @@ export async function silentRefresh(
   if (stored.refreshToken === undefined) return false;
   try {
     const secret = secretOf(ctx.config, stored.client, found.as.issuer);
-    const cfg = configuration(found.as, stored.client, secret, ctx.fetch, ctx.config.url);
+    const cfg = configuration(found.as, stored.client, secret, ctx.fetch, ctx.config.url, ctx.held.signal);
     const response = await refresh(cfg, { refreshToken: stored.refreshToken, resource: stored.resource });
     await ctx.save(
       tokenRecord({
@@ -114,6 +121,7 @@ export async function silentRefresh(
     ctx.logger.log(SCOPE, 'info', 'the bridge refreshed the sign-in');
     return true;
   } catch (error) {
+    if (error instanceof LockLostError || ctx.held.signal.aborted) throw new LockLostError();
     const detail = isBridgeError(error) ? (error.detail ?? error.code) : 'the refresh failed';
     ctx.logger.log(
       SCOPE,

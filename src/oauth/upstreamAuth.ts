@@ -7,7 +7,12 @@
  * 2. Under the sign-in lock (one holder across processes), the record is read again: a usable
  *    token that another holder stored meanwhile is taken as it is (no request, no browser).
  * 3. Discovery (resource metadata, then server metadata); a stored refresh token of the same
- *    issuer and resource is used silently (401 only); a refused refresh falls through.
+ *    issuer and resource is used silently (401 only); a refused refresh falls through. Right
+ *    before the refresh token is spent, the hold of the lock is confirmed and the record read
+ *    again: a rotating refresh token is never spent twice, even by a process that stalled past
+ *    the lock's stale time while another took the lock over (security review finding 1). A hold
+ *    found lost aborts the refresh and the write, and the whole step runs once more under a new
+ *    hold, which then finds the record the other process stored.
  * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
  *    (migration: a new client at the new server, §8.10).
  * Each new token is written to the store, which keeps a newer record it finds (the record it
@@ -24,8 +29,9 @@ import { startReceiver as defaultStartReceiver } from './receiver.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
 import { discover, signInAnew, silentRefresh } from './renewal.js';
 import { covers } from './scopes.js';
+import { LockLostError } from './store/hold.js';
 import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
-import type { RecordKey, TokenRecord } from './store/types.js';
+import type { LockHold, RecordKey, TokenRecord } from './store/types.js';
 import { usableAt } from './tokens.js';
 
 export type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
@@ -97,7 +103,9 @@ export function createUpstreamAuth(
    * Stores the record; the store keeps a newer one it holds and returns what it keeps. A store
    * that fails loses nothing of this process: the token is used until the end of the process.
    */
-  const save = async (record: TokenRecord): Promise<void> => {
+  const save = async (record: TokenRecord, held: LockHold): Promise<void> => {
+    // Finding 1: a lost hold writes nothing; the record in the store is the new holder's.
+    await held.confirm();
     let kept = record;
     try {
       kept = await store.write(record);
@@ -111,7 +119,7 @@ export function createUpstreamAuth(
     adopt(kept);
   };
 
-  const ctx: RenewalContext = {
+  const contextOf = (held: LockHold): RenewalContext => ({
     config,
     fetch: deps.fetch,
     logger,
@@ -121,12 +129,14 @@ export function createUpstreamAuth(
     interactiveDeps,
     state,
     current: () => current,
-    save: (record) => save(record),
-  };
+    held,
+    save: (record) => save(record, held),
+  });
 
   /** Steps 2–4 of the file comment; runs under the lock. */
-  const renew = async (input: ChallengeInput): Promise<void> => {
+  const renew = async (input: ChallengeInput, held: LockHold, again = true): Promise<void> => {
     if (input.signal.aborted) throw input.signal.reason as Error;
+    const ctx = contextOf(held);
     const stored = await store.read(key);
     const stepUp = input.status === 403;
     if (
@@ -144,18 +154,33 @@ export function createUpstreamAuth(
       const early = refuseEarly(settings, interactiveDeps, state);
       if (early !== undefined) throw early;
     }
-    const found = await discover(ctx, input.bearer, input.signal);
+    const found = await discover(ctx, input.bearer, AbortSignal.any([input.signal, held.signal]));
     if (
       canRefresh &&
       stored !== undefined &&
       stored.issuer === found.as.issuer &&
-      stored.resource === found.resource &&
-      (await silentRefresh(ctx, stored, found))
+      stored.resource === found.resource
     ) {
-      return;
+      // Finding 1: spend the refresh token only while the lock is still ours, and only if no
+      // other holder renewed the record since it was read (discovery took a while).
+      await held.confirm();
+      const latest = await store.read(key);
+      if (latest?.savedAt !== stored.savedAt || latest.refreshToken !== stored.refreshToken) {
+        // Judged anew from the top; a record that changes again under a confirmed hold means a
+        // writer outside the lock: spend nothing.
+        if (again) return renew(input, held, false);
+        throw new LockLostError();
+      }
+      if (await silentRefresh(ctx, stored, found)) return;
     }
     await signInAnew(ctx, input, found, stored);
   };
+
+  /** renew() under one hold of the lock; a hold lost on the way is a LockLostError, whatever failed. */
+  const renewHeld = (input: ChallengeInput) => (held: LockHold) =>
+    renew(input, held).catch((error: unknown) => {
+      throw held.signal.aborted ? new LockLostError() : error;
+    });
 
   const challenge: UpstreamAuth['challenge'] = async (given) => {
     const { status, wwwAuthenticate, signal } = given;
@@ -173,12 +198,30 @@ export function createUpstreamAuth(
     }
     await loaded;
     const input: ChallengeInput = { status, bearer, signal, refused };
-    const run = queue.then(() => lock.hold(key, () => renew(input), { signal }));
+    const attempt = (): Promise<void> => lock.hold(key, renewHeld(input), { signal });
+    // Finding 1: after a lost hold, once more under a new hold; it reads the store first, so a
+    // token another process stored meanwhile is taken as it is.
+    const run = queue.then(() =>
+      attempt().catch((error: unknown) => {
+        if (!(error instanceof LockLostError)) throw error;
+        logger.log(
+          SCOPE,
+          'warn',
+          'another bridge process took the sign-in lock over: the bridge reads the stored sign-in again',
+        );
+        return attempt();
+      }),
+    );
     queue = run.catch(() => undefined);
     try {
       await run;
     } catch (error) {
       if (isBridgeError(error)) throw error;
+      if (error instanceof LockLostError) {
+        throw new BridgeError('sign_in_failed', {
+          detail: 'another bridge process took the sign-in lock over twice',
+        });
+      }
       if (signal.aborted) {
         throw new BridgeError('sign_in_failed', {
           detail: 'the request stopped before the sign-in completed',

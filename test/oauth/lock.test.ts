@@ -226,6 +226,40 @@ describe('sign-in lock within one process', () => {
     ]);
   });
 
+  it('tells the work of a lost hold: its signal aborts and confirm() rejects (finding 1)', async () => {
+    const lock = createFileLock({ directory: dir, heartbeatMs: 50 });
+    const seen = await lock.hold(KEY, async (held) => {
+      await held.confirm(); // still ours
+      const before = held.signal.aborted;
+      await writeFile(path.join(dir, LOCK_NAME), JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'x' }));
+      while (!held.signal.aborted) await sleep(10);
+      const reason = (held.signal.reason as Error).message;
+      const confirmed = await held.confirm().then(
+        () => 'confirmed',
+        (error: unknown) => (error as Error).message,
+      );
+      return { before, reason, confirmed };
+    });
+    expect(seen).toEqual({
+      before: false,
+      reason: 'the sign-in lock was taken over by another bridge process',
+      confirmed: 'the sign-in lock was taken over by another bridge process',
+    });
+  });
+
+  it('confirm() finds a lost hold before the heartbeat does', async () => {
+    const lock = createFileLock({ directory: dir, heartbeatMs: 600_000 });
+    const seen = await lock.hold(KEY, async (held) => {
+      await writeFile(path.join(dir, LOCK_NAME), JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'x' }));
+      const confirmed = await held.confirm().then(
+        () => 'confirmed',
+        () => 'lost',
+      );
+      return { confirmed, aborted: held.signal.aborted };
+    });
+    expect(seen).toEqual({ confirmed: 'lost', aborted: true });
+  });
+
   it('ends a wait with the abort signal', async () => {
     await mkdir(dir, { recursive: true });
     const first = createFileLock({ directory: dir });

@@ -57,6 +57,8 @@ export interface Harness {
   readonly fetched: string[];
   /** The secrets the sign-in sent (code, verifier, refresh token, client secret), for the secret scan. */
   readonly sentSecrets: string[];
+  /** Every refresh token a request of the sign-in carried to the network, in order. */
+  readonly refreshTokens: string[];
   /** What the opener does with the start URL: the test browser in a mode, or nothing. */
   browserMode: BrowserMode | 'none';
   /** The errors challenge() rejected with, as `<code>: <detail>` lines. */
@@ -78,6 +80,8 @@ export interface HarnessOptions {
   readonly now?: () => number;
   readonly env?: NodeJS.ProcessEnv;
   readonly deps?: Partial<SignInDeps>;
+  /** Awaited before each request of the sign-in goes to the network (a test holds one back). */
+  readonly gate?: (url: string, form: URLSearchParams | undefined) => Promise<void>;
 }
 
 export function signInConfig(config: HarnessOptions['config']): SignInConfig {
@@ -112,6 +116,7 @@ export function harness(options: HarnessOptions): Harness {
   const opened: string[] = [];
   const fetched: string[] = [];
   const sentSecrets: string[] = [];
+  const refreshTokens: string[] = [];
   const net = caFetchFn(options.ca);
   const consent = options.consent ?? fakeConsent(options.ca);
   const inner = options.store ?? createMemoryStore();
@@ -133,6 +138,7 @@ export function harness(options: HarnessOptions): Harness {
     opened,
     fetched,
     sentSecrets,
+    refreshTokens,
     browserMode: 'follow',
     errors,
     scan: (extra = []) =>
@@ -145,8 +151,9 @@ export function harness(options: HarnessOptions): Harness {
       ),
     close: () => net.close(),
   };
-  const fetch = ((input: string | URL | Request, init?: RequestInit) => {
-    fetched.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    fetched.push(url);
     const body = init?.body;
     const form =
       body instanceof URLSearchParams
@@ -158,6 +165,11 @@ export function harness(options: HarnessOptions): Harness {
       const value = form?.get(name);
       if (value !== null && value !== undefined && value !== '') sentSecrets.push(value);
     }
+    await options.gate?.(url, form);
+    // What fetch itself does with an aborted signal: nothing goes to the network.
+    init?.signal?.throwIfAborted();
+    const refreshToken = form?.get('refresh_token');
+    if (refreshToken !== null && refreshToken !== undefined) refreshTokens.push(refreshToken);
     return net.fetch(input, init);
   }) as typeof globalThis.fetch;
   const auth = createUpstreamAuth(signInConfig(options.config), {

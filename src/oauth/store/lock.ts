@@ -15,6 +15,10 @@
  *   waiter judges the lock again and deletes it, so two waiters never both break the same lock,
  *   and a waiter never deletes a lock a third process has just taken.
  * - Release deletes the file only if it still holds our owner id (after a takeover it is not ours).
+ * - A holder that stalled past `staleMs` may have lost the lock: the heartbeat that finds another
+ *   owner (or none) aborts the hold's signal, and `confirm()` checks the owner on demand, so the
+ *   work under the lock stops before it spends a refresh token twice (hold.ts; security review
+ *   finding 1).
  *
  * Why not `proper-lockfile`: it has the same mtime staleness, but no pid check (a killed holder
  * always costs the full stale time), no owner check on release, and its default reaction to a
@@ -28,9 +32,10 @@ import { mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { silentLogger, type Logger } from '../../bridge/log.js';
+import { LockLostError, steadyHold } from './hold.js';
 import { createProcessLock } from './memoryStore.js';
 import { reason, recordId, STORE_SCOPE } from './record.js';
-import type { RecordKey, SignInLock } from './types.js';
+import type { LockHold, RecordKey, SignInLock } from './types.js';
 
 export interface FileLockOptions {
   readonly directory: string;
@@ -162,7 +167,7 @@ export function createFileLock(options: FileLockOptions): SignInLock {
 
   async function holdAcrossProcesses<T>(
     key: RecordKey,
-    work: () => Promise<T>,
+    work: (held: LockHold) => Promise<T>,
     signal: AbortSignal | undefined,
   ): Promise<T> {
     const file = path.join(options.directory, `${recordId(key)}.lock`);
@@ -173,33 +178,47 @@ export function createFileLock(options: FileLockOptions): SignInLock {
       if (!fallbackWarned)
         logger.log(STORE_SCOPE, 'warn', `the sign-in lock works within this process only: ${reason(error)}`);
       fallbackWarned = true;
-      return work();
+      return work(steadyHold());
     }
     const holder: Holder = { pid: process.pid, host, owner: randomBytes(16).toString('hex') };
     await acquire(file, holder, signal);
-    let lost = false;
     let released = false;
-    const beat = async (): Promise<void> => {
-      if (lost || released) return;
+    const lost = new AbortController();
+    const markLost = (): void => {
+      if (lost.signal.aborted) return;
+      logger.log(
+        STORE_SCOPE,
+        'warn',
+        'the sign-in lock of this process was taken over by another bridge process',
+      );
+      lost.abort(new LockLostError());
+    };
+    /** True while the file holds our owner id; renews the heartbeat then. */
+    const check = async (): Promise<boolean> => {
       const current = await readHolder(file);
       // `released`: a beat that was under way when the work ended sees the file gone; not a takeover.
-      if (released) return;
+      if (released) return true;
       if (current?.owner !== holder.owner) {
-        lost = true;
-        logger.log(
-          STORE_SCOPE,
-          'warn',
-          'the sign-in lock of this process was taken over by another bridge process',
-        );
-        return;
+        markLost();
+        return false;
       }
       const now = new Date();
       await utimes(file, now, now).catch(() => undefined);
+      return true;
+    };
+    const beat = async (): Promise<void> => {
+      if (!lost.signal.aborted && !released) await check();
+    };
+    const held: LockHold = {
+      signal: lost.signal,
+      confirm: async () => {
+        if (lost.signal.aborted || !(await check())) throw new LockLostError();
+      },
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
     timer.unref();
     try {
-      return await work();
+      return await work(held);
     } finally {
       released = true;
       clearInterval(timer);

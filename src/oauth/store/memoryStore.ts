@@ -2,7 +2,8 @@
  * The memory store (reference-behaviors.md §6.11): records live as long as the process. Each
  * process signs in on its own with it.
  */
-import type { RecordKey, SignInLock, TokenRecord, TokenStore } from './types.js';
+import { steadyHold } from './hold.js';
+import type { LockHold, RecordKey, SignInLock, TokenRecord, TokenStore } from './types.js';
 
 const keyOf = (key: RecordKey): string => `${key.url}\n${key.identity}`;
 
@@ -29,10 +30,11 @@ export function createMemoryStore(
 export function createProcessLock(): SignInLock {
   const tails = new Map<string, Promise<unknown>>();
   return {
-    hold<T>(key: RecordKey, work: () => Promise<T>): Promise<T> {
+    hold<T>(key: RecordKey, work: (held: LockHold) => Promise<T>): Promise<T> {
       const id = keyOf(key);
       const before = tails.get(id) ?? Promise.resolve();
-      const run = before.then(work, work);
+      const start = (): Promise<T> => work(steadyHold());
+      const run = before.then(start, start);
       const tail = run.then(
         () => undefined,
         () => undefined,

@@ -57,6 +57,21 @@ export interface TokenStore {
 }
 
 /**
+ * What the work under a lock knows of its hold (hold.ts). A cross-process lock can be lost: after
+ * a stall longer than its stale time, another process may take it over.
+ */
+export interface LockHold {
+  /** Aborts (with a LockLostError) as soon as the lock finds that another process took it over. */
+  readonly signal: AbortSignal;
+  /**
+   * Resolves when the hold is still this holder's, and renews it; rejects with a LockLostError
+   * (and aborts `signal`) when it is not. Called right before a refresh token is spent and before
+   * a record is written.
+   */
+  confirm(): Promise<void>;
+}
+
+/**
  * Serialises sign-ins and refreshes of one key. The in-process lock serialises within one
  * process; the cross-process lock (issue "Token stores") elects one process of several.
  */
@@ -65,5 +80,9 @@ export interface SignInLock {
    * Runs `work` while holding the lock of `key`; waits while another holder has it. `signal`
    * (optional, added by the stores) ends the wait with a rejection, e.g. when stdin ends.
    */
-  hold<T>(key: RecordKey, work: () => Promise<T>, options?: { readonly signal?: AbortSignal }): Promise<T>;
+  hold<T>(
+    key: RecordKey,
+    work: (held: LockHold) => Promise<T>,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<T>;
 }
