@@ -1,0 +1,166 @@
+/**
+ * The state of the client's resource subscriptions on one connection (reference-behaviors.md
+ * §5.4–§5.6): the subscribed URIs, the active chain, the gap flag, the waiting changes, and what
+ * an event of a chain does to them (commit of a change, its failure, the gap replay, forwarding).
+ * subscriptions.ts owns one of these per listener; subscriptionStream.ts feeds it the events of
+ * each chain.
+ *
+ * A chain is one listen request with a fixed filter, reopened after each loss. Exactly one chain
+ * is active; only its events reach the client (generation gating). A change opens a new chain
+ * with the full URI set ("make before break"); its first acknowledgment commits the change: the
+ * response `{}` is written, then the old chain is cancelled.
+ */
+import type { ReplaySubject, Subscriber } from 'rxjs';
+import { Subject } from 'rxjs';
+import type { ListenEvent } from '../../operators/reopenListen.js';
+import { LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
+import type { DeclaredLists } from '../codec/listen.js';
+import { toClientError } from '../codec/upstreamError.js';
+import { isBridgeError } from '../errors.js';
+import { bridgeError } from '../protocol/errors.js';
+import type { ErrorObject, Frame, RequestFrame } from '../protocol/jsonrpc.js';
+import { errorResponse, isErrorResponse, result } from '../protocol/jsonrpc.js';
+
+/** One `resources/subscribe` or `resources/unsubscribe` waiting for its response. */
+export interface Change {
+  readonly request: RequestFrame;
+  readonly uri: string;
+  readonly subscribe: boolean;
+  readonly sink: Subscriber<Frame>;
+  /** Fires once the change is answered or dropped: the next change may start. */
+  readonly settled$: ReplaySubject<void>;
+  chain?: Chain;
+}
+
+/** One listen request with a fixed filter and its reopenings. */
+export interface Chain {
+  readonly uris: readonly string[];
+  /** The change this chain carries out; undefined for the chain the listener starts with. */
+  readonly change: Change | undefined;
+  acks: number;
+  streamAcks: number;
+  cancelReason: string;
+  readonly kill$: Subject<void>;
+}
+
+export const CLOSED = 'the client closed the connection';
+const REPLACED = 'the bridge replaced the listen stream';
+
+/** A failure for the log: its code and details, never frame contents. */
+export const describe = (error: unknown): string => {
+  if (!isBridgeError(error)) return 'internal failure';
+  const status = error.httpStatus === undefined ? undefined : `HTTP status ${error.httpStatus}`;
+  const details = [error.detail, status].filter((part) => part !== undefined);
+  return details.length === 0 ? error.code : `${error.code} (${details.join(', ')})`;
+};
+
+export interface SubscriptionState {
+  /** The URIs of the active chain (the subscriptions the client holds). */
+  uris: readonly string[];
+  active: Chain | undefined;
+  /** The watch broke (or never started): the next acknowledgment of the active chain replays. */
+  gap: boolean;
+  /** The listener stopped: a new change gets no response. */
+  stopped: boolean;
+  readonly pending: Set<Change>;
+  newChain(uris: readonly string[], change: Change | undefined): Chain;
+  /** Cancels the streams of a chain with a reason for the upstream. */
+  kill(chain: Chain | undefined, reason: string): void;
+  /** Answers (or drops) a change; `then` runs before the next change may start. */
+  settle(change: Change, response: Frame | undefined, then?: () => void): void;
+  /** A chain of a change ended before its first acknowledgment (§5.6): the old stream stays. */
+  fail(chain: Chain, error: ErrorObject, why: string): void;
+  /** The frames for the client of one event of a chain. */
+  handle(chain: Chain, event: ListenEvent): Frame[];
+}
+
+export function createSubscriptionState(
+  declared: DeclaredLists,
+  log: (level: 'info' | 'warn', text: string) => void,
+): SubscriptionState {
+  const replay = (): Frame[] => {
+    if (!state.gap) return [];
+    state.gap = false;
+    return gapReplay(declared, state.uris);
+  };
+
+  /** The first acknowledgment of a change's chain: respond, then cancel the old chain (§5.6). */
+  const commit = (chain: Chain, change: Change): Frame[] => {
+    const old = state.active;
+    state.active = chain;
+    state.uris = chain.uris;
+    state.settle(change, result(change.request.id, {}), () => state.kill(old, REPLACED));
+    return replay();
+  };
+
+  const onAck = (chain: Chain): Frame[] => {
+    chain.acks += 1;
+    chain.streamAcks += 1;
+    if (chain.change !== undefined && chain.acks === 1) return commit(chain, chain.change);
+    // An old stream that acknowledges late never replaces a newer one.
+    if (chain !== state.active) return [];
+    // A second acknowledgment within one stream is a hidden re-attempt: replay too (§5.4).
+    if (chain.streamAcks > 1) state.gap = true;
+    return replay();
+  };
+
+  const state: SubscriptionState = {
+    uris: [],
+    active: undefined,
+    gap: false,
+    stopped: false,
+    pending: new Set<Change>(),
+    newChain: (chainUris, change) => ({
+      uris: chainUris,
+      change,
+      acks: 0,
+      streamAcks: 0,
+      cancelReason: CLOSED,
+      kill$: new Subject<void>(),
+    }),
+    kill(chain, reason) {
+      if (chain === undefined) return;
+      chain.cancelReason = reason;
+      chain.kill$.next();
+    },
+    settle(change, response, then) {
+      if (!state.pending.delete(change)) return;
+      if (response !== undefined) change.sink.next(response);
+      change.sink.complete();
+      then?.();
+      change.settled$.next();
+    },
+    fail(chain, error, why) {
+      const change = chain.change;
+      if (change === undefined || chain.acks > 0 || !state.pending.has(change)) return;
+      log('warn', `the listen stream for a change of the subscriptions failed: ${why}`);
+      state.settle(change, errorResponse(change.request.id, error));
+    },
+    handle(chain, event) {
+      if (event.type === 'response') {
+        const frame = event.frame;
+        if (isErrorResponse(frame)) {
+          state.fail(chain, toClientError(frame.error), `error ${frame.error.code}: ${frame.error.message}`);
+        } else {
+          const why = 'subscriptions/listen ended before its acknowledgment';
+          state.fail(chain, bridgeError('invalid_response', why), why);
+        }
+        return [];
+      }
+      if (event.frame.method === LISTEN_ACKNOWLEDGED) return onAck(chain);
+      if (chain !== state.active) return [];
+      // Issue 10 item 2: a failure on one event drops that event, never the stream.
+      try {
+        const legacy = toLegacyListenEvent(event.frame, declared);
+        return legacy === undefined ? [] : [legacy];
+      } catch (error: unknown) {
+        log(
+          'warn',
+          `dropped the listen event ${event.frame.method}: the bridge failed on it (${describe(error)})`,
+        );
+        return [];
+      }
+    },
+  };
+  return state;
+}

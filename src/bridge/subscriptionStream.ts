@@ -1,0 +1,107 @@
+/**
+ * The listen stream of one chain (reference-behaviors.md §5.5, §5.6, §6.8): one listen request
+ * with the chain's filter, reopened by reopenListen after each loss, its events handed to the
+ * subscription state (subscriptionState.ts), a loss of the active chain marked as a gap, and the
+ * time limit of a change's first acknowledgment.
+ */
+import {
+  EMPTY,
+  asyncScheduler,
+  catchError,
+  defer,
+  finalize,
+  ignoreElements,
+  merge,
+  mergeMap,
+  takeUntil,
+  tap,
+  timer,
+} from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { reopenListen } from '../../operators/reopenListen.js';
+import type { ListenEvent, ReopenListenConfig } from '../../operators/reopenListen.js';
+import { LISTEN_ACKNOWLEDGED } from '../codec/listen.js';
+import { decideListenEnd } from '../codec/listenEnd.js';
+import { bridgeError, formatDuration } from '../protocol/errors.js';
+import type { Frame } from '../protocol/jsonrpc.js';
+import { toErrorObject } from './session.js';
+import { CLOSED, describe } from './subscriptionState.js';
+import type { Chain, SubscriptionState } from './subscriptionState.js';
+
+export interface ChainStreamOptions {
+  /** One listen request with the filter of `uris` (never empty); built at subscription time. */
+  readonly openStream: (uris: readonly string[], cancelReason: () => string) => Observable<ListenEvent>;
+  /** Backoff, clock, sign-in signal and log lines of the reconnect. */
+  readonly reopen: Partial<ReopenListenConfig>;
+  /**
+   * How long the stream of a change may wait for its first acknowledgment before the change fails
+   * with `timeout` (the list time limit, reference-behaviors.md §3.5; issue 10 item 4).
+   */
+  readonly ackTimeoutMs: number;
+  readonly scheduler?: SchedulerLike | undefined;
+}
+
+/**
+ * The stream of a change that is not acknowledged within the limit: the change fails with
+ * `timeout` and the stream is cancelled; the old stream stays in place (§5.6).
+ */
+function ackDeadline(state: SubscriptionState, options: ChainStreamOptions, chain: Chain): Observable<never> {
+  const change = chain.change;
+  if (change === undefined) return EMPTY;
+  return timer(options.ackTimeoutMs, options.scheduler ?? asyncScheduler).pipe(
+    tap(() => {
+      if (chain.acks > 0 || !state.pending.has(change)) return;
+      const detail = `${change.request.method}: no acknowledgment in ${formatDuration(options.ackTimeoutMs)}`;
+      state.fail(chain, bridgeError('timeout', detail), detail);
+      state.kill(chain, 'the request timed out');
+    }),
+    ignoreElements(),
+  );
+}
+
+/** The frames for the client of one chain, until the chain is killed. */
+export function runChain(
+  state: SubscriptionState,
+  options: ChainStreamOptions,
+  chain: Chain,
+): Observable<Frame> {
+  const stream$ = defer(() => {
+    chain.streamAcks = 0;
+    chain.cancelReason = CLOSED;
+    return options.openStream(chain.uris, () => chain.cancelReason);
+  }).pipe(
+    tap((event) => {
+      if (event.type === 'notification' && event.frame.method === 'notifications/cancelled') {
+        chain.cancelReason = 'the upstream server ended the listen stream';
+      }
+    }),
+    // A lost stream of the active chain is a gap: its next acknowledgment replays (§5.4).
+    finalize(() => {
+      if (chain === state.active) state.gap = true;
+    }),
+  );
+  return stream$.pipe(
+    reopenListen({
+      ...options.reopen,
+      failBeforeFirstAck: chain.change !== undefined,
+      // The bridge's own acknowledgment and end rules (reference-behaviors.md §5.5, §6.8).
+      isAcknowledgment: (event) =>
+        event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED,
+      classifyEnd: decideListenEnd,
+    }),
+    mergeMap((event) => state.handle(chain, event)),
+    tap({
+      complete: () => {
+        const why = 'subscriptions/listen ended before its acknowledgment';
+        state.fail(chain, bridgeError('invalid_response', why), why);
+      },
+    }),
+    catchError((error: unknown) => {
+      state.fail(chain, toErrorObject(error), describe(error));
+      return EMPTY;
+    }),
+    // Outside reopenListen: a reopen must not restart the clock of the change.
+    (events$) => merge(events$, ackDeadline(state, options, chain)),
+    takeUntil(chain.kill$),
+  );
+}
