@@ -260,6 +260,25 @@ describe('sign-in lock within one process', () => {
     expect(seen).toEqual({ confirmed: 'lost', aborted: true });
   });
 
+  it('confirm() waits for a waiter that judges the lock right now, then finds the hold lost', async () => {
+    const lock = createFileLock({ directory: dir, heartbeatMs: 600_000, pollMs: 20 });
+    const file = path.join(dir, LOCK_NAME);
+    const seen = await lock.hold(KEY, async (held) => {
+      // A waiter found our heartbeat stale (we stalled) and holds the break file: it is about to
+      // delete the lock.
+      await writeFile(`${file}.break`, '1');
+      const confirming = held.confirm().then(
+        () => 'confirmed',
+        () => 'lost',
+      );
+      await sleep(150);
+      await rm(file);
+      await rm(`${file}.break`);
+      return confirming;
+    });
+    expect(seen).toBe('lost');
+  });
+
   it('ends a wait with the abort signal', async () => {
     await mkdir(dir, { recursive: true });
     const first = createFileLock({ directory: dir });

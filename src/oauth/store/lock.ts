@@ -155,6 +155,26 @@ export function createFileLock(options: FileLockOptions): SignInLock {
     }
   }
 
+  /**
+   * Runs `judge` while holding the `.break` file of `file`, which a waiter must hold to delete a
+   * stale lock (breakLock): no takeover can happen between the judgement and what follows it.
+   */
+  async function underBreaker<T>(file: string, judge: () => Promise<T>): Promise<T> {
+    const breaker = `${file}.break`;
+    while (!(await create(breaker, String(process.pid)))) {
+      // A waiter judges the lock right now; a breaker that crashed leaves the file: clear it late.
+      const info = await stat(breaker).catch(() => undefined);
+      if (info !== undefined && Date.now() - info.mtimeMs > staleMs)
+        await unlink(breaker).catch(() => undefined);
+      else await sleep(pollMs * (0.5 + Math.random()), undefined);
+    }
+    try {
+      return await judge();
+    } finally {
+      await unlink(breaker).catch(() => undefined);
+    }
+  }
+
   async function acquire(file: string, holder: Holder, signal: AbortSignal | undefined): Promise<void> {
     const content = JSON.stringify(holder);
     for (;;) {
@@ -211,8 +231,10 @@ export function createFileLock(options: FileLockOptions): SignInLock {
     };
     const held: LockHold = {
       signal: lost.signal,
+      // Under the breaker: a waiter that judged our heartbeat stale (we stalled) cannot delete
+      // the lock between this check and the refresh that follows it.
       confirm: async () => {
-        if (lost.signal.aborted || !(await check())) throw new LockLostError();
+        if (lost.signal.aborted || !(await underBreaker(file, check))) throw new LockLostError();
       },
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
