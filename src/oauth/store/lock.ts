@@ -16,7 +16,8 @@
  *   and a waiter never deletes a lock a third process has just taken.
  * - Release deletes the file only if it still holds our owner id (after a takeover it is not ours).
  * - A holder that stalled past `staleMs` may have lost the lock: the heartbeat that finds another
- *   owner (or none) aborts the hold's signal, and `confirm()` checks the owner on demand, so the
+ *   owner (or none) aborts the hold's signal, and `confirm()` checks the owner on demand under the
+ *   `.break` file (so no waiter deletes the lock between the check and what follows it), so the
  *   work under the lock stops before it spends a refresh token twice (hold.ts; security review
  *   finding 1).
  *
