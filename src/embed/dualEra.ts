@@ -4,7 +4,7 @@
  * 2025-11-25 front end of the bridge, anything else the server's own 2026-07-28 transport.
  */
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { concatMap, connect, defer, filter, map, merge, mergeMap, takeWhile } from 'rxjs';
+import { Observable, connect, defer, filter, map, merge, takeWhile } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -29,10 +29,45 @@ export type DualEraOutput =
 
 type Step = DualEraOutput | { readonly kind: 'legacy' | 'modern'; readonly inbound: Inbound };
 
+// Per message: a filter and a map, no inner subscription (issue 13, deliverable 4).
 const inboundFor =
   (path: 'legacy' | 'modern'): OperatorFunction<Step, Inbound> =>
   (step$) =>
-    step$.pipe(mergeMap((step) => (step.kind === path ? [step.inbound] : [])));
+    step$.pipe(
+      filter((step): step is Extract<Step, { readonly inbound: Inbound }> => step.kind === path),
+      map((step) => step.inbound),
+    );
+
+/**
+ * Emits the steps `route` gives for each value, in order, as `concatMap` of an array would
+ * (a value that arrives while the steps of another are emitted waits for them), without an inner
+ * subscription per value: every line of the connection passes here.
+ */
+const flatRoute =
+  <T, R>(route: (value: T) => readonly R[]): OperatorFunction<T, R> =>
+  (source) =>
+    new Observable<R>((subscriber) => {
+      const waiting: T[] = [];
+      let emitting = false;
+      return source.subscribe({
+        next: (value) => {
+          waiting.push(value);
+          if (emitting) return;
+          emitting = true;
+          try {
+            for (let next = waiting.shift(); next !== undefined; next = waiting.shift()) {
+              for (const step of route(next)) subscriber.next(step);
+            }
+          } catch (error) {
+            subscriber.error(error);
+          } finally {
+            emitting = false;
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
 
 const asOutput: OperatorFunction<Frame, DualEraOutput> = map((frame) => ({ kind: 'frame', frame }));
 
@@ -97,7 +132,7 @@ export function dualEra(
         }
       };
       return inbound$.pipe(
-        concatMap(route),
+        flatRoute(route),
         connect((step$) =>
           merge(
             step$.pipe(filter((step): step is DualEraOutput => step.kind === 'era' || step.kind === 'frame')),
