@@ -15,7 +15,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { isNotification, isRequest, isResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, isNotification, isRequest, isResponse } from '../protocol/jsonrpc.js';
 import type { Frame, RequestId } from '../protocol/jsonrpc.js';
 
 /**
@@ -47,8 +47,13 @@ export interface DirectRoute {
  *    message of the instance goes through `serveStdio` (listen events, progress, answers to the
  *    other requests). A cancellation forgets its request.
  * 5. once the instance's transport is closed nothing goes the short way in either direction.
+ * 6. a request whose handing over throws gets -32603 `Internal server error` and the error is
+ *    reported, as `serveStdio` does.
  */
-export function createDirectRoute(emit: (frame: Frame) => void): DirectRoute {
+export function createDirectRoute(
+  emit: (frame: Frame) => void,
+  onError: (error: Error) => void = () => undefined,
+): DirectRoute {
   let instance: Transport | undefined; // the transport the instance is connected with
   let pinned = false;
   let closed = false;
@@ -102,7 +107,14 @@ export function createDirectRoute(emit: (frame: Frame) => void): DirectRoute {
       if (pinned && !closed && !viaEntryUntilIdle && target !== undefined && isRequest(frame)) {
         if (!ENTRY_METHODS.has(frame.method)) {
           direct.add(frame.id);
-          target.onmessage?.(frame);
+          try {
+            target.onmessage?.(frame);
+          } catch (error) {
+            // What the pump of `serveStdio` does when handing a request over throws.
+            direct.delete(frame.id);
+            onError(error instanceof Error ? error : new Error(String(error)));
+            emit(errorResponse(frame.id, { code: -32603, message: 'Internal server error' }));
+          }
           return true;
         }
       }

@@ -65,9 +65,12 @@ export function linkServer(
       };
       const route: DirectRoute | undefined =
         config.direct === true
-          ? createDirectRoute((frame) => {
-              if (open) subscriber.next(frame);
-            })
+          ? createDirectRoute(
+              (frame) => {
+                if (open) subscriber.next(frame);
+              },
+              (error) => config.onError?.(error),
+            )
           : undefined;
       const handle = serveStdio(ownCopy(factory, route), {
         legacy: 'reject',

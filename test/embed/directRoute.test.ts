@@ -24,16 +24,23 @@ interface Stage {
   answer(id: number | string): Promise<void>;
 }
 
-async function stage(): Promise<Stage> {
+async function stage(errors: Error[] = []): Promise<Stage> {
   const atInstance: unknown[] = [];
   const viaChannel: unknown[] = [];
   const emitted: Frame[] = [];
-  const route = createDirectRoute((frame) => emitted.push(frame));
+  const route = createDirectRoute(
+    (frame) => emitted.push(frame),
+    (error) => errors.push(error),
+  );
   let connected: Transport | undefined;
   const instance = {
     connect: (transport: Transport): Promise<void> => {
       connected = transport;
-      transport.onmessage = (message) => atInstance.push(message);
+      transport.onmessage = (message) => {
+        atInstance.push(message);
+        if ((message as { method?: unknown }).method === 'tools/throw')
+          throw new Error('handing over failed');
+      };
       return transport.start();
     },
   };
@@ -65,8 +72,8 @@ async function stage(): Promise<Stage> {
 const call = (id: number, method = 'tools/call'): Frame => ({ jsonrpc: '2.0', id, method, params: {} });
 
 /** A stage where `serveStdio` delivered one request (id 1): the connection is pinned. */
-async function pinned(): Promise<Stage> {
-  const s = await stage();
+async function pinned(errors: Error[] = []): Promise<Stage> {
+  const s = await stage(errors);
   expect(s.route.deliver(call(1))).toBe(false);
   s.deliverViaEntry(call(1));
   await nextTurn();
@@ -133,5 +140,16 @@ describe('embedded mode: the short way to a pinned instance', () => {
     expect(s.emitted).toEqual([]);
     expect(s.route.deliver(call(3))).toBe(false);
     expect(s.atInstance).toEqual([call(1), call(2)]);
+  });
+
+  it('a request whose handing over throws gets -32603 Internal server error, and the error is reported', async () => {
+    const errors: Error[] = [];
+    const s = await pinned(errors);
+    expect(s.route.deliver(call(2, 'tools/throw'))).toBe(true);
+    expect(s.emitted).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal server error' } },
+    ]);
+    expect(errors.map((error) => error.message)).toEqual(['handing over failed']);
+    expect(s.route.deliver(call(3))).toBe(true);
   });
 });
