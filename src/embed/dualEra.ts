@@ -4,7 +4,7 @@
  * 2025-11-25 front end of the bridge, anything else the server's own 2026-07-28 transport.
  */
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { Observable, connect, defer, filter, map, merge, takeWhile } from 'rxjs';
+import { connect, defer, filter, map, merge, takeWhile } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -12,6 +12,7 @@ import type { Inbound } from '../protocol/parseLine.js';
 import { serveLegacy } from './legacyPath.js';
 import type { LegacyPathConfig } from './legacyPath.js';
 import { serveModern } from './modernPath.js';
+import { flatRoute } from './flatRoute.js';
 import { classifyOpening } from './opening.js';
 import type { SelectedEra } from './opening.js';
 import { whenFirst } from './whenFirst.js';
@@ -37,37 +38,6 @@ const inboundFor =
       filter((step): step is Extract<Step, { readonly inbound: Inbound }> => step.kind === path),
       map((step) => step.inbound),
     );
-
-/**
- * Emits the steps `route` gives for each value, in order, as `concatMap` of an array would
- * (a value that arrives while the steps of another are emitted waits for them), without an inner
- * subscription per value: every line of the connection passes here.
- */
-const flatRoute =
-  <T, R>(route: (value: T) => readonly R[]): OperatorFunction<T, R> =>
-  (source) =>
-    new Observable<R>((subscriber) => {
-      const waiting: T[] = [];
-      let emitting = false;
-      return source.subscribe({
-        next: (value) => {
-          waiting.push(value);
-          if (emitting) return;
-          emitting = true;
-          try {
-            for (let next = waiting.shift(); next !== undefined; next = waiting.shift()) {
-              for (const step of route(next)) subscriber.next(step);
-            }
-          } catch (error) {
-            subscriber.error(error);
-          } finally {
-            emitting = false;
-          }
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-    });
 
 const asOutput: OperatorFunction<Frame, DualEraOutput> = map((frame) => ({ kind: 'frame', frame }));
 
