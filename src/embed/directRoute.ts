@@ -90,7 +90,6 @@ export function createDirectRoute(
     channel.onclose = () => {
       closed = true;
       direct.clear(); // a late answer goes through serveStdio, which drops it
-
       own.onclose?.();
     };
     instance = own;
