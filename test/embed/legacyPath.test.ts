@@ -93,6 +93,19 @@ describe('embedded mode: the legacy path', () => {
     expect(indexOf(peer, responseTo(3))[0]).toBeLessThan(changes[1]!);
   });
 
+  it('after calls of the connection, the progress of a call still reaches VS Code before its result', async () => {
+    const peer = await ready();
+    peer.send(req(2, 'tools/call', { name: 'echo', arguments: { text: 'm2' } }));
+    await peer.nextFrame(responseTo(2));
+    peer.send(
+      req(3, 'tools/call', { name: 'progress', arguments: { count: 2 }, _meta: { progressToken: 'p' } }),
+    );
+    await peer.nextFrame(responseTo(3));
+    const progress = indexOf(peer, (frame) => frame.method === 'notifications/progress');
+    expect(progress).toHaveLength(2);
+    expect(progress[1]).toBeLessThan(indexOf(peer, responseTo(3))[0]!);
+  });
+
   it('the end of the input with a listen stream open stops at once', async () => {
     const peer = await ready();
     expect(await stopTime(peer)).toBeLessThan(1_000);
