@@ -4,7 +4,7 @@
  * 2025-11-25 front end of the bridge, anything else the server's own 2026-07-28 transport.
  */
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { concatMap, connect, defer, filter, map, merge, mergeMap, takeWhile } from 'rxjs';
+import { connect, defer, filter, map, merge, takeWhile } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -12,6 +12,7 @@ import type { Inbound } from '../protocol/parseLine.js';
 import { serveLegacy } from './legacyPath.js';
 import type { LegacyPathConfig } from './legacyPath.js';
 import { serveModern } from './modernPath.js';
+import { flatRoute } from './flatRoute.js';
 import { classifyOpening } from './opening.js';
 import type { SelectedEra } from './opening.js';
 import { whenFirst } from './whenFirst.js';
@@ -29,10 +30,14 @@ export type DualEraOutput =
 
 type Step = DualEraOutput | { readonly kind: 'legacy' | 'modern'; readonly inbound: Inbound };
 
+// Per message: a filter and a map, no inner subscription (issue 13, deliverable 4).
 const inboundFor =
   (path: 'legacy' | 'modern'): OperatorFunction<Step, Inbound> =>
   (step$) =>
-    step$.pipe(mergeMap((step) => (step.kind === path ? [step.inbound] : [])));
+    step$.pipe(
+      filter((step): step is Extract<Step, { readonly inbound: Inbound }> => step.kind === path),
+      map((step) => step.inbound),
+    );
 
 const asOutput: OperatorFunction<Frame, DualEraOutput> = map((frame) => ({ kind: 'frame', frame }));
 
@@ -97,7 +102,7 @@ export function dualEra(
         }
       };
       return inbound$.pipe(
-        concatMap(route),
+        flatRoute(route),
         connect((step$) =>
           merge(
             step$.pipe(filter((step): step is DualEraOutput => step.kind === 'era' || step.kind === 'frame')),

@@ -60,7 +60,10 @@ export function createMemoryUpstream(config: LegacyPathConfig): UpstreamConnecti
   const { logger } = config;
   const toServer = new Subject<Frame>();
   const inbound$ = toServer.pipe(
-    linkServer(config.factory, { onError: (error) => logger.log('embed', 'debug', error.message) }),
+    linkServer(config.factory, {
+      onError: (error) => logger.log('embed', 'debug', error.message),
+      direct: true,
+    }),
     map(toInbound),
   );
   return createRpcConnection(

@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import { EMPTY, catchError, mergeMap, tap } from 'rxjs';
+import { EMPTY, catchError, filter, map, tap } from 'rxjs';
 import { DEFAULT_DECODE_LINES_CONFIG, decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import type { BridgeLimits } from '../bridge/config.js';
@@ -105,11 +105,12 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
         }),
         decodeLines({ maxLineBytes, maxDepth }),
         serve,
-        mergeMap((out) => {
-          if (out.kind === 'frame') return [out.frame];
-          settleEra(out.era);
-          return [];
+        // Per frame: no inner subscription (issue 13, deliverable 4).
+        tap((out) => {
+          if (out.kind === 'era') settleEra(out.era);
         }),
+        filter((out): out is Extract<typeof out, { kind: 'frame' }> => out.kind === 'frame'),
+        map((out) => out.frame),
         encodeFrames(),
         tap(() => flow.check()),
         writeLines(output),

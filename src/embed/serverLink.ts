@@ -11,10 +11,17 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import type { Frame } from '../protocol/jsonrpc.js';
+import { createDirectRoute } from './directRoute.js';
+import type { DirectRoute } from './directRoute.js';
 
 export interface ServerLinkConfig {
   /** Out-of-band reports of `serveStdio`: rejected 2025-era requests, discarded messages. */
   readonly onError?: (error: Error) => void;
+  /**
+   * The frames are built by the bridge in this process: once the connection is pinned, plain
+   * requests and their answers skip the checks of `serveStdio` (src/embed/directRoute.ts).
+   */
+  readonly direct?: boolean;
 }
 
 /**
@@ -56,7 +63,16 @@ export function linkServer(
           return Promise.resolve();
         },
       };
-      const handle = serveStdio(ownCopy(factory), {
+      const route: DirectRoute | undefined =
+        config.direct === true
+          ? createDirectRoute(
+              (frame) => {
+                if (open) subscriber.next(frame);
+              },
+              (error) => config.onError?.(error),
+            )
+          : undefined;
+      const handle = serveStdio(ownCopy(factory, route), {
         legacy: 'reject',
         transport,
         ...(config.onError === undefined ? {} : { onerror: config.onError }),
@@ -64,7 +80,8 @@ export function linkServer(
       const input = toServer$.subscribe({
         next: (frame) =>
           queueMicrotask(() => {
-            if (open) transport.onmessage?.(frame as unknown as JSONRPCMessage);
+            if (open && route?.deliver(frame) !== true)
+              transport.onmessage?.(frame as unknown as JSONRPCMessage);
           }),
         error: (error: unknown) => subscriber.error(error),
       });
@@ -86,10 +103,12 @@ const toError = (value: unknown): Error => (value instanceof Error ? value : new
  * `McpServer` that is not of the bridge's copy is served through its own low-level `server`,
  * which is what `serveStdio` does with an `McpServer` of its copy: no reliance on module identity.
  */
-function ownCopy(factory: McpServerFactory): McpServerFactory {
+function ownCopy(factory: McpServerFactory, route: DirectRoute | undefined): McpServerFactory {
   return async (ctx) => {
     const product = await factory(ctx);
-    return product instanceof McpServer || !isForeignMcpServer(product) ? product : product.server;
+    const served = product instanceof McpServer || !isForeignMcpServer(product) ? product : product.server;
+    route?.watch(served);
+    return served;
   };
 }
 

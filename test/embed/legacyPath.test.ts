@@ -77,6 +77,35 @@ describe('embedded mode: the legacy path', () => {
     expect(tools.tools.map((tool) => tool.name)).toContain('added_1');
   });
 
+  it('after calls of the connection, a list change still reaches VS Code before the result that caused it', async () => {
+    const peer = await ready();
+    // Plain calls first: the server instance is then pinned and they take the short way
+    // (src/embed/directRoute.ts); the change of add_tool goes through the listen stream.
+    for (const id of [2, 3]) {
+      peer.send(req(id, 'tools/call', { name: 'echo', arguments: { text: `m${id}` } }));
+      await peer.nextFrame(responseTo(id));
+    }
+    peer.send(req(4, 'tools/call', { name: 'add_tool', arguments: {} }));
+    await peer.nextFrame(responseTo(4));
+    const changes = indexOf(peer, notification('notifications/tools/list_changed'));
+    expect(changes).toHaveLength(2);
+    expect(changes[1]).toBeLessThan(indexOf(peer, responseTo(4))[0]!);
+    expect(indexOf(peer, responseTo(3))[0]).toBeLessThan(changes[1]!);
+  });
+
+  it('after calls of the connection, the progress of a call still reaches VS Code before its result', async () => {
+    const peer = await ready();
+    peer.send(req(2, 'tools/call', { name: 'echo', arguments: { text: 'm2' } }));
+    await peer.nextFrame(responseTo(2));
+    peer.send(
+      req(3, 'tools/call', { name: 'progress', arguments: { count: 2 }, _meta: { progressToken: 'p' } }),
+    );
+    await peer.nextFrame(responseTo(3));
+    const progress = indexOf(peer, (frame) => frame.method === 'notifications/progress');
+    expect(progress).toHaveLength(2);
+    expect(progress[1]).toBeLessThan(indexOf(peer, responseTo(3))[0]!);
+  });
+
   it('the end of the input with a listen stream open stops at once', async () => {
     const peer = await ready();
     expect(await stopTime(peer)).toBeLessThan(1_000);
