@@ -38,9 +38,9 @@ const UNEXPECTED = new Error('unexpected JSON in a result line');
 
 /**
  * The members of the top-level `result` object of a JSON-RPC message line, by (decoded) key.
- * `undefined` when the line is not an object, has no `result` object, or has a duplicated key at
- * the top level or in the result: `JSON.parse` keeps the last of duplicates while the bytes hold
- * both, so such a result never passes through raw.
+ * `undefined` when the line is not an object, has no `result` object, has a carriage return
+ * (skipSpace), or has a duplicated key at the top level or in the result: `JSON.parse` keeps the
+ * last of duplicates while the bytes hold both, so such a result never passes through raw.
  */
 export function resultMemberSpans(bytes: Uint8Array): Map<string, MemberSpan> | undefined {
   try {
@@ -141,8 +141,11 @@ function skipContainer(bytes: Uint8Array, at: number): number {
       i = skipString(bytes, i);
       continue;
     }
-    if (b === OPEN_BRACE || b === OPEN_BRACKET) depth += 1;
-    else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+    // A carriage return: see skipSpace.
+    if (b === CR) throw UNEXPECTED;
+    if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      depth += 1;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
       depth -= 1;
       if (depth === 0) return i + 1;
     }
@@ -155,8 +158,18 @@ function isSpace(b: number): boolean {
   return b === SPACE || b === TAB || b === LF || b === CR;
 }
 
+/**
+ * The index after the whitespace at `at`. A carriage return (valid JSON has one only as
+ * whitespace) throws UNEXPECTED: a line to the client must not carry one outside strings
+ * (encodeFrames rule 1), so such a line never passes raw. Checked here and in skipContainer
+ * rather than by another pass over the line.
+ */
 function skipSpace(bytes: Uint8Array, at: number): number {
   let i = at;
-  while (i < bytes.length && isSpace(bytes[i] as number)) i += 1;
-  return i;
+  for (;;) {
+    const b = bytes[i];
+    if (b === CR) throw UNEXPECTED;
+    if (b === undefined || !isSpace(b)) return i;
+    i += 1;
+  }
 }

@@ -29,18 +29,14 @@ interface RawResult {
 
 const registry = new WeakMap<JsonObject, RawResult>();
 
-const CR = 0x0d;
-
 /**
  * Remembers the bytes of a parsed line whose frame is a response with a `result` object, when
- * the line is at least RAW_RESULT_MIN_BYTES long. A line with a carriage return never passes
- * raw: a client line must not carry one outside strings (encodeFrames rule 1), and valid JSON
- * has one only as whitespace. `minBytes` is for tests of small results.
+ * the line is at least RAW_RESULT_MIN_BYTES long (`minBytes` is for tests of small results). A
+ * line with a carriage return never passes raw (memberSpans.ts).
  */
 export function rememberRawResult(frame: Frame, bytes: Uint8Array, minBytes = RAW_RESULT_MIN_BYTES): void {
   if (bytes.length < minBytes) return;
   if (!('result' in frame) || !isObject(frame.result)) return;
-  if (bytes.indexOf(CR) >= 0) return;
   const spans = resultMemberSpans(bytes);
   if (spans === undefined) return;
   registry.set(frame.result, { bytes, spans, original: frame.result });

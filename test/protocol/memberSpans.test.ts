@@ -83,6 +83,16 @@ describe('resultMemberSpans', () => {
   });
 
   it.each([
+    ['between members of the result', '{"jsonrpc":"2.0","id":1,"result":{"a":1,\r"b":2}}'],
+    ['inside a nested member', '{"jsonrpc":"2.0","id":1,"result":{"a":[1,\r2]}}'],
+    ['at the top level', '{"jsonrpc":"2.0",\r"id":1,"result":{"a":1}}'],
+    ['at the end', '{"jsonrpc":"2.0","id":1,"result":{"a":1}}\r'],
+  ])('gives none for a carriage return as whitespace %s (never written to the client)', (_name, text) => {
+    expect(JSON.parse(text)).toBeTypeOf('object');
+    expect(memberTexts(text)).toBeUndefined();
+  });
+
+  it.each([
     ['no result', '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}'],
     ['a result that is not an object', '{"jsonrpc":"2.0","id":1,"result":[1,2]}'],
     ['a string result', '{"jsonrpc":"2.0","id":1,"result":"{}"}'],
