@@ -22,8 +22,13 @@ import {
 export interface MemberSpan {
   readonly start: number;
   readonly end: number;
-  /** Where the value starts (after the colon and any whitespace). */
-  readonly valueStart: number;
+  /**
+   * False when the value holds a number that `JSON.stringify` of its parsed value may not give
+   * back as the same number (one with an exponent: `1E400` is Infinity, written `null`; or more
+   * than 300 digits): such a member is written from its parsed value, never raw. A `-0` does
+   * pass raw: the same number for the client, where `JSON.stringify` writes `0`.
+   */
+  readonly exact: boolean;
 }
 
 const SPACE = 0x20;
@@ -32,6 +37,16 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 const keyDecoder = new TextDecoder('utf-8');
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+/** A run of more digits than this is treated as a possible overflow (a double overflows at 309). */
+const MAX_DIGITS = 300;
+
+/** Set by the skips of the value being scanned: it has a number that may not round-trip. */
+let inexact = false;
 
 /** Thrown inside the scan for input it does not expect; never leaves this module (one instance). */
 const UNEXPECTED = new Error('unexpected JSON in a result line');
@@ -84,8 +99,9 @@ function scanObject(
     i = skipSpace(bytes, keyEnd);
     if (bytes[i] !== COLON) throw UNEXPECTED;
     const valueStart = skipSpace(bytes, i + 1);
+    inexact = false;
     const end = value(key, valueStart);
-    members.set(key, { start, end, valueStart });
+    members.set(key, { start, end, exact: !inexact });
     i = skipSpace(bytes, end);
     if (bytes[i] === CLOSE_BRACE) return i + 1;
     if (bytes[i] !== COMMA) throw UNEXPECTED;
@@ -121,9 +137,11 @@ function skipValue(bytes: Uint8Array, at: number): number {
   if (b === OPEN_BRACE || b === OPEN_BRACKET) return skipContainer(bytes, at);
   // A number, true, false or null: up to the next delimiter.
   let i = at;
+  let digits = 0;
   for (;;) {
     const c = bytes[i];
     if (c === undefined || c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
+    digits = countDigits(bytes, i, c, digits);
     i += 1;
   }
   if (i === at) throw UNEXPECTED;
@@ -133,6 +151,7 @@ function skipValue(bytes: Uint8Array, at: number): number {
 /** The index after the array or object that opens at `at`; strings inside are skipped whole. */
 function skipContainer(bytes: Uint8Array, at: number): number {
   let depth = 0;
+  let digits = 0;
   let i = at;
   const n = bytes.length;
   while (i < n) {
@@ -141,6 +160,7 @@ function skipContainer(bytes: Uint8Array, at: number): number {
       i = skipString(bytes, i);
       continue;
     }
+    digits = countDigits(bytes, i, b as number, digits);
     // A carriage return: see skipSpace.
     if (b === CR) throw UNEXPECTED;
     if (b === OPEN_BRACE || b === OPEN_BRACKET) {
@@ -152,6 +172,23 @@ function skipContainer(bytes: Uint8Array, at: number): number {
     i += 1;
   }
   throw UNEXPECTED;
+}
+
+/**
+ * The length of the run of digits that byte `b` at `i` continues (0 after any other byte);
+ * marks the value inexact at an exponent (an `e` or `E` after a digit: in `true` and `false` it
+ * follows a letter) or a run longer than MAX_DIGITS.
+ */
+function countDigits(bytes: Uint8Array, i: number, b: number, digits: number): number {
+  if (b >= DIGIT_0 && b <= DIGIT_9) {
+    if (digits >= MAX_DIGITS) inexact = true;
+    return digits + 1;
+  }
+  if (b === LOWER_E || b === UPPER_E) {
+    const before = bytes[i - 1] ?? 0;
+    if (before >= DIGIT_0 && before <= DIGIT_9) inexact = true;
+  }
+  return 0;
 }
 
 function isSpace(b: number): boolean {

@@ -83,7 +83,11 @@ export function rawResultLine(frame: Frame): LinePieces | undefined {
     for (const member of Object.keys(result)) {
       const memberValue = result[member];
       const span = raw.spans.get(member);
-      if (span !== undefined && Object.hasOwn(raw.original, member) && raw.original[member] === memberValue) {
+      if (
+        span?.exact === true &&
+        Object.hasOwn(raw.original, member) &&
+        raw.original[member] === memberValue
+      ) {
         // The member's bytes as the upstream wrote them: a view, not a copy.
         pieces.push(`${text}${firstMember ? '' : ','}`);
         pieces.push(raw.bytes.subarray(span.start, span.end));

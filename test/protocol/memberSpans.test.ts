@@ -68,6 +68,23 @@ describe('resultMemberSpans', () => {
     });
   });
 
+  it('marks a member inexact when a number in it has an exponent or more than 300 digits', () => {
+    const text = `{"jsonrpc":"2.0","id":1e0,"result":{"a":1,"b":1.5e3,"c":[1,{"d":2E-400}],"t":true,"f":false,"s":"1e5 \\"2E9","n":-0.5,"big":${'9'.repeat(301)},"ok":[${'9'.repeat(300)}]}}`;
+    const spans = resultMemberSpans(bytesOf(text));
+    const exact = Object.fromEntries([...(spans ?? [])].map(([key, span]) => [key, span.exact]));
+    expect(exact).toEqual({
+      a: true,
+      b: false,
+      c: false,
+      t: true,
+      f: true,
+      s: true,
+      n: true,
+      big: false,
+      ok: true,
+    });
+  });
+
   it('gives the spans of an empty result: none', () => {
     expect(memberTexts('{"jsonrpc":"2.0","id":1,"result":{}}')).toEqual({});
     expect(memberTexts('{"jsonrpc":"2.0","id":1,"result":{ }}')).toEqual({});

@@ -106,6 +106,14 @@ describe('rawResultLine (with the parser and encodeFrames)', () => {
     });
   });
 
+  it('a member with a number that may not round-trip is written from its parsed value', () => {
+    const text = lineOfSize(MIB).replace('"result":{', '"result":{"inf" : 1E400,"k" : 1.5e3,"i" : 15,');
+    const line = textOf(rawResultLine(frameOf(text)) ?? '');
+    expect(
+      line.startsWith('{"jsonrpc":"2.0","id":5,"result":{"inf":null,"k":1500,"i" : 15,"content":['),
+    ).toBe(true);
+  });
+
   it('a member replaced by an equal but new value is written as JSON, not raw', () => {
     const frame = frameOf(lineOfSize(MIB).replace('"result":{', '"result":{"n" : 1,'));
     if (!('result' in frame)) throw new Error('not a result');
