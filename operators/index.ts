@@ -25,6 +25,7 @@ export type {
   SpecDefinition,
 } from './driveInputRounds.js';
 export { encodeFrames } from './encodeFrames.js';
+export type { EncodeFramesConfig } from './encodeFrames.js';
 export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
 export type { LimitInFlightConfig } from './limitInFlight.js';
 export { mergeInOrder } from './mergeInOrder.js';

@@ -15,6 +15,7 @@ import { BridgeError } from '../errors.js';
 import { bridgeErrorFrame, formatDuration } from '../protocol/errors.js';
 import type { Frame, JsonObject, JsonValue, RequestFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, isObject, notification, result } from '../protocol/jsonrpc.js';
+import { carryRawResult } from '../protocol/rawResult.js';
 import type { BridgeLimits } from './config.js';
 import type { Logger } from './log.js';
 import type { Deadline } from './deadlines.js';
@@ -308,5 +309,6 @@ function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Fra
     );
     return bridgeErrorFrame(request.id, 'invalid_response');
   }
-  return result(request.id, shaped);
+  // The shaped result carries the upstream's bytes of its unchanged members (issue 13, deliverable 3).
+  return result(request.id, carryRawResult(classified.result, shaped));
 }

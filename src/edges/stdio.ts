@@ -3,6 +3,8 @@
  */
 import { Observable } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';
+import { writeBatch } from './writePieces.js';
+import type { Line } from './writePieces.js';
 
 /** Emits each chunk of a readable stream; completes at its end. */
 export function readChunks(stream: Readable): Observable<Uint8Array> {
@@ -37,11 +39,14 @@ export function readChunks(stream: Readable): Observable<Uint8Array> {
  * The queue is drained in a loop, never recursively, so any number of lines can wait for a
  * 'drain' (a recursive `concatMap` drain overflowed the stack after a few thousand waiting lines
  * and stopped writing for good).
+ * A line may be pieces (`encodeFrames({ rawResults: true })`): they are written in order, not joined.
  */
-export function writeLines(stream: Writable): (lines$: Observable<string>) => Observable<void> {
+export function writeLines(
+  stream: Writable,
+): (lines$: Observable<string | readonly (string | Uint8Array)[]>) => Observable<void> {
   return (lines$) =>
     new Observable<void>((subscriber) => {
-      let queue: string[] = [];
+      let queue: Line[] = [];
       let scheduled = false;
       let waiting = false;
       let sourceDone = false;
@@ -60,7 +65,7 @@ export function writeLines(stream: Writable): (lines$: Observable<string>) => Ob
           const lines = queue;
           queue = [];
           if (!stream.destroyed && !stream.writableEnded) {
-            const ok = stream.write(lines.join(''));
+            const ok = writeBatch(stream, lines);
             if (!ok) {
               waiting = true;
               stream.on('drain', onDrain);
@@ -78,7 +83,7 @@ export function writeLines(stream: Writable): (lines$: Observable<string>) => Ob
         setImmediate(flush);
       };
       /** The first line of a turn goes out at once (no added latency); the rest of the turn waits. */
-      const push = (line: string): void => {
+      const push = (line: Line): void => {
         queue.push(line);
         if (waiting) return;
         if (!scheduled) flush();

@@ -242,7 +242,7 @@ export async function serveStdio(
     inbound$
       .pipe(
         bridge,
-        encodeFrames(),
+        encodeFrames({ rawResults: true }),
         tap(() => flow.check()),
         writeLines(stdout),
       )

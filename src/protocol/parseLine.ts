@@ -7,6 +7,7 @@ import { asFrame, isObject, isRequestId } from './jsonrpc.js';
 import type { Frame, RequestId } from './jsonrpc.js';
 import { scanJson } from './jsonScan.js';
 import type { RawLine } from './lines.js';
+import { rememberRawResult } from './rawResult.js';
 import { recoverId } from './recoverId.js';
 
 /** Why a client line is not a message (the error table of reference-behaviors.md §2.7). */
@@ -71,6 +72,7 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
   if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
   const frame = asFrame(value);
   if (frame === undefined) return bad(parsedId(value), 'invalid_request_shape');
+  rememberRawResult(frame, bytes); // a large result keeps its bytes (issue 13, deliverable 3)
   return { kind: 'frame', frame };
 }
 
