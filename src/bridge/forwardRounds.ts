@@ -46,12 +46,11 @@ export interface RoundHost {
 /** The `_meta` of an upstream round, with the log level current at its start (§5.7). */
 export function roundMeta(host: RoundHost): JsonObject {
   const { client, session } = host.ctx;
+  const level = session.logLevel;
   return buildUpstreamMeta(
-    {
-      clientInfo: client.info,
-      clientCapabilities: client.upstreamCapabilities,
-      ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
-    },
+    level === undefined
+      ? { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities }
+      : { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities, logLevel: level },
     host.request.params?.['_meta'],
   );
 }
