@@ -2,12 +2,13 @@ import { NEVER, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import type { Logger } from '../../src/bridge/log.js';
+import type { UpstreamConnection } from '../../src/bridge/upstream.js';
 import type { Frame } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 
 const quiet: Logger = { enabled: () => false, log: () => undefined };
 
-function connection(): { sent: Frame[]; request: ReturnType<typeof createRpcConnection>['request'] } {
+function connection(): { sent: Frame[]; request: UpstreamConnection['request'] } {
   const sent: Frame[] = [];
   const conn = createRpcConnection(
     {
@@ -18,7 +19,7 @@ function connection(): { sent: Frame[]; request: ReturnType<typeof createRpcConn
     },
     quiet,
   );
-  return { sent, request: conn.request };
+  return { sent, request: (method, params, options) => conn.request(method, params, options) };
 }
 
 describe('createRpcConnection: the request frame', () => {
