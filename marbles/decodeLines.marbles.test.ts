@@ -1,3 +1,4 @@
+import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { decodeLines } from '../operators/decodeLines.js';
@@ -75,6 +76,20 @@ describe('decodeLines', () => {
       });
       expectObservable(chunks.pipe(decodeLines())).toBe('-1--(2|)', { 1: ping(1), 2: ping(2) });
     });
+  });
+
+  it('a chunk that arrives while the lines of an earlier chunk are emitted waits its turn', () => {
+    const input = new Subject<Uint8Array>();
+    const seen: unknown[] = [];
+    input.pipe(decodeLines()).subscribe((inbound) => {
+      const id = inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : undefined;
+      seen.push(id);
+      // A reader that feeds the decoder again from inside its own output (a loopback).
+      if (id === 1) input.next(bytes('{"jsonrpc":"2.0","id":3,"method":"ping"}\n'));
+    });
+    input.next(bytes('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n'));
+    input.complete();
+    expect(seen).toEqual([1, 2, 3]);
   });
 
   describe('checks of the configuration', () => {

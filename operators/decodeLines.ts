@@ -1,4 +1,4 @@
-import { concatMap, defer, endWith, filter, map } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { createLineSplitter } from '../src/protocol/lines.js';
 import type { RawLine } from '../src/protocol/lines.js';
@@ -39,6 +39,7 @@ const END = Symbol('end');
  * 3. a bad line is a value with the id recovered from its bytes, never a stream error
  * 4. a line longer than maxLineBytes is line_too_long with the id from its first or last 256 bytes
  * 5. an unterminated last line is decoded at the end of input
+ * 6. a chunk that arrives while the lines of an earlier chunk are emitted waits its turn
  *
  * @example
  * import { of } from 'rxjs';
@@ -52,14 +53,46 @@ export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFu
   if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) throw new RangeError('maxLineBytes must be ≥ 1');
   if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new RangeError('maxDepth must be ≥ 1');
   const limits = { maxLineBytes, maxDepth };
+  // Written by hand, not with concatMap, map and filter: one inner subscription per chunk and
+  // three operators per line were a measurable part of every forwarded request (issue 13).
   return (chunks$) =>
-    defer(() => {
+    new Observable<Inbound>((subscriber) => {
       const splitter = createLineSplitter(maxLineBytes); // per subscription
-      return chunks$.pipe(
-        endWith(END),
-        concatMap((chunk): Iterable<RawLine> => (chunk === END ? splitter.end() : splitter.push(chunk))),
-        map((line) => parseLine(line, limits)),
-        filter((inbound) => inbound.kind !== 'blank'),
-      );
+      // Chunks (and the end) that arrive while the lines of an earlier chunk are being emitted
+      // wait their turn, so lines always come in input order.
+      const waiting: (Uint8Array | typeof END)[] = [];
+      let busy = false;
+      const emit = (lines: readonly RawLine[]): void => {
+        for (const line of lines) {
+          if (subscriber.closed) return;
+          const inbound = parseLine(line, limits);
+          if (inbound.kind !== 'blank') subscriber.next(inbound);
+        }
+      };
+      const take = (item: Uint8Array | typeof END): void => {
+        waiting.push(item);
+        if (busy) return;
+        busy = true;
+        try {
+          while (waiting.length > 0 && !subscriber.closed) {
+            const next = waiting.shift() as Uint8Array | typeof END;
+            if (next === END) {
+              emit(splitter.end());
+              subscriber.complete();
+            } else {
+              emit(splitter.push(next));
+            }
+          }
+        } catch (error: unknown) {
+          subscriber.error(error);
+        } finally {
+          busy = false;
+        }
+      };
+      return chunks$.subscribe({
+        next: take,
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => take(END),
+      });
     });
 }

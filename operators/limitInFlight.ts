@@ -1,5 +1,5 @@
 import { EMPTY, Observable, from, throwError } from 'rxjs';
-import type { ObservableInput, OperatorFunction, Subscription } from 'rxjs';
+import type { ObservableInput, Observer, OperatorFunction, Subscription } from 'rxjs';
 
 /** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
@@ -82,15 +82,17 @@ export function limitInFlight<T, R>(
           return throwError(() => error);
         }
       };
+      // One per subscription, not per task.
+      const emit = (output: R): void => subscriber.next(output);
       const run = (value: T, input: ObservableInput<R>, counted: boolean): void => {
         if (counted) running += 1;
         let ended = false;
-        // A holder, because a task may end synchronously inside subscribe(), before assignment.
-        const task: { subscription?: Subscription } = {};
+        // Set once subscribed; a task may end synchronously inside subscribe(), before that.
+        let current: Subscription | undefined;
         const end = (): void => {
           if (ended) return;
           ended = true;
-          if (task.subscription !== undefined) inner.delete(task.subscription);
+          if (current !== undefined) inner.delete(current);
           if (counted) {
             running -= 1;
             // By length, not by the value: a queued `undefined` is a task too.
@@ -101,30 +103,31 @@ export function limitInFlight<T, R>(
           }
           checkDone();
         };
-        const track = (subscription: Subscription): void => {
-          // A task that ended synchronously has already released its place.
-          if (!ended) inner.add(subscription);
-        };
-        const emit = (output: R): void => subscriber.next(output);
         /** Rule 6: the failure of a task is `failed(value, error)`, in its place. */
         const fail = (error: unknown): void => {
           if (ended) return;
-          if (task.subscription !== undefined) inner.delete(task.subscription);
-          task.subscription = subscribeTo(
-            () => failed(value, error),
-            emit,
-            (fallbackError: unknown) => subscriber.error(fallbackError),
-            end,
-          );
-          track(task.subscription);
+          if (current !== undefined) inner.delete(current);
+          let fallback: ObservableInput<R>;
+          try {
+            fallback = failed(value, error);
+          } catch (thrown: unknown) {
+            fallback = throwError(() => thrown);
+          }
+          current = subscribeTo(fallback, {
+            next: emit,
+            error: (e: unknown) => subscriber.error(e),
+            complete: end,
+          });
+          // A task that ended synchronously has already released its place.
+          if (!ended) inner.add(current);
         };
         // Subscribed by hand, not with defer and catchError: two operators per task were a
         // measurable part of a forwarded request (issue 13).
-        const first = subscribeTo(() => input, emit, fail, end);
+        const first = subscribeTo(input, { next: emit, error: fail, complete: end });
         // A task that failed synchronously runs its replacement already.
-        if (task.subscription === undefined) {
-          task.subscription = first;
-          track(first);
+        if (current === undefined) {
+          current = first;
+          if (!ended) inner.add(first);
         }
       };
 
@@ -151,20 +154,15 @@ export function limitInFlight<T, R>(
 }
 
 /**
- * Subscribes to the input `make()` gives; a throw of `make` or of `from` (an input that is not
- * observable) is an error of that subscription, as inside `defer`.
+ * Subscribes to `input`; a throw of `from` (an input that is not observable) is an error of that
+ * subscription, as inside `defer`.
  */
-function subscribeTo<R>(
-  make: () => ObservableInput<R>,
-  next: (value: R) => void,
-  error: (error: unknown) => void,
-  complete: () => void,
-): Subscription {
+function subscribeTo<R>(input: ObservableInput<R>, observer: Observer<R>): Subscription {
   let source: Observable<R>;
   try {
-    source = from(make());
+    source = from(input);
   } catch (thrown: unknown) {
     source = throwError(() => thrown);
   }
-  return source.subscribe({ next, error, complete });
+  return source.subscribe(observer);
 }

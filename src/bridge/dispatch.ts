@@ -10,10 +10,12 @@ import type { Frame, NotificationFrame, RequestFrame, ResponseFrame } from '../p
 import { isErrorResponse, isRequest, isResponse, result } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
-import { FORWARDED_METHODS, forwardRequest } from './forward.js';
+import { FORWARDED_METHODS, forwardRequest, shapeOptions } from './forward.js';
+import type { ForwardContext } from './forward.js';
 import { handleInitialize } from './initialize.js';
 import { handleSubscription } from './listener.js';
-import type { Session } from './session.js';
+import type { ClientContext, Session } from './session.js';
+import type { UpstreamConnection } from './upstream.js';
 
 export interface DispatchContext {
   readonly session: Session;
@@ -55,7 +57,36 @@ function setLevel(session: Session, request: RequestFrame): Frame {
   return result(request.id, {});
 }
 
-function handleRequest(ctx: DispatchContext, request: RequestFrame): Observable<Frame> {
+/** The last forward context of a connection: one object for all its forwarded requests. */
+interface ForwardCache {
+  last: ForwardContext | undefined;
+}
+
+/** The context of the forwarded requests of a session, made again only when its client or upstream changed. */
+function forwardContext(
+  ctx: DispatchContext,
+  cache: ForwardCache,
+  client: ClientContext,
+  upstream: UpstreamConnection,
+): ForwardContext {
+  const last = cache.last;
+  if (last !== undefined && last.client === client && last.upstream === upstream) return last;
+  const logger = ctx.deps.logger;
+  const made: ForwardContext = {
+    session: ctx.session,
+    client,
+    upstream,
+    limits: ctx.config.limits,
+    logger,
+    scheduler: ctx.scheduler,
+    ...(ctx.deps.shapeResult === undefined ? {} : { shapeResult: ctx.deps.shapeResult }),
+    shapeOptions: shapeOptions(upstream, logger),
+  };
+  cache.last = made;
+  return made;
+}
+
+function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: RequestFrame): Observable<Frame> {
   const { session } = ctx;
   const { id, method } = request;
   // Answered at any time, inline (§2.3, §2.4).
@@ -80,19 +111,7 @@ function handleRequest(ctx: DispatchContext, request: RequestFrame): Observable<
       const { client, upstream } = session;
       if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
-        const { limits } = ctx.config;
-        return forwardRequest(
-          {
-            session,
-            client,
-            upstream,
-            limits,
-            logger: ctx.deps.logger,
-            scheduler: ctx.scheduler,
-            ...(ctx.deps.shapeResult === undefined ? {} : { shapeResult: ctx.deps.shapeResult }),
-          },
-          request,
-        );
+        return forwardRequest(forwardContext(ctx, cache, client, upstream), request);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
         return handleSubscription(session, request);
@@ -104,6 +123,7 @@ function handleRequest(ctx: DispatchContext, request: RequestFrame): Observable<
 
 export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Observable<Frame> {
   const { session } = ctx;
+  const cache: ForwardCache = { last: undefined };
   return (inbound) => {
     if (inbound.kind === 'blank') return EMPTY;
     if (inbound.kind === 'bad') {
@@ -120,7 +140,7 @@ export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Ob
       routeAnswer(session, frame);
       return EMPTY;
     }
-    if (isRequest(frame)) return handleRequest(ctx, frame);
+    if (isRequest(frame)) return handleRequest(ctx, cache, frame);
     handleNotification(ctx, frame);
     return EMPTY;
   };

@@ -22,12 +22,14 @@ import {
   timer,
 } from 'rxjs';
 import type { Subscriber } from 'rxjs';
+import { shallowCopy } from '../codec/objects.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Logger } from './log.js';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './upstream.js';
+import { refusedButSupported, retryWarning, selfRetrying } from './versionRetry.js';
 
 /** A line-based transport to an upstream (a child process or any stream of JSON-RPC lines). */
 export interface LineTransport {
@@ -47,11 +49,16 @@ export interface RpcConnectionConfig {
 }
 
 interface Pending {
+  /** The upstream id of the request; a new one when it is sent once more (versionRetry.ts). */
+  id: number;
   readonly method: string;
+  readonly params: JsonObject;
   readonly subscriber: Subscriber<ExchangeEvent>;
   /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
-  readonly started: number;
+  started: number;
   readonly trace: ExchangeOptions['trace'];
+  /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
+  retries: number;
 }
 
 const traceText = (trace: ExchangeOptions['trace']): string =>
@@ -99,6 +106,8 @@ export function createRpcConnection(
   );
   let nextId = 1;
   let gone: BridgeError | undefined;
+  /** Set by withVersionRetry: requests made from then on are sent once more after a -32022 offering 2026-07-28. */
+  let retryLogger: Logger | undefined;
 
   const finish = (id: number, outcome: string): Pending | undefined => {
     const entry = pending.get(id);
@@ -140,6 +149,13 @@ export function createRpcConnection(
       const entry = typeof frame.id === 'number' ? finish(frame.id, 'response') : undefined;
       if (entry === undefined) {
         logger.log('bridge', 'debug', 'dropped a response of the upstream server that belongs to no request');
+        return;
+      }
+      if (entry.retries > 0 && retryLogger !== undefined && refusedButSupported(frame)) {
+        // versionRetry.ts, done here: the same warning, then the same request with a new id.
+        entry.retries -= 1;
+        retryLogger.log('bridge', 'warn', retryWarning(entry.method));
+        send(entry);
         return;
       }
       entry.subscriber.next({ type: 'response', frame });
@@ -198,6 +214,21 @@ export function createRpcConnection(
     ),
   ).subscribe(failAll);
 
+  /** Sends a pending request under a new id, with `_meta.progressToken` set to that id. */
+  const send = (entry: Pending): void => {
+    const id = nextId++;
+    entry.id = id;
+    const meta = entry.params['_meta'];
+    // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
+    const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
+    sentMeta['progressToken'] = id;
+    const sent = shallowCopy(entry.params);
+    sent['_meta'] = sentMeta;
+    entry.started = logger.enabled('debug') ? Date.now() : 0;
+    pending.set(id, entry);
+    transport.send(request(id, entry.method, sent));
+  };
+
   const requestFn = (
     method: string,
     params: JsonObject,
@@ -208,19 +239,25 @@ export function createRpcConnection(
         subscriber.error(gone);
         return undefined;
       }
-      const id = nextId++;
-      const meta = isObject(params['_meta']) ? params['_meta'] : {};
-      const started = logger.enabled('debug') ? Date.now() : 0;
-      pending.set(id, { method, subscriber, started, trace: options.trace });
-      transport.send(request(id, method, { ...params, _meta: { ...meta, progressToken: id } }));
+      const entry: Pending = {
+        id: 0,
+        method,
+        params,
+        subscriber,
+        started: 0,
+        trace: options.trace,
+        retries: retryLogger === undefined ? 0 : 1,
+      };
+      send(entry);
       return () => {
+        const id = entry.id;
         if (finish(id, 'cancelled') === undefined) return;
         const reason = options.cancelReason?.() ?? 'the client canceled the request';
         transport.send(notification('notifications/cancelled', { requestId: id, reason }));
       };
     });
 
-  return {
+  const connection: UpstreamConnection = {
     request: requestFn,
     notifications$: notifications.asObservable(),
     exit$,
@@ -232,4 +269,10 @@ export function createRpcConnection(
       transport.close();
     },
   };
+  // withVersionRetry turns the retry of a -32022 on here instead of wrapping each request in an
+  // observable of its own (issue 13); its logger writes the warning, as the wrapper's would.
+  selfRetrying.set(connection, (retryWith) => {
+    retryLogger = retryWith;
+  });
+  return connection;
 }

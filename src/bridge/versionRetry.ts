@@ -10,7 +10,7 @@ import { Observable } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import { PROTOCOL_VERSION } from '../codec/meta.js';
 import { UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/errors.js';
-import type { ErrorObject } from '../protocol/jsonrpc.js';
+import type { ErrorObject, ResponseFrame } from '../protocol/jsonrpc.js';
 import { isErrorResponse, isObject } from '../protocol/jsonrpc.js';
 import type { Logger } from './log.js';
 import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
@@ -33,10 +33,23 @@ export function offeredVersions(error: ErrorObject): string[] | undefined {
 }
 
 /** A response `-32022` that lists 2026-07-28 among the supported versions. */
-function retryable(event: ExchangeEvent): boolean {
-  if (event.type !== 'response' || !isErrorResponse(event.frame)) return false;
-  return offeredVersions(event.frame.error)?.includes(PROTOCOL_VERSION) === true;
+export function refusedButSupported(frame: ResponseFrame): boolean {
+  return isErrorResponse(frame) && offeredVersions(frame.error)?.includes(PROTOCOL_VERSION) === true;
 }
+
+const retryable = (event: ExchangeEvent): boolean =>
+  event.type === 'response' && refusedButSupported(event.frame);
+
+/** The warning before the request goes out once more. */
+export const retryWarning = (method: string): string =>
+  `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`;
+
+/**
+ * Connections that send a request once more by themselves (rpcConnection.ts), with how to turn
+ * that on: withVersionRetry then returns the connection itself, without an observable per
+ * request around it (issue 13). Not part of the package's API.
+ */
+export const selfRetrying = new WeakMap<UpstreamConnection, (logger: Logger) => void>();
 
 /**
  * The connection with the retry of a `-32022` that offers 2026-07-28: once per request. Written
@@ -44,6 +57,11 @@ function retryable(event: ExchangeEvent): boolean {
  * here (issue 13, a cheap path per request).
  */
 export function withVersionRetry(connection: UpstreamConnection, logger: Logger): UpstreamConnection {
+  const turnOn = selfRetrying.get(connection);
+  if (turnOn !== undefined) {
+    turnOn(logger);
+    return connection;
+  }
   const request: UpstreamConnection['request'] = (method, params, options) =>
     new Observable<ExchangeEvent>((subscriber) => {
       let current: Subscription | undefined;
@@ -52,11 +70,7 @@ export function withVersionRetry(connection: UpstreamConnection, logger: Logger)
         const subscription = connection.request(method, params, options).subscribe({
           next: (event) => {
             if (retriesLeft > 0 && retryable(event)) {
-              logger.log(
-                'bridge',
-                'warn',
-                `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`,
-              );
+              logger.log('bridge', 'warn', retryWarning(method));
               // The response was the last event of the exchange: the retry is a new exchange, new id.
               retried = true;
               attempt(retriesLeft - 1);

@@ -3,7 +3,7 @@
  * protocol-mapping.md §2.3). Pure.
  */
 import { isObject } from '../protocol/jsonrpc.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { isReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
 import { omit } from './objects.js';
 
@@ -40,8 +40,11 @@ const TRACE_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate']);
 export function buildUpstreamMeta(ctx: UpstreamMetaContext, clientMeta: unknown): JsonObject {
   const meta: JsonObject = {};
   if (isObject(clientMeta)) {
-    for (const [key, value] of Object.entries(clientMeta)) {
-      if (passesThrough(key, value)) meta[key] = value;
+    // for…in, not Object.entries: no array of pairs per request (issue 13).
+    for (const key in clientMeta) {
+      if (!Object.hasOwn(clientMeta, key)) continue;
+      const value = clientMeta[key];
+      if (passesThrough(key, value)) meta[key] = value as JsonValue;
     }
   }
   meta[META_PROTOCOL_VERSION] = PROTOCOL_VERSION;
@@ -76,4 +79,14 @@ export function isModernRequest(params: unknown): boolean {
   if (!isObject(params)) return false;
   const meta = params['_meta'];
   return isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION);
+}
+
+/**
+ * The params of an upstream request's first round: the client's params minus `task` and
+ * `_meta` (forwardParams), with `meta` as `_meta`, in one copy (issue 13).
+ */
+export function upstreamParams(params: JsonObject | undefined, meta: JsonObject): JsonObject {
+  const out = params === undefined ? {} : omit(params, FORWARD_DROPPED);
+  out['_meta'] = meta;
+  return out;
 }

@@ -20,13 +20,28 @@ export function setMember(target: JsonObject, key: string, value: JsonValue): vo
  * enumerable inherited members; `Object.hasOwn` keeps it exact for any other object.
  */
 export function omit(source: JsonObject, drop: ReadonlySet<string> | readonly string[]): JsonObject {
-  const dropped = (key: string): boolean =>
-    drop instanceof Set ? drop.has(key) : (drop as readonly string[]).includes(key);
   const out: JsonObject = {};
-  for (const key in source) {
-    if (Object.hasOwn(source, key) && !dropped(key)) setMember(out, key, source[key] as JsonValue);
+  if (drop instanceof Set) {
+    for (const key in source) {
+      if (Object.hasOwn(source, key) && !drop.has(key)) setMember(out, key, source[key] as JsonValue);
+    }
+  } else {
+    const list = drop as readonly string[];
+    for (const key in source) {
+      if (Object.hasOwn(source, key) && !list.includes(key)) setMember(out, key, source[key] as JsonValue);
+    }
   }
   return out;
+}
+
+/**
+ * A shallow copy of `source`, as `{ ...source }`. `Object.assign` is several times faster than a
+ * spread of parsed JSON (issue 13: the two spreads of an upstream request were a twentieth of the
+ * bridge's time); it would set the prototype for a `__proto__` member, so such an object is
+ * copied member by member.
+ */
+export function shallowCopy(source: JsonObject): JsonObject {
+  return Object.hasOwn(source, '__proto__') ? omit(source, []) : Object.assign({}, source);
 }
 
 /** A shallow copy of `source`. */

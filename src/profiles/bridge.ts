@@ -8,6 +8,7 @@ import type { OperatorFunction } from 'rxjs';
 import { createBridge } from '../bridge/createBridge.js';
 import type { BridgeConfig, BridgeDeps } from '../bridge/config.js';
 import { shapeResult } from '../codec/results.js';
+import type { ShapeOptions } from '../codec/results.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { narrowClientMeta } from './meta.js';
@@ -15,7 +16,17 @@ import type { Profile } from './profile.js';
 
 /** The result-shaping step of a profile: the codec's rules with the profile's quirks. */
 export function profileShapeResult(profile: Profile): typeof shapeResult {
-  return (method, result, opts) => shapeResult(method, result, { ...opts, quirks: profile.quirks });
+  // The bridge passes the same options object for every result of a connection: the options
+  // with the quirks are made once per such object, not per result (issue 13).
+  let lastOpts: ShapeOptions | undefined;
+  let lastWithQuirks: ShapeOptions = { remote: false };
+  return (method, result, opts) => {
+    if (opts !== lastOpts) {
+      lastWithQuirks = { ...opts, quirks: profile.quirks };
+      lastOpts = opts;
+    }
+    return shapeResult(method, result, lastWithQuirks);
+  };
 }
 
 /** A BridgeConfig whose `fallbackName` defaults to the profile's name. */

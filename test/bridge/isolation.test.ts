@@ -18,11 +18,14 @@ const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Fram
 const call = (id: number, text: string): Inbound =>
   frame({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
 
-/** An upstream that answers discover and echoes each tool call at once. */
-function fakeUpstream(): UpstreamConnection {
+/** An upstream that answers discover and echoes each tool call at once; a call of `throwOn` throws. */
+function fakeUpstream(throwOn?: string): UpstreamConnection {
   return {
     request: (method, params) => {
       const id = 1;
+      if (throwOn !== undefined && (params['arguments'] as JsonObject | undefined)?.['text'] === throwOn) {
+        throw new RangeError('a bug in the upstream edge');
+      }
       if (method === 'server/discover') {
         const result = { resultType: 'complete', capabilities: { tools: {} } };
         return of<ExchangeEvent>({ type: 'response', frame: { jsonrpc: '2.0', id, result } });
@@ -41,7 +44,7 @@ function fakeUpstream(): UpstreamConnection {
   };
 }
 
-function run(lines$: Subject<Inbound>, throwOn: string) {
+function run(lines$: Subject<Inbound>, throwOn: string, upstreamThrowsOn?: string) {
   const out: Frame[] = [];
   const log: string[] = [];
   const logger: Logger = {
@@ -53,7 +56,7 @@ function run(lines$: Subject<Inbound>, throwOn: string) {
   const bridge = createBridge(
     { version: '9.9.9', fallbackName: 'fake', limits: DEFAULT_LIMITS },
     {
-      connect: () => of(fakeUpstream()),
+      connect: () => of(fakeUpstream(upstreamThrowsOn)),
       logger,
       // The injected fault: the codec step throws on one result, as a bug in it would.
       shapeResult: (method, result, options) => {
@@ -105,6 +108,81 @@ describe('one request fails alone', () => {
       'bridge: err: request 3 (tools/call) failed inside the bridge (TypeError); the connection goes on',
     );
     expect(log.join('\n')).not.toContain('a bug in the codec');
+    expect(state()).toEqual({ errored: undefined, completed: false });
+    lines$.complete();
+  });
+
+  it('an upstream exchange that throws as it starts fails its request with an error frame, and the requests around it complete', () => {
+    const lines$ = new Subject<Inbound>();
+    const { out, state } = run(lines$, 'boom', 'edge');
+    lines$.next(
+      frame({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    );
+    lines$.next(call(2, 'before'));
+    lines$.next(call(3, 'edge'));
+    lines$.next(call(4, 'after'));
+    expect(out.slice(1)).toEqual([
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'before' }] } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        error: {
+          code: -32603,
+          message: 'The bridge failed inside. See the Output channel of the server.',
+          data: { cause: 'internal' },
+        },
+      },
+      { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'after' }] } },
+    ]);
+    expect(state()).toEqual({ errored: undefined, completed: false });
+    lines$.complete();
+  });
+
+  it('a request whose upstream params cannot be built fails with an error frame, and the next request is answered', () => {
+    const lines$ = new Subject<Inbound>();
+    const { out, state } = run(lines$, 'boom');
+    lines$.next(
+      frame({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    );
+    // A `_meta` whose pass-through key throws when read: building the upstream `_meta` fails.
+    const meta = {} as Record<string, unknown>;
+    Object.defineProperty(meta, 'vscode.hostile', {
+      enumerable: true,
+      get: () => {
+        throw new RangeError('hostile');
+      },
+    });
+    lines$.next(
+      frame({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: {}, _meta: meta },
+      }),
+    );
+    lines$.next(call(3, 'after'));
+    expect(out.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -32603,
+          message: 'The bridge failed inside. See the Output channel of the server.',
+          data: { cause: 'internal' },
+        },
+      },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'after' }] } },
+    ]);
     expect(state()).toEqual({ errored: undefined, completed: false });
     lines$.complete();
   });

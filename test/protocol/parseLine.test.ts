@@ -124,6 +124,27 @@ describe('parseLine', () => {
     });
   });
 
+  it('answers a short unterminated line deeper than the limit with too_deep, not parse_error', () => {
+    // 11 bytes: short enough to be parsed before any scan (issue 13), still too deep first.
+    expect(parse('['.repeat(11))).toEqual({
+      kind: 'bad',
+      id: null,
+      cause: 'too_deep',
+      detail: 'limit: 10 levels',
+    });
+    expect(parse('['.repeat(10))).toEqual({ kind: 'bad', id: null, cause: 'parse_error' });
+  });
+
+  it('answers a lone surrogate escape in a short line at the default limit with parse_error', () => {
+    const defaults = { maxDepth: DEFAULT_MAX_DEPTH, maxLineBytes: 1000 };
+    const text = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"\\ud800"}}';
+    expect(parseLine(line(text), defaults)).toEqual({ kind: 'bad', id: 1, cause: 'parse_error' });
+    expect(parseLine(line(text.replace('ud800', 'u00e9')), defaults)).toEqual({
+      kind: 'frame',
+      frame: { jsonrpc: '2.0', id: 1, method: 'x', params: { a: 'é' } },
+    });
+  });
+
   it('does not count brackets inside strings as nesting', () => {
     const text = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"${'[{'.repeat(50)}\\"]"}}`;
     expect(parse(text).kind).toBe('frame');

@@ -1,0 +1,112 @@
+/**
+ * The frames of one forwarded request for the client: progress with the client's token
+ * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
+ */
+import type { RoundOutput } from '../../operators/driveInputRounds.js';
+import { classifyResult, shapeResult } from '../codec/results.js';
+import type { ShapeOptions } from '../codec/results.js';
+import { toClientError } from '../codec/upstreamError.js';
+import { bridgeErrorFrame } from '../protocol/errors.js';
+import type { Frame, JsonObject, JsonValue, RequestFrame } from '../protocol/jsonrpc.js';
+import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
+import { carryRawResult } from '../protocol/rawResult.js';
+import type { BridgeLimits } from './config.js';
+import type { Logger } from './log.js';
+import type { ClientContext, Session } from './session.js';
+import type { UpstreamConnection } from './upstream.js';
+import type { SchedulerLike } from 'rxjs';
+
+export interface ForwardContext {
+  readonly session: Session;
+  readonly client: ClientContext;
+  readonly upstream: UpstreamConnection;
+  readonly limits: BridgeLimits;
+  readonly logger: Logger;
+  readonly scheduler: SchedulerLike | undefined;
+  /** The result-shaping codec step (BridgeDeps.shapeResult). */
+  readonly shapeResult?: typeof shapeResult;
+  /**
+   * The options of the shaping step, made once with the context (see shapeOptions): the same
+   * object for every request of the connection, so nothing is built per result.
+   */
+  readonly shapeOptions?: ShapeOptions;
+}
+
+/** The options of the shaping step for the requests of one context. */
+export function shapeOptions(upstream: UpstreamConnection, logger: Logger): ShapeOptions {
+  return {
+    remote: upstream.remote,
+    onItemsFixed: (tool, pointer) =>
+      logger.log(
+        'bridge',
+        'info',
+        `tool '${tool}': added an items schema at '${pointer}' of the input schema`,
+      ),
+  };
+}
+
+/** What a request remembers of the progress it forwarded (§2.10). */
+export interface ProgressState {
+  /** The client's progress token, if it sent one. */
+  readonly progressToken: JsonValue | undefined;
+  /** The last progress value forwarded (across rounds); -Infinity before the first. */
+  lastProgress: number;
+}
+
+/** The frame of one output of the rounds for the client, if any (§2.10: progress with its token only). */
+export function outputFrame(
+  ctx: ForwardContext,
+  request: RequestFrame,
+  progress: ProgressState,
+  output: RoundOutput,
+): Frame | undefined {
+  switch (output.type) {
+    case 'toClient':
+      return output.frame;
+    case 'progress': {
+      const params = output.frame.params ?? {};
+      const value = params['progress'];
+      const token = progress.progressToken;
+      const hasToken = typeof token === 'string' || typeof token === 'number';
+      // Only with the client's token (0 included), only while increasing across rounds (§2.10).
+      if (!hasToken || typeof value !== 'number' || value <= progress.lastProgress) return undefined;
+      progress.lastProgress = value;
+      const forwarded: JsonObject = { progressToken: token, progress: value };
+      if (params['total'] !== undefined) forwarded['total'] = params['total'];
+      if (params['message'] !== undefined) forwarded['message'] = params['message'];
+      return notification('notifications/progress', forwarded);
+    }
+    case 'error':
+      return errorResponse(request.id, toClientError(output.error, request.method));
+    case 'result':
+      return shape(ctx, request, output.result);
+  }
+}
+
+function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Frame {
+  const classified = classifyResult(request.method, raw);
+  if (classified.kind === 'invalid') {
+    ctx.logger.log(
+      'bridge',
+      'warn',
+      `request ${String(request.id)} (${request.method}): the upstream result is not valid: ${classified.detail}`,
+    );
+    return bridgeErrorFrame(request.id, 'invalid_response');
+  }
+  if (classified.kind === 'input_required') return bridgeErrorFrame(request.id, 'invalid_response');
+  const shaped = (ctx.shapeResult ?? shapeResult)(
+    request.method,
+    classified.result,
+    ctx.shapeOptions ?? shapeOptions(ctx.upstream, ctx.logger),
+  );
+  if ('invalid' in shaped && typeof shaped.invalid === 'string') {
+    ctx.logger.log(
+      'bridge',
+      'warn',
+      `request ${String(request.id)} (${request.method}): the upstream result is not valid: ${shaped.invalid}`,
+    );
+    return bridgeErrorFrame(request.id, 'invalid_response');
+  }
+  // The shaped result carries the upstream's bytes of its unchanged members (issue 13, deliverable 3).
+  return result(request.id, carryRawResult(classified.result, shaped));
+}
