@@ -21,6 +21,8 @@ import {
   req,
   scripted,
   startBridge,
+  tapped,
+  upstreamFrames,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
@@ -95,7 +97,8 @@ afterAll(killAllPeers);
 describe('before initialize', () => {
   let bridge: RawPeer;
   beforeAll(() => {
-    bridge = startBridge();
+    // Behind a tap: the upstream runs from the start (issue 13), and the tap shows what it got.
+    bridge = startBridge({ upstream: tapped() });
   });
   afterAll(() => bridge.kill());
 
@@ -135,8 +138,8 @@ describe('before initialize', () => {
     ] as const) {
       expect(await ask(bridge, req(id, method, {}))).toEqual(bridgeErrorResponse(id, 'not_initialized'));
     }
-    // No initialize: no upstream process was started.
-    expect(childPids(bridge.child.pid!)).toEqual([]);
+    // No initialize: nothing went to the upstream process (started at once, issue 13).
+    expect(upstreamFrames(bridge, '>')).toEqual([]);
   });
 
   it('answers no notification', async () => {
