@@ -12,12 +12,13 @@
 import { killGroup, startUpstreamChild, stopUpstreamChild } from '../edges/childStart.js';
 import type { UpstreamChild } from '../edges/childStart.js';
 import { LOG_LEVELS, MAX_BYTES, MAX_SECONDS, decimal } from './optionValues.js';
-import { optionSpec, scanArgv } from './scan.js';
+import { scanArgv } from './scan.js';
 import type { OptionName } from './scan.js';
 
 /**
  * The value checks of the options of the command form (args.ts applies the same ones): a command
- * line that fails them exits with 2, so its command is not started.
+ * line that fails them exits with 2, so its command is not started. An option without a check
+ * here does not apply to the command form (a Conflict, exit 2 too).
  */
 const VALUE_CHECKS: Partial<Record<OptionName, (text: string) => boolean>> = {
   name: (text) => text !== '',
@@ -33,7 +34,6 @@ function optionsServe(options: readonly string[]): boolean {
     const arg = options[i] ?? '';
     const eq = arg.indexOf('=');
     const name = (eq < 0 ? arg : arg.slice(0, eq)).slice(2) as OptionName;
-    if (!optionSpec(name).forms.includes('command')) return false;
     const value = eq < 0 ? options[(i += 1)] : arg.slice(eq + 1);
     const check = VALUE_CHECKS[name];
     if (value === undefined || check === undefined || !check(value)) return false;
