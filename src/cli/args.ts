@@ -11,6 +11,7 @@ import { parseHeaders, type HeaderSetting } from './headers.js';
 import { helpText } from './help.js';
 import type { LogoutOptions } from './logout.js';
 import {
+  DEFAULTS,
   LOG_LEVELS,
   MAX_BYTES,
   MAX_SECONDS,
@@ -71,12 +72,7 @@ export type ParsedCommand =
 
 export type { HeaderSetting, LogoutOptions, SignInOptions };
 
-export const DEFAULTS = {
-  logLevel: 'info',
-  discoverTimeoutSeconds: 60,
-  maxLineBytes: 64 * 1024 * 1024,
-  maxResponseBytes: 64 * 1024 * 1024,
-} as const;
+export { DEFAULTS };
 
 /**
  * yargs on an argv that scanArgv accepted: strict, every value a string taken as written. Each

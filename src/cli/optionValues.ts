@@ -6,6 +6,14 @@ import type { LogLevel } from '../bridge/log.js';
 import type { OptionName } from './scan.js';
 import { UsageError } from './usageError.js';
 
+/** The defaults of the options of the serve forms (reference-behaviors.md §8). */
+export const DEFAULTS = {
+  logLevel: 'info',
+  discoverTimeoutSeconds: 60,
+  maxLineBytes: 64 * 1024 * 1024,
+  maxResponseBytes: 64 * 1024 * 1024,
+} as const;
+
 /** The values of `--log-level`. */
 export const LOG_LEVELS: readonly LogLevel[] = ['err', 'warn', 'info', 'debug'];
 /** The largest `--discover-timeout`, in seconds. */

@@ -27,8 +27,9 @@ const VALUE_CHECKS: Partial<Record<OptionName, (text: string) => boolean>> = {
   'max-line-bytes': (text) => decimal(MAX_BYTES)(text) !== undefined,
 };
 
-/** True when every option before `--` applies to the command form and has a valid value. */
-function optionsServe(options: readonly string[]): boolean {
+/** The values of the options before `--`, by option; undefined when one does not serve. */
+function servingValues(options: readonly string[]): Map<OptionName, string[]> | undefined {
+  const values = new Map<OptionName, string[]>();
   for (let i = 0; i < options.length; i += 1) {
     // scanArgv accepted them: known options, `--opt=value` or `--opt value`, no flag here.
     const arg = options[i] ?? '';
@@ -36,27 +37,40 @@ function optionsServe(options: readonly string[]): boolean {
     const name = (eq < 0 ? arg : arg.slice(0, eq)).slice(2) as OptionName;
     const value = eq < 0 ? options[(i += 1)] : arg.slice(eq + 1);
     const check = VALUE_CHECKS[name];
-    if (value === undefined || check === undefined || !check(value)) return false;
+    if (value === undefined || check === undefined || !check(value)) return undefined;
+    values.set(name, [...(values.get(name) ?? []), value]);
   }
-  return true;
+  return values;
+}
+
+/** A command line of the command form that the full parse serves: its command and option values. */
+export interface CommandLine {
+  readonly command: readonly [string, ...string[]];
+  /** Every value of each option, in the order given. */
+  readonly values: ReadonlyMap<OptionName, readonly string[]>;
 }
 
 /**
- * The upstream command of a command line in the command form (a command after `--`) that the full
- * parse (args.ts) will serve; undefined for `--help`, `--version`, `logout`, a URL, an argument
- * or a value the full parse refuses, and an empty command name.
+ * The command line in the command form (a command after `--`) when the full parse (args.ts) will
+ * serve it; undefined for `--help`, `--version`, `logout`, a URL, an argument or a value the full
+ * parse refuses, and an empty command name.
  */
-export function prestartCommand(argv: readonly string[]): readonly [string, ...string[]] | undefined {
+export function commandLine(argv: readonly string[]): CommandLine | undefined {
   const scan = scanArgv(argv);
   if (scan.kind !== 'valid' || scan.form !== 'serve') return undefined;
   // scanArgv stops at the first `--` (a separate option value never starts with `--`), and
   // the full parse takes what follows it as the command.
   const separator = scan.args.indexOf('--');
-  if (separator < 0 || !optionsServe(scan.args.slice(0, separator))) return undefined;
+  if (separator < 0) return undefined;
+  const values = servingValues(scan.args.slice(0, separator));
   const [command, ...args] = scan.args.slice(separator + 1);
-  if (command === undefined || command === '') return undefined;
-  return [command, ...args];
+  if (values === undefined || command === undefined || command === '') return undefined;
+  return { command: [command, ...args], values };
 }
+
+/** The upstream command of commandLine, which the executable starts before anything else. */
+export const prestartCommand = (argv: readonly string[]): readonly [string, ...string[]] | undefined =>
+  commandLine(argv)?.command;
 
 /** A child started before the CLI loaded, and the signals that came meanwhile. */
 export interface Prestart {

@@ -12,8 +12,8 @@ import type { Logger } from '../bridge/log.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { preloadInputChecks } from './inputChecks.js';
-import { parseCommandLine } from './args.js';
 import type { ParsedCommand, ServeOptions } from './args.js';
+import { commandFormOptions } from './commandForm.js';
 import { usageText } from './help.js';
 import { exitLines } from '../node/exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from '../node/log.js';
@@ -136,7 +136,12 @@ async function serve(
  * main.ts started for it, adopted by serveStdio or stopped here. Resolves with the exit code.
  */
 export async function main(argv: readonly string[], profile: Profile, early?: Prestart): Promise<number> {
-  const parsed = parseCommandLine(argv, process.env, packageVersion(), profile);
+  // The command form without yargs (commandForm.ts); the other forms load the full parse.
+  const fast = commandFormOptions(argv);
+  const parsed: ParsedCommand =
+    fast === undefined
+      ? (await import('./args.js')).parseCommandLine(argv, process.env, packageVersion(), profile)
+      : { kind: 'serve', options: fast };
   if (parsed.kind === 'serve') {
     return serve(
       parsed.options,

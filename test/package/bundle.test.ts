@@ -70,7 +70,7 @@ describe('the executable bundle', () => {
     ).toEqual([]);
   });
 
-  it('loads the CLI and the bridge with one import() after the spawn, without the HTTP edge, undici, the sign-in or ajv', () => {
+  it('loads the CLI and the bridge with one import() after the spawn, without yargs, the HTTP edge, undici, the sign-in or ajv', () => {
     const outputs = meta();
     const later = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
     expect(later).toHaveLength(1);
@@ -90,6 +90,8 @@ describe('the executable bundle', () => {
           input.includes('/edges/http/') ||
           (input.includes('/oauth/') && input !== 'dist/src/oauth/authorizationUrl.js') ||
           input.includes('openid-client') ||
+          // yargs loads for the forms other than `-- <command>` only (src/cli/commandForm.ts).
+          input.includes('node_modules/yargs') ||
           input.includes('node_modules/ajv/') ||
           input.includes('schema-2025-11-25.json') ||
           input === 'dist/src/codec/input/schemas.js',
@@ -101,6 +103,8 @@ describe('the executable bundle', () => {
       startupFiles(outputs, path).flatMap((file) => Object.keys(outputs[file]?.inputs ?? {})),
     );
     expect(lazyInputs).toContain('dist/src/edges/http/httpUpstream.js');
+    expect(lazyInputs).toContain('dist/src/cli/args.js');
+    expect(lazyInputs.some((input) => input.startsWith('node_modules/yargs/'))).toBe(true);
     expect(lazyInputs.some((input) => input.startsWith('node_modules/undici/'))).toBe(true);
   });
 
