@@ -138,7 +138,13 @@ describe('before initialize', () => {
     ] as const) {
       expect(await ask(bridge, req(id, method, {}))).toEqual(bridgeErrorResponse(id, 'not_initialized'));
     }
-    // No initialize: nothing went to the upstream process (started at once, issue 13).
+    // No initialize: nothing went to the upstream process (started at once, issue 13). Once the
+    // fixture behind the tap runs, the tap has logged whatever reached it before.
+    await waitUntil(
+      () => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')),
+      STARTUP_MS,
+      'the start of the upstream',
+    );
     expect(upstreamFrames(bridge, '>')).toEqual([]);
   });
 
