@@ -10,7 +10,18 @@ import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
 import { helpText } from './help.js';
 import type { LogoutOptions } from './logout.js';
-import { conflict, decimal, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
+import {
+  DEFAULTS,
+  LOG_LEVELS,
+  MAX_BYTES,
+  MAX_SECONDS,
+  conflict,
+  decimal,
+  last,
+  nonEmpty,
+  rangeHint,
+  type Values,
+} from './optionValues.js';
 import { OPTIONS, optionSpec, scanArgv, type Form, type OptionName } from './scan.js';
 import {
   parseSignInOptions,
@@ -61,16 +72,7 @@ export type ParsedCommand =
 
 export type { HeaderSetting, LogoutOptions, SignInOptions };
 
-export const DEFAULTS = {
-  logLevel: 'info',
-  discoverTimeoutSeconds: 60,
-  maxLineBytes: 64 * 1024 * 1024,
-  maxResponseBytes: 64 * 1024 * 1024,
-} as const;
-
-const LOG_LEVELS: readonly LogLevel[] = ['err', 'warn', 'info', 'debug'];
-const MAX_SECONDS = 4_294_967_295;
-const MAX_BYTES = 1_073_741_824;
+export { DEFAULTS };
 
 /**
  * yargs on an argv that scanArgv accepted: strict, every value a string taken as written. Each

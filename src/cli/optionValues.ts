@@ -2,8 +2,24 @@
  * Reading option values (reference-behaviors.md §8): the last occurrence wins and every
  * occurrence is checked; numbers are decimal digits only. Diagnostics never hold the value.
  */
+import type { LogLevel } from '../bridge/log.js';
 import type { OptionName } from './scan.js';
 import { UsageError } from './usageError.js';
+
+/** The defaults of the options of the serve forms (reference-behaviors.md §8). */
+export const DEFAULTS = {
+  logLevel: 'info',
+  discoverTimeoutSeconds: 60,
+  maxLineBytes: 64 * 1024 * 1024,
+  maxResponseBytes: 64 * 1024 * 1024,
+} as const;
+
+/** The values of `--log-level`. */
+export const LOG_LEVELS: readonly LogLevel[] = ['err', 'warn', 'info', 'debug'];
+/** The largest `--discover-timeout`, in seconds. */
+export const MAX_SECONDS = 4_294_967_295;
+/** The largest `--max-line-bytes` and `--max-response-bytes`. */
+export const MAX_BYTES = 1_073_741_824;
 
 /** Every value of an option, in the order given. */
 export type Values = (name: OptionName) => readonly string[];

@@ -2,20 +2,22 @@
  * The upstream child process (reference-behaviors.md §3.1): argv after `--` unchanged, no shell,
  * the bridge's environment and stderr inherited, its own process group so that a stop reaches
  * every process it started. On Windows, `.cmd`/`.bat` launchers go through cmd.exe with escaped
- * arguments and a stop ends the tree with `taskkill` (processPlan.ts).
+ * arguments and a stop ends the tree with `taskkill` (processPlan.ts). The spawn itself and the
+ * stop signals are in childStart.ts, which has no RxJS so that the executable can start its
+ * upstream before it loads the rest (issue 13); this edge adopts such a child.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { Observable, Subject, share } from 'rxjs';
+import { AsyncSubject, Observable, Subject, share } from 'rxjs';
 import { BridgeError } from '../errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { LineTransport } from '../bridge/rpcConnection.js';
 import type { Logger } from '../bridge/log.js';
 import { decodeLines } from '../../operators/decodeLines.js';
+import { startUpstreamChild } from './childStart.js';
+import type { ChildExit, UpstreamChild } from './childStart.js';
 import type { Pausable } from './flowControl.js';
-import { treeKillPlan, upstreamSpawnPlan } from './processPlan.js';
 import { readChunks, writeLines } from './stdio.js';
+
+export { killGroup } from './childStart.js';
 
 /**
  * Nesting limit of upstream frames. Far above the 64 levels of client lines: an upstream tool
@@ -30,102 +32,72 @@ export interface ChildUpstreamConfig {
   readonly maxLineBytes: number;
   /** After stdin is closed, how long the child may take to exit before SIGTERM, then SIGKILL. */
   readonly stopGraceMs: number;
-}
-
-const isFile = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-
-/** Sends a signal to the child's process group (Windows: ends its tree), falling back to the child alone. */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const plan = treeKillPlan(child.pid, signal, process.platform, process.env);
-  try {
-    if (plan.kind === 'signal') process.kill(plan.target, signal);
-    else
-      spawn(plan.file, plan.args, { stdio: 'ignore', windowsHide: true }).once('error', () =>
-        child.kill(signal),
-      );
-  } catch {
-    child.kill(signal);
-  }
-}
-
-/** Kills the whole process group (Windows: tree) of a child right away (the watchdog path). */
-export function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  const plan = treeKillPlan(pid, 'SIGKILL', process.platform, process.env);
-  try {
-    // Synchronous: the watchdog exits right after this call.
-    if (plan.kind === 'signal') process.kill(plan.target, plan.signal);
-    else spawnSync(plan.file, plan.args, { stdio: 'ignore', windowsHide: true, timeout: 5_000 });
-  } catch {
-    // Already gone.
-  }
+  /**
+   * A child started already (startUpstreamChild, e.g. before the bridge's modules loaded, issue
+   * 13): adopted instead of starting `argv`, with its start, exit and output so far.
+   */
+  readonly child?: UpstreamChild;
 }
 
 /**
- * Starts the child and emits its line transport once the process runs; errors with
- * `spawn_failed` when it cannot start (ENOENT, EACCES, …).
+ * Starts the child (or adopts `config.child`) and emits its line transport once the process runs;
+ * errors with `spawn_failed` when it cannot start (ENOENT, EACCES, …).
  */
 export function spawnChildUpstream(
   config: ChildUpstreamConfig,
   logger: Logger,
 ): Observable<LineTransport & Pausable & { readonly pid: number | undefined }> {
   return new Observable((subscriber) => {
-    const [command, ...args] = config.argv;
-    if (command === undefined) {
-      subscriber.error(new BridgeError('spawn_failed', { detail: 'no command' }));
-      return undefined;
+    let child = config.child;
+    if (child === undefined) {
+      const [command, ...args] = config.argv;
+      if (command === undefined) {
+        subscriber.error(new BridgeError('spawn_failed', { detail: 'no command' }));
+        return undefined;
+      }
+      child = startUpstreamChild([command, ...args]);
     }
-    const plan = upstreamSpawnPlan([command, ...args], process.platform, process.env, isFile);
-    const child = spawn(plan.file, plan.args, {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      detached: plan.detached,
-      windowsHide: true,
-      windowsVerbatimArguments: plan.windowsVerbatimArguments,
-    });
-    const exit$ = new Subject<{ code: number | null; signal: string | null }>();
+    const started = child;
+    // Replayed: an adopted child may have exited before anyone listened.
+    const exit$ = new AsyncSubject<ChildExit>();
     const out$ = new Subject<string>();
-    const timers: NodeJS.Timeout[] = [];
     let exited = false;
 
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) {
-        logger.log('bridge', 'err', `cannot start the upstream command: ${error.code ?? error.message}`);
-        subscriber.error(
-          new BridgeError('spawn_failed', { detail: error.code ?? 'spawn error', cause: error }),
-        );
-      }
-    });
-    child.stdin.on('error', () => undefined); // EPIPE after the child exited: the exit path reports it.
-    child.once('exit', (code, signal) => {
+    started.onExit((exit) => {
       exited = true;
-      for (const t of timers) clearTimeout(t);
-      exit$.next({ code, signal });
+      exit$.next(exit);
       exit$.complete();
     });
     // Lives until close() completes out$ (not tied to this subscription: callers may take(1)).
     // stdin ends after the last queued frame was handed to it, so that the cancellations written
     // at a stop still reach the child.
-    out$.pipe(writeLines(child.stdin)).subscribe({ complete: () => child.stdin.end() });
+    out$.pipe(writeLines(started.stdin)).subscribe({ complete: () => started.stdin.end() });
 
-    child.once('spawn', () => {
+    started.onStart((outcome) => {
+      if (!outcome.ok) {
+        const error = outcome.error;
+        logger.log('bridge', 'err', `cannot start the upstream command: ${error.code ?? error.message}`);
+        subscriber.error(
+          new BridgeError('spawn_failed', { detail: error.code ?? 'spawn error', cause: error }),
+        );
+        return;
+      }
+      const stdout = started.takeStdout();
       subscriber.next({
-        pid: child.pid,
-        inbound$: readChunks(child.stdout).pipe(
+        pid: started.pid,
+        inbound$: readChunks(stdout).pipe(
           decodeLines({ maxLineBytes: config.maxLineBytes, maxDepth: UPSTREAM_MAX_DEPTH }),
           share(),
         ),
         send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
         exit$: exit$.asObservable(),
         // Back-pressure: the child's writes wait while the client does not read (flowControl.ts).
-        pause: () => void child.stdout.pause(),
-        resume: () => void child.stdout.resume(),
+        pause: () => void stdout.pause(),
+        resume: () => void stdout.resume(),
         close: () => {
           if (exited) return;
           out$.complete();
-          // A server should exit at the end of its stdin; if it does not, stop it (style of VS Code's stop).
-          timers.push(setTimeout(() => signalGroup(child, 'SIGTERM'), config.stopGraceMs));
-          timers.push(setTimeout(() => signalGroup(child, 'SIGKILL'), config.stopGraceMs * 2));
+          started.escalate(config.stopGraceMs);
         },
       });
     });

@@ -8,6 +8,8 @@ export { serveStdio, DEFAULT_WATCHDOG_MS } from './serveStdio.js';
 export type { ServeStdioOptions, StdioUpstream } from './serveStdio.js';
 export { spawnChildUpstream } from '../edges/childProcess.js';
 export type { ChildUpstreamConfig } from '../edges/childProcess.js';
+export { startUpstreamChild, stopUpstreamChild } from '../edges/childStart.js';
+export type { ChildExit, ChildStartOutcome, UpstreamChild } from '../edges/childStart.js';
 export { createHttpUpstream } from '../edges/http/httpUpstream.js';
 export type {
   HttpUpstreamConfig,

@@ -1,7 +1,8 @@
 /**
  * The whole executable's behaviour for a product's own stdio server: stdin and stdout wired to
- * the bridge of a profile, the upstream started or reached on `initialize`, back-pressure, the
- * watchdog after the end of stdin, and the exit code (reference-behaviors.md §2.13, §8). Node only.
+ * the bridge of a profile, the upstream started or reached on `initialize` (or a child started
+ * before, issue 13), back-pressure, the watchdog after the end of stdin, and the exit code
+ * (reference-behaviors.md §2.13, §8). Node only.
  */
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
@@ -20,6 +21,8 @@ import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger } from './log.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
+import { CHILD_STOP_GRACE_MS, stopUpstreamChild } from '../edges/childStart.js';
+import type { UpstreamChild } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import { responseBodies } from '../edges/bodyGate.js';
@@ -31,7 +34,17 @@ import type { Inbound } from '../protocol/parseLine.js';
 
 /** The upstream: a child process started per `initialize`, or a Streamable HTTP endpoint. */
 export type StdioUpstream =
-  | { readonly kind: 'command'; readonly argv: readonly string[] }
+  | {
+      readonly kind: 'command';
+      readonly argv: readonly string[];
+      /**
+       * The child of `argv` started already (startUpstreamChild), so that its start overlaps the
+       * loading of the caller (issue 13): the first `initialize` adopts it, a retry after a failed
+       * one starts a new child. Never adopted (the client ends before `initialize`), it is stopped
+       * when serveStdio ends. A child of another argv is stopped at once and not adopted.
+       */
+      readonly prestarted?: UpstreamChild;
+    }
   | {
       readonly kind: 'url';
       readonly url: string;
@@ -86,8 +99,6 @@ export interface ServeStdioOptions {
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
 export const DEFAULT_WATCHDOG_MS = 8_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** How long the child may take to exit after its stdin closed, before SIGTERM then SIGKILL. */
-const CHILD_STOP_GRACE_MS = 1_000;
 
 function packageVersion(): string {
   const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
@@ -98,7 +109,12 @@ function packageVersion(): string {
 interface ChildTracker {
   pid: number | undefined;
   exited: Promise<unknown> | undefined;
+  /** A prestarted child that no `initialize` has adopted yet. */
+  prestarted: UpstreamChild | undefined;
 }
+
+const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((arg, i) => arg === b[i]);
 
 interface Wiring {
   readonly upstream: StdioUpstream;
@@ -134,9 +150,17 @@ function connector(w: Wiring): () => Observable<UpstreamConnection> {
         ),
       );
   }
-  return () =>
-    spawnChildUpstream(
-      { argv: upstream.argv, maxLineBytes: w.maxLineBytes, stopGraceMs: CHILD_STOP_GRACE_MS },
+  return () => {
+    // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
+    const prestarted = w.child.prestarted;
+    w.child.prestarted = undefined;
+    return spawnChildUpstream(
+      {
+        argv: upstream.argv,
+        maxLineBytes: w.maxLineBytes,
+        stopGraceMs: CHILD_STOP_GRACE_MS,
+        ...(prestarted === undefined ? {} : { child: prestarted }),
+      },
       w.logger,
     ).pipe(
       map((transport) => {
@@ -146,6 +170,7 @@ function connector(w: Wiring): () => Observable<UpstreamConnection> {
         return createRpcConnection(transport, w.logger);
       }),
     );
+  };
 }
 
 /**
@@ -173,7 +198,14 @@ export async function serveStdio(
   const scope = options.scope ?? 'bridge';
   const signIn = options.signIn;
   for (const warning of options.warnings ?? []) logger.log(scope, 'warn', warning);
-  const child: ChildTracker = { pid: undefined, exited: undefined };
+  const child: ChildTracker = { pid: undefined, exited: undefined, prestarted: undefined };
+  // Stopped when serveStdio ends if no initialize adopted it; a child of other arguments at once.
+  const prestarted = upstream.kind === 'command' ? upstream.prestarted : undefined;
+  let stopPrestarted: Promise<void> | undefined;
+  if (prestarted !== undefined && upstream.kind === 'command') {
+    if (sameArgv(prestarted.argv, upstream.argv)) child.prestarted = prestarted;
+    else stopPrestarted = stopUpstreamChild(prestarted, CHILD_STOP_GRACE_MS);
+  }
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const fallbackName = fallbackServerName({
@@ -229,6 +261,7 @@ export async function serveStdio(
         `the bridge did not stop in ${watchdogMs / 1000} s after the end of stdin, thus it stops now`,
       );
       killGroup(child.pid);
+      killGroup(child.prestarted?.pid);
       resolveCode(0);
     }, watchdogMs);
     watchdog.unref();
@@ -263,6 +296,11 @@ export async function serveStdio(
       new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
     ]);
   }
+  // A prestarted child that no initialize adopted is stopped like any child (issue 13).
+  if (child.prestarted !== undefined && !watchdogFired) {
+    stopPrestarted = stopUpstreamChild(child.prestarted, CHILD_STOP_GRACE_MS);
+  }
+  if (stopPrestarted !== undefined) await stopPrestarted;
   if (watchdog !== undefined) clearTimeout(watchdog);
   stopSubscription.unsubscribe();
   process.off('SIGTERM', onSignal);

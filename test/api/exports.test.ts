@@ -43,6 +43,8 @@ describe('public API', () => {
       'readChunks',
       'serveStdio',
       'spawnChildUpstream',
+      'startUpstreamChild',
+      'stopUpstreamChild',
       'writeLines',
     ]);
   });

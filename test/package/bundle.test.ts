@@ -1,12 +1,14 @@
 /**
  * The executable bundle of `npm run build` (scripts/bundle.ts; issue 13 "Fast start", issue 15):
- * one ESM file with a shebang, RxJS from its ESM build, the HTTP edge (with undici) only in a chunk
- * that `import()` loads for a URL, and the version written in, so that the bundle works wherever
- * it is copied. Reads esbuild's metafile (`dist/bin-meta.json`).
+ * an ESM entry with a shebang that starts the upstream before it loads the rest, RxJS from its
+ * ESM build, the HTTP edge (with undici) only in a chunk that `import()` loads for a URL, ajv in a
+ * file of its own required on first use, and the version written in, so that the bundle works
+ * wherever it is copied. Reads esbuild's metafile (`dist/bin-meta.json`).
  * Needs the build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +24,6 @@ const meta = (): Record<string, Output> =>
 
 const ENTRY = 'dist/bin/mcp-bridge-vscode.js';
 
-/** The output files loaded at start-up: the entry and what it imports statically, transitively. */
 /** The output files that load with `from` (the files it imports statically, and theirs). */
 function startupFiles(outputs: Record<string, Output>, from = ENTRY): string[] {
   const seen = new Set([from]);
@@ -49,28 +50,77 @@ describe('the executable bundle', () => {
     expect(rxjs.filter((input) => !input.startsWith('node_modules/rxjs/dist/esm/'))).toEqual([]);
   });
 
-  it('loads the HTTP edge, undici and the sign-in only through import(), not at start-up', () => {
+  it('starts the upstream from an entry that loads neither RxJS, yargs, ajv nor the bridge', () => {
     const outputs = meta();
-    const atStart = startupFiles(outputs).flatMap((file) => Object.keys(outputs[file]!.inputs));
-    expect(atStart).toContain('dist/src/cli/main.js');
+    const beforeSpawn = startupFiles(outputs).flatMap((file) => Object.keys(outputs[file]!.inputs));
+    for (const input of [
+      'dist/src/cli/main.js',
+      'dist/src/cli/prestart.js',
+      'dist/src/cli/scan.js',
+      'dist/src/edges/childStart.js',
+    ]) {
+      expect(beforeSpawn).toContain(input);
+    }
+    expect(
+      beforeSpawn.filter((input) =>
+        /node_modules\/(rxjs|yargs|yargs-parser|ajv|undici)\/|\/src\/(bridge|node|codec)\/|\/cli\/run\.js/.test(
+          input,
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('loads the CLI and the bridge with one import() after the spawn, without yargs, the HTTP edge, undici, the sign-in or ajv', () => {
+    const outputs = meta();
+    const later = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
+    expect(later).toHaveLength(1);
+    // Everything that loads before the initialize result: the entry, then the CLI chunk.
+    const atStart = [...startupFiles(outputs), ...startupFiles(outputs, later[0]!.path)].flatMap((file) =>
+      Object.keys(outputs[file]!.inputs),
+    );
+    expect(atStart).toContain('dist/src/cli/run.js');
+    expect(atStart).toContain('dist/src/node/serveStdio.js');
     // The sign-in (src/oauth, openid-client) loads only for a URL upstream or logout, too; only
     // the pure URL rules of src/oauth/authorizationUrl.js check --client-issuer at parse time.
+    // ajv and the 2025-11-25 schema load on the first input round (src/cli/inputChecks.ts).
     expect(
       atStart.filter(
         (input) =>
           input.includes('undici') ||
           input.includes('/edges/http/') ||
           (input.includes('/oauth/') && input !== 'dist/src/oauth/authorizationUrl.js') ||
-          input.includes('openid-client'),
+          input.includes('openid-client') ||
+          // yargs loads for the forms other than `-- <command>` only (src/cli/commandForm.ts).
+          input.includes('node_modules/yargs') ||
+          input.includes('node_modules/ajv/') ||
+          input.includes('schema-2025-11-25.json') ||
+          input === 'dist/src/codec/input/schemas.js',
       ),
     ).toEqual([]);
-    const lazy = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
+    const lazy = (outputs[later[0]!.path]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
     // A lazy chunk may share its code (undici) with another lazy chunk through a common chunk.
     const lazyInputs = lazy.flatMap(({ path }) =>
       startupFiles(outputs, path).flatMap((file) => Object.keys(outputs[file]?.inputs ?? {})),
     );
     expect(lazyInputs).toContain('dist/src/edges/http/httpUpstream.js');
+    expect(lazyInputs).toContain('dist/src/cli/args.js');
+    expect(lazyInputs.some((input) => input.startsWith('node_modules/yargs/'))).toBe(true);
     expect(lazyInputs.some((input) => input.startsWith('node_modules/undici/'))).toBe(true);
+  });
+
+  it('keeps ajv and the schema in chunks/input-checks.cjs, beside the chunk that requires it on first use', () => {
+    const outputs = meta();
+    const requirer = Object.keys(outputs).filter((file) =>
+      Object.keys(outputs[file]!.inputs).includes('dist/src/cli/inputChecks.js'),
+    );
+    expect(requirer).toHaveLength(1);
+    expect(requirer[0]).toMatch(/^dist\/bin\/chunks\/[^/]+\.js$/);
+    const load = createRequire(`${ROOT}dist/bin/chunks/`);
+    const { ajvInputChecks } = load('./input-checks.cjs') as {
+      ajvInputChecks: { matchesSpec: (name: string, value: unknown) => boolean };
+    };
+    expect(ajvInputChecks.matchesSpec('ElicitResult', { action: 'cancel' })).toBe(true);
+    expect(ajvInputChecks.matchesSpec('ElicitResult', { action: 'maybe' })).toBe(false);
   });
 
   it('prints the package version when copied away from package.json (written in at bundle time)', () => {

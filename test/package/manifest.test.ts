@@ -81,7 +81,8 @@ describe('npm pack', () => {
     const bundle = files.filter((path) => path.startsWith('dist/bin/'));
     expect(bundle).toContain('dist/bin/mcp-bridge-vscode.js');
     expect(bundle).toContain('dist/bin/mcp-bridge.js');
-    expect(bundle.every((path) => path.endsWith('.js'))).toBe(true);
+    // ESM files, and the one CommonJS file the bridge requires for its input checks (issue 13).
+    expect(bundle.filter((path) => !path.endsWith('.js'))).toEqual(['dist/bin/chunks/input-checks.cjs']);
     // The chunks the bundle imports, statically or with import(), all ship (esbuild's metafile).
     const meta = JSON.parse(readFileSync(`${ROOT}dist/bin-meta.json`, 'utf8')) as {
       outputs: Record<string, { imports: { path: string }[] }>;
@@ -93,7 +94,7 @@ describe('npm pack', () => {
       }
     }
     expect(reachable.size).toBeGreaterThan(1);
-    expect([...reachable].sort()).toEqual(bundle);
+    expect([...reachable, 'dist/bin/chunks/input-checks.cjs'].sort()).toEqual(bundle);
   });
 
   it('ships every file the public entries import, for JavaScript and for types', () => {
@@ -116,7 +117,15 @@ describe('npm pack', () => {
         path === 'dist/bin-meta.json',
     );
     expect(unwanted).toEqual([]);
-    // Only built JavaScript, declarations and the JSON schemas the code imports under dist/.
-    expect(files.filter((path) => path.startsWith('dist/') && !/\.(js|d\.ts|json)$/.test(path))).toEqual([]);
+    // Only built JavaScript, declarations and the JSON schemas the code imports under dist/, and
+    // the CommonJS file of the input checks.
+    expect(
+      files.filter(
+        (path) =>
+          path.startsWith('dist/') &&
+          !/\.(js|d\.ts|json)$/.test(path) &&
+          path !== 'dist/bin/chunks/input-checks.cjs',
+      ),
+    ).toEqual([]);
   });
 });

@@ -21,6 +21,8 @@ import {
   req,
   scripted,
   startBridge,
+  tapped,
+  upstreamFrames,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
@@ -95,7 +97,8 @@ afterAll(killAllPeers);
 describe('before initialize', () => {
   let bridge: RawPeer;
   beforeAll(() => {
-    bridge = startBridge();
+    // Behind a tap: the upstream runs from the start (issue 13), and the tap shows what it got.
+    bridge = startBridge({ upstream: tapped() });
   });
   afterAll(() => bridge.kill());
 
@@ -135,8 +138,14 @@ describe('before initialize', () => {
     ] as const) {
       expect(await ask(bridge, req(id, method, {}))).toEqual(bridgeErrorResponse(id, 'not_initialized'));
     }
-    // No initialize: no upstream process was started.
-    expect(childPids(bridge.child.pid!)).toEqual([]);
+    // No initialize: nothing went to the upstream process (started at once, issue 13). Once the
+    // fixture behind the tap runs, the tap has logged whatever reached it before.
+    await waitUntil(
+      () => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')),
+      STARTUP_MS,
+      'the start of the upstream',
+    );
+    expect(upstreamFrames(bridge, '>')).toEqual([]);
   });
 
   it('answers no notification', async () => {
