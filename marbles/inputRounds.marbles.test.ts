@@ -458,6 +458,33 @@ describe('driveInputRounds', () => {
     );
   });
 
+  it('a second answer before the round ends is dropped', () => {
+    let calls: { round: number; extras: RetryExtras }[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable } = helpers;
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM, dirs: ROOTS })) });
+      const answers = hot('  ---n-d-x-r', {
+        n: answer('b-1', NAME),
+        d: answer('b-1', { action: 'decline' }),
+        x: answer('b-99', { action: 'decline' }),
+        r: answer('b-2', DIRS),
+      });
+      const round2 = cold('           -(R|)', { R: up(FINAL, 2) });
+      const expected = '     - (QW) 5ms (R|)';
+      const driven = drive(helpers, { rounds: [round1, round2], answers });
+      calls = driven.calls;
+      expectObservable(driven.output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        W: out(ASK_ROOTS('b-2')),
+        R: done(),
+      });
+    });
+    expect(calls).toEqual([
+      { round: 1, extras: {} },
+      { round: 2, extras: { inputResponses: { name: NAME, dirs: DIRS } } },
+    ]);
+  });
+
   describe('checks of the configuration', () => {
     it('refuses a config out of range when it is built', () => {
       const deps = {} as Parameters<typeof driveInputRounds>[1];

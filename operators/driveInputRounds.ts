@@ -1,9 +1,11 @@
-import { catchError, concat, defer, EMPTY, from, merge, mergeMap, takeUntil, tap } from 'rxjs';
-import type { Observable, SchedulerLike } from 'rxjs';
+import { Observable, Subscription, asyncScheduler } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/codec/input/index.js';
 import type { ErrorObject, ResponseFrame } from '../src/protocol/jsonrpc.js';
-import { collectAnswers } from './collectAnswers.js';
+
+/** The longest delay Node timers keep (collectAnswers caps there too). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export type {
   ClientAnswer,
@@ -82,6 +84,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 14. an upstream exit during a wait cancels the outstanding bridge requests before the error
  * 15. a failed exchange completes the accepted URLs before its error
  * 16. a refused request state is logged with the input wait of the round before
+ * 17. a second answer before the round ends is dropped
  *
  * @example
  * import type { Observable } from 'rxjs';
@@ -118,63 +121,172 @@ export function driveInputRounds(
   config: DriveInputRoundsConfig,
   deps: InputRoundsDeps,
 ): Observable<RoundOutput> {
-  const { inputTimeoutMs: timeoutMs, scheduler } = config;
+  const { inputTimeoutMs: timeoutMs, scheduler = asyncScheduler } = config;
   input.checkRoundsSettings(config);
-  return defer(() => {
+  // Node timers fire at once above 2^31-1 ms: a longer limit waits that long instead.
+  const timerMs = Math.min(timeoutMs, MAX_TIMER_MS);
+  /*
+   * One plain subscription per round instead of a graph of operators (issue 13): a round is its
+   * upstream exchange, the wait for the answers of its asks (with one scheduled action for the
+   * input timeout) and the next round, each owned by the round's subscription. A failure of a
+   * round ends that round alone, as `catchError` did around it.
+   */
+  return new Observable<RoundOutput>((subscriber) => {
     let state = input.INITIAL_ROUNDS_STATE; // per subscription
-    let stopped: { readonly reason: string; readonly error?: ErrorObject } | undefined;
-    const apply = (transition: input.Transition): Observable<RoundOutput> => {
+    const emit = (outputs: readonly RoundOutput[], live: Subscription): void => {
+      for (const output of outputs) {
+        if (live.closed) return;
+        subscriber.next(output);
+      }
+    };
+    const apply = (transition: input.Transition, live: Subscription): void => {
       state = transition.state;
       transition.logs.forEach((entry) => deps.log?.(entry.level, entry.text));
-      return from(transition.outputs);
+      emit(transition.outputs, live);
     };
 
-    const round = (n: number, extras: RetryExtras, inputWaitMs: number): Observable<RoundOutput> =>
-      deps.exchange(n, extras).pipe(
-        mergeMap((event) =>
-          event.type === 'response'
-            ? respond(n, extras, inputWaitMs, event.frame)
-            : apply(input.forwardProgress(state, event.frame)),
-        ),
-        catchError((thrown: unknown) =>
-          defer(() => apply(input.endRounds(state, { error: input.errorOfThrown(thrown) }))),
-        ),
-      );
+    /** Round n, owned by `host`; `done` once it has ended, failed or not. */
+    const round = (
+      n: number,
+      exchange$: Observable<RoundEvent>,
+      extras: RetryExtras,
+      inputWaitMs: number,
+      host: Subscription,
+      done: () => void,
+    ): void => {
+      const own = new Subscription();
+      host.add(own);
+      let exchangeEnded = false;
+      let answering = 0; // responses of the exchange whose rounds have not ended
+      const end = (): void => {
+        if (own.closed) return;
+        own.unsubscribe();
+        host.remove(own);
+        done();
+      };
+      const endIfIdle = (): void => {
+        if (exchangeEnded && answering === 0) end();
+      };
+      const fail = (thrown: unknown): void => {
+        if (own.closed) return;
+        own.unsubscribe();
+        host.remove(own);
+        apply(input.endRounds(state, { error: input.errorOfThrown(thrown) }), host);
+        done();
+      };
+      const answered = (): void => {
+        answering -= 1;
+        endIfIdle();
+      };
+      const guarded =
+        <A extends unknown[]>(step: (...args: A) => void) =>
+        (...args: A): void => {
+          try {
+            step(...args);
+          } catch (thrown) {
+            fail(thrown);
+          }
+        };
 
-    const respond = (n: number, extras: RetryExtras, inputWaitMs: number, frame: ResponseFrame) =>
-      defer(() => {
+      const respond = (frame: ResponseFrame): void => {
         const carriedRequestState = extras.requestState !== undefined;
         const opened = input.openRound(state, frame, { n, carriedRequestState, inputWaitMs }, config, deps);
-        const before$ = apply(opened);
-        if (opened.round === undefined) return before$;
+        apply(opened, own);
+        if (opened.round === undefined) return answered();
         const open = opened.round;
         const { plan, ids, requests } = open;
-        const answered$ = deps.answers$.pipe(
-          collectAnswers<ClientAnswer>({ ids, timeoutMs, scheduler }),
-          mergeMap((event): Observable<RoundOutput> => {
-            if (event.type === 'answer') {
-              state = input.answerArrived(state, open, event.answer);
-              return EMPTY;
-            }
-            if (event.type === 'timeout') {
-              const error = input.inputTimeoutError(timeoutMs, plan.inputRequestCount);
-              return apply(input.endRounds(state, { error }, 'no answer in time'));
-            }
-            const closed = input.closeRound(state, plan, event.answers);
-            const retry = closed.retry;
-            return concat(apply(closed), retry ? defer(() => round(n + 1, retry, event.waitedMs)) : EMPTY);
+        const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
+          const closed = input.closeRound(state, plan, answers);
+          apply(closed, own);
+          const retry = closed.retry;
+          if (retry === undefined || own.closed) return answered();
+          round(n + 1, deps.exchange(n + 1, retry), retry, waitedMs, own, answered);
+        };
+        if (ids.length === 0) return settle([], 0);
+        // The answers are watched before the bridge requests go out, so that none is missed.
+        const startedAt = scheduler.now();
+        const waiting = new Set(ids);
+        const received = new Map<string, ClientAnswer>();
+        const wait = new Subscription();
+        own.add(wait);
+        const stopWaiting = (): void => {
+          wait.unsubscribe();
+          own.remove(wait);
+        };
+        wait.add(
+          deps.answers$.subscribe({
+            next: guarded((answer: ClientAnswer) => {
+              // Answers to other ids and second answers are dropped (§2.8, rule 10).
+              if (wait.closed || !waiting.delete(answer.id)) return;
+              received.set(answer.id, answer);
+              state = input.answerArrived(state, open, answer);
+              if (waiting.size > 0) return;
+              stopWaiting();
+              settle(
+                ids.flatMap((id) => received.get(id) ?? []),
+                scheduler.now() - startedAt,
+              );
+            }),
+            error: fail,
           }),
         );
-        // The answers are watched before the bridge requests go out, so that none is missed.
-        return concat(before$, merge(answered$, from(requests)));
-      });
+        wait.add(
+          scheduler.schedule(
+            guarded(() => {
+              if (wait.closed) return;
+              stopWaiting();
+              const error = input.inputTimeoutError(timeoutMs, plan.inputRequestCount);
+              apply(input.endRounds(state, { error }, 'no answer in time'), own);
+              answered();
+            }),
+            timerMs,
+          ),
+        );
+        emit(requests, own);
+      };
 
-    const stop$ = deps.abort$.pipe(tap((abort) => (stopped = abort)));
-    const cleanup$ = defer(() =>
-      stopped
-        ? apply(input.endRounds(state, stopped.error && { error: stopped.error }, stopped.reason))
-        : EMPTY,
+      own.add(
+        exchange$.subscribe({
+          next: guarded((event: RoundEvent) => {
+            if (own.closed) return;
+            if (event.type !== 'response') return apply(input.forwardProgress(state, event.frame), own);
+            answering += 1;
+            respond(event.frame);
+          }),
+          error: fail,
+          complete: () => {
+            exchangeEnded = true;
+            endIfIdle();
+          },
+        }),
+      );
+    };
+
+    const exchange$ = deps.exchange(1, {});
+    const work = new Subscription();
+    let stopped: { readonly reason: string; readonly error?: ErrorObject } | undefined;
+    const finish = (): void => {
+      work.unsubscribe();
+      if (stopped !== undefined) {
+        apply(input.endRounds(state, stopped.error && { error: stopped.error }, stopped.reason), subscriber);
+      }
+      subscriber.complete();
+    };
+    // Subscribed before the first round, as `takeUntil` does: a stop before it starts nothing.
+    work.add(
+      deps.abort$.subscribe({
+        next: (abort) => {
+          if (stopped !== undefined || work.closed) return;
+          stopped = abort;
+          finish();
+        },
+        error: (error: unknown) => {
+          work.unsubscribe();
+          subscriber.error(error);
+        },
+      }),
     );
-    return concat(round(1, {}, 0).pipe(takeUntil(stop$)), cleanup$);
+    if (!work.closed) round(1, exchange$, {}, 0, work, finish);
+    return () => work.unsubscribe();
   });
 }
