@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
-function clockTicks(): number {
+/** Clock ticks per second of the CPU times in /proc/<pid>/stat (getconf CLK_TCK, else 100). */
+export function clockTicks(): number {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
