@@ -72,22 +72,36 @@ export interface HttpUpstreamConnection extends UpstreamConnection {
 
 const SCOPE = 'mcp_http';
 
-/** What cancels one POST; undici takes an AbortSignal or an EventEmitter as its signal. */
+/**
+ * What cancels one exchange. Its POSTs get a bare emitter as their signal (undici takes an
+ * EventEmitter or an AbortSignal; `aborted` makes a POST started after the abort fail at once).
+ * The AbortSignal exists only when a sign-in challenge asks for it: an AbortSignal is an
+ * EventTarget, and making one per call showed in the profile of the cheap path (issue 13).
+ */
 interface Canceller {
-  readonly signal: AbortSignal | EventEmitter;
+  readonly signal: EventEmitter & { aborted: boolean };
+  /** Made on first use; aborted with the exchange. */
+  readonly abortSignal: AbortSignal;
   abort(): void;
 }
 
-/**
- * An AbortController when a sign-in is configured (its challenge takes the AbortSignal), else a
- * bare emitter: an AbortSignal is an EventTarget, and making one per call showed in the profile
- * of the cheap path (issue 13). A POST without sign-in is sent once, so no later request needs
- * to see the signal as already aborted.
- */
-function canceller(signIn: boolean): Canceller {
-  if (signIn) return new AbortController();
-  const signal = new EventEmitter();
-  return { signal, abort: () => void signal.emit('abort') };
+function canceller(): Canceller {
+  const signal = Object.assign(new EventEmitter(), { aborted: false });
+  let controller: AbortController | undefined;
+  return {
+    signal,
+    get abortSignal() {
+      controller ??= new AbortController();
+      if (signal.aborted) controller.abort();
+      return controller.signal;
+    },
+    abort() {
+      if (signal.aborted) return;
+      signal.aborted = true;
+      signal.emit('abort');
+      controller?.abort();
+    },
+  };
 }
 
 const describeId = (id: string | number | undefined): string =>
@@ -200,7 +214,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       }
       const meta = isObject(params['_meta']) ? params['_meta'] : {};
       const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
-      const controller = canceller(config.auth !== undefined);
+      const controller = canceller();
       inFlight.add(controller);
       const started = performance.now();
       let id = 0;
@@ -219,7 +233,8 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
             origin,
             path,
             method: 'POST',
-            headers: { ...headers, ...authorization },
+            // No copy of the headers without a sign-in header (issue 13: this runs for every call).
+            headers: Object.keys(authorization).length === 0 ? headers : { ...headers, ...authorization },
             body,
             signal: controller.signal,
             ...NO_TIMEOUTS,
@@ -235,11 +250,14 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
           outcome = `failed (${failure.code})`;
           subscriber.error(failure);
         };
-        const responses =
-          controller.signal instanceof AbortSignal
-            ? withSignIn(post, { auth: config.auth, method, signal: controller.signal })
-            : post({});
-        const messages = responses
+        const signIn = {
+          auth: config.auth,
+          method,
+          get signal() {
+            return controller.abortSignal;
+          },
+        };
+        const messages = withSignIn(post, signIn)
           .pipe(
             mergeMap((response) => {
               status = response.statusCode;
