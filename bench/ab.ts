@@ -6,7 +6,8 @@
  *   node dist/bench/ab.js --before /tmp/before/dist/bin/mcp-bridge-vscode.js [--rounds 5]
  *
  * The "after" build is this one (dist/bin/mcp-bridge-vscode.js, the bundle) unless --after names
- * another. `--start-only` measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture.
+ * another. `--start-only` measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture,
+ * `--upstream http` the URL form against the cheap 2026-07-28 HTTP upstream (bench/servers/http.js cheap).
  */
 import { parseArgs } from 'node:util';
 import { echoCheck, echoLine } from './frames.js';
@@ -16,7 +17,7 @@ import type { MetricSpec } from './report.js';
 import { cpuMs } from './proc.js';
 import { interleave, measureCalls } from './scenarios/common.js';
 import type { Context } from './scenarios/common.js';
-import { PATHS } from './targets.js';
+import { PATHS, startHttpServer } from './targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,11 +34,19 @@ if (values.before === undefined) {
 }
 const START_CPU: MetricSpec = { name: 'bridge CPU until the initialize result', unit: 'ms', better: 'lower' };
 const rounds = Number(values.rounds ?? '5');
-const upstream = values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+const server = values.upstream === 'http' ? await startHttpServer('cheap') : undefined;
+const upstream =
+  server !== undefined
+    ? [server.url]
+    : [
+        '--',
+        process.execPath,
+        ...(values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo']),
+      ];
 const bridge = (name: string, main: string): Target => ({
   name,
   era: 'legacy',
-  spawn: { cmd: process.execPath, args: [main, '--', process.execPath, ...upstream] },
+  spawn: { cmd: process.execPath, args: [main, ...upstream] },
 });
 const targets = [bridge('before', values.before), bridge('after', values.after ?? PATHS.bridge)];
 const rec = createRecorder();
@@ -46,9 +55,13 @@ const ctx: Context = {
   settings: { runs: rounds, startsPerRun: 1, scale: 1 },
   log: (text) => void process.stderr.write(`${text}\n`),
 };
-const SCENARIO = `bridge → ${values.upstream === 'fixture' ? 'fixture' : 'echo'}`;
+const SCENARIO = `bridge → ${values.upstream ?? 'echo'}`;
 const load = { line: (id: number) => echoLine('legacy', id), check: echoCheck };
-const sizes = { warmup: 2_000, count: 10_000, window: 128, sequential: 2_000, timeoutMs: 120_000 };
+// HTTP: the sizes of the bench's http scenario (32 in flight).
+const sizes =
+  server !== undefined
+    ? { warmup: 300, count: 4_000, window: 32, sequential: 1_000, timeoutMs: 120_000 }
+    : { warmup: 2_000, count: 10_000, window: 128, sequential: 2_000, timeoutMs: 120_000 };
 await interleave(ctx, SCENARIO, targets, async (opened, target, record) => {
   if (record) {
     rec.add(`${SCENARIO} start`, START, target.name, opened.startMs);
@@ -57,6 +70,7 @@ await interleave(ctx, SCENARIO, targets, async (opened, target, record) => {
   if (values['start-only'] === true) return;
   await measureCalls(ctx, SCENARIO, opened, target, load, sizes, record);
 });
+server?.close();
 process.stdout.write(`${markdownTable(rec.rows(), rec.errors())}\n`);
 for (const note of rec.notes()) process.stdout.write(`- ${note}\n`);
 process.exit(0);

@@ -2,9 +2,10 @@
  * A CPU profile of the bridge under pipelined calls (issue 13): runs the built executable with
  * `node --cpu-prof`, drives it with the raw client (warm-up, then pipelined `tools/call echo`),
  * and prints the self time of the profile by function and by file, as shares of the busy time
- * (the whole profile, start-up included, without idle).
+ * (the whole profile, start-up included, without idle). `--upstream http` runs the bridge in its URL
+ * form against the cheap 2026-07-28 HTTP upstream (bench/servers/http.js cheap, its own process).
  *
- *   node dist/bench/profile.js [--upstream fixture] [--calls 20000] [--bridge <main.js>] [--dir /tmp/cpu-prof]
+ *   node dist/bench/profile.js [--upstream fixture|http] [--calls 20000] [--bridge <main.js>] [--dir /tmp/cpu-prof]
  *   node dist/bench/profile.js --summary <file.cpuprofile>
  */
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -13,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { echoCheck, echoLine } from './frames.js';
 import { openTarget, throughput } from './measure.js';
 import { cpuMs } from './proc.js';
-import { PATHS } from './targets.js';
+import { PATHS, startHttpServer } from './targets.js';
+import type { HttpServer } from './targets.js';
 
 interface ProfileNode {
   readonly id: number;
@@ -97,7 +99,14 @@ if (values.summary !== undefined) {
   const dir = values.dir ?? '/tmp/cpu-prof';
   mkdirSync(dir, { recursive: true });
   const calls = Number(values.calls ?? '20000');
-  const upstream = values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+  const server: HttpServer | undefined =
+    values.upstream === 'http' ? await startHttpServer('cheap') : undefined;
+  const upstream =
+    server !== undefined
+      ? [server.url]
+      : values.upstream === 'fixture'
+        ? ['--', process.execPath, PATHS.fixture]
+        : ['--', process.execPath, PATHS.scripted, '--mode', 'echo'];
   const main = values.bridge ?? PATHS.bridge;
   const started = Date.now();
   const opened = await openTarget({
@@ -112,8 +121,6 @@ if (values.summary !== undefined) {
         '--cpu-prof-dir',
         dir,
         main,
-        '--',
-        process.execPath,
         ...upstream,
       ],
     },
@@ -127,6 +134,7 @@ if (values.summary !== undefined) {
     `${calls} calls: ${tp.callsPerSecond.toFixed(0)} calls/s, bridge CPU ${(cpu / calls).toFixed(4)} ms/call, wrong ${tp.wrong}, missing ${tp.missing}\n`,
   );
   await opened.client.close(5_000);
+  server?.close();
   const newest = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => join(dir, name))

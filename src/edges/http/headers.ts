@@ -95,23 +95,22 @@ export interface RequestHeaderInput {
  * `Mcp-Session-Id` nor `Last-Event-ID` (§7.1.6).
  */
 export function requestHeaders(input: RequestHeaderInput): Record<string, string> {
-  const transport: Array<readonly [string, string]> = [
-    ['Content-Type', 'application/json'],
-    ['Accept', 'application/json, text/event-stream'],
-    ['MCP-Protocol-Version', input.protocolVersion],
-    ['Mcp-Method', input.method],
-  ];
-  const name = mcpName(input.method, input.params);
-  if (name !== undefined) transport.push(['Mcp-Name', name]);
-  transport.push(...(input.paramHeaders ?? []));
-  const taken = new Set(transport.map(([key]) => key.toLowerCase()));
+  // Built without intermediate arrays or sets: this runs for every POST (issue 13). Every name the
+  // transport sets is `content-type`, `accept` (both in RESERVED) or starts with `mcp-`, so those
+  // two tests drop any static header that a transport header would otherwise meet.
   const headers: Record<string, string> = {};
   for (const { name: key, value } of input.staticHeaders) {
     const lower = key.toLowerCase();
-    if (taken.has(lower) || lower.startsWith('mcp-') || RESERVED.has(lower)) continue;
+    if (lower.startsWith('mcp-') || RESERVED.has(lower)) continue;
     headers[key] = value;
   }
-  for (const [key, value] of transport) headers[key] = value;
+  headers['Content-Type'] = 'application/json';
+  headers['Accept'] = 'application/json, text/event-stream';
+  headers['MCP-Protocol-Version'] = input.protocolVersion;
+  headers['Mcp-Method'] = input.method;
+  const name = mcpName(input.method, input.params);
+  if (name !== undefined) headers['Mcp-Name'] = name;
+  if (input.paramHeaders !== undefined) for (const [key, value] of input.paramHeaders) headers[key] = value;
   return headers;
 }
 

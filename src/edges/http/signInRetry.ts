@@ -15,7 +15,10 @@ import type { HttpResponse } from './response.js';
 export interface SignInRetryContext {
   readonly auth: UpstreamAuth | undefined;
   readonly method: string;
-  /** Aborts when the exchange is unsubscribed (a client cancel, a time limit, the end of input). */
+  /**
+   * Aborts when the exchange is unsubscribed (a client cancel, a time limit, the end of input).
+   * Read only when a challenge needs it, so that it may be made then (httpUpstream.ts).
+   */
   readonly signal: AbortSignal;
 }
 
@@ -39,7 +42,7 @@ export function withSignIn(
   post: (authorization: Record<string, string>) => Observable<HttpResponse>,
   ctx: SignInRetryContext,
 ): Observable<HttpResponse> {
-  const { auth, method, signal } = ctx;
+  const { auth, method } = ctx;
   // The header each POST carried: the challenge learns which token was refused, so that a 401
   // that arrives after another request's sign-in costs no second sign-in (src/oauth/ports.ts).
   let sent: Record<string, string> = {};
@@ -60,7 +63,7 @@ export function withSignIn(
       const wwwAuthenticate = first(response.headers['www-authenticate']);
       const authorization = sent['Authorization'];
       const challenge$ = defer(() =>
-        from(auth.challenge({ status, wwwAuthenticate, method, signal, authorization })),
+        from(auth.challenge({ status, wwwAuthenticate, method, signal: ctx.signal, authorization })),
       ).pipe(
         // A challenge gives BridgeErrors of §6.10; anything else is a failure of the bridge.
         catchError((error: unknown) =>

@@ -1,0 +1,104 @@
+/**
+ * Cancellation of an HTTP exchange before its response (protocol-mapping.md §7.1.7): unsubscribing
+ * closes the POST even when no status line has come yet, with or without a sign-in, and a request
+ * cancelled while its sign-in challenge runs aborts the challenge's signal.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { NEVER } from 'rxjs';
+import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
+import type { HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
+import type { UpstreamAuth } from '../../../src/bridge/signInPorts.js';
+import { listenLoopback } from '../../fixtures/loopbackServer.js';
+import type { LoopbackServer } from '../../fixtures/loopbackServer.js';
+import { guardLoopback, recordingLogger } from './support.js';
+
+const META = { 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+
+let guard: ReturnType<typeof guardLoopback>;
+const cleanups: Array<() => void> = [];
+
+beforeAll(() => {
+  guard = guardLoopback();
+});
+afterAll(() => {
+  expect(guard.stop()).toEqual([]);
+});
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A server that reads each POST and then does `answer` (which may never answer). */
+async function serve(
+  answer: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ url: string; posts: IncomingMessage[]; closed: Promise<void>[] }> {
+  const posts: IncomingMessage[] = [];
+  const closed: Promise<void>[] = [];
+  const loopback: LoopbackServer = await listenLoopback((request, response) => {
+    posts.push(request);
+    closed.push(new Promise((resolve) => response.once('close', () => resolve())));
+    request.resume();
+    request.once('end', () => answer(request, response));
+  }, undefined);
+  cleanups.push(() => {
+    for (const socket of loopback.sockets) socket.destroy();
+    loopback.server.close();
+  });
+  return { url: `http://127.0.0.1:${loopback.port}/mcp`, posts, closed };
+}
+
+function connect(url: string, auth?: UpstreamAuth): HttpUpstreamConnection {
+  const connection = createHttpUpstream(
+    auth === undefined ? { url, env: {} } : { url, env: {}, auth },
+    recordingLogger(),
+  );
+  cleanups.push(() => connection.close());
+  return connection;
+}
+
+const until = async (check: () => boolean): Promise<void> => {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+it.each([
+  ['without a sign-in', undefined],
+  ['with a sign-in', { header: () => 'Bearer t0', challenge: () => Promise.resolve(), signedIn$: NEVER }],
+])('unsubscribing before the status line closes the POST (%s)', async (_name, auth) => {
+  const server = await serve(() => undefined);
+  const connection = connect(server.url, auth);
+  const subscription = connection
+    .request('tools/list', { _meta: META })
+    .subscribe({ error: () => undefined });
+  await until(() => server.closed.length === 1);
+  let closed = false;
+  void server.closed[0]!.then(() => (closed = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(closed).toBe(false);
+  subscription.unsubscribe();
+  await server.closed[0];
+  expect(server.posts).toHaveLength(1);
+});
+
+it('a request cancelled during its sign-in challenge aborts the signal the challenge got', async () => {
+  const server = await serve((_request, response) => {
+    response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+  });
+  const signals: AbortSignal[] = [];
+  const auth: UpstreamAuth = {
+    header: () => undefined,
+    challenge: ({ signal }) => {
+      signals.push(signal);
+      return new Promise<void>(() => undefined);
+    },
+    signedIn$: NEVER,
+  };
+  const connection = connect(server.url, auth);
+  const subscription = connection
+    .request('tools/list', { _meta: META })
+    .subscribe({ error: () => undefined });
+  await until(() => signals.length === 1);
+  expect(signals[0]!.aborted).toBe(false);
+  subscription.unsubscribe();
+  expect(signals[0]!.aborted).toBe(true);
+  expect(server.posts).toHaveLength(1);
+});
