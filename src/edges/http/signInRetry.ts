@@ -17,7 +17,7 @@ export interface SignInRetryContext {
   readonly method: string;
   /**
    * Aborts when the exchange is unsubscribed (a client cancel, a time limit, the end of input).
-   * Read only when a challenge needs it, so that it may be made then (httpUpstream.ts).
+   * Read only when a challenge needs it, so that it may be made then (canceller.ts).
    */
   readonly signal: AbortSignal;
 }

@@ -1,0 +1,229 @@
+/**
+ * The exchanges of an HTTP upstream, one per request (protocol-mapping.md §7.1): one POST with a
+ * new id, its JSON or SSE answer read up to the response, a failure as a BridgeError. Unsubscribing
+ * aborts the POST, which is the cancellation on HTTP (§7.1.7); a lost stream loses only its
+ * request and is never sent again here (§7.1.8). The debug line of each exchange is
+ * reference-behaviors.md §3.11. This runs for every call: no operator chain per call (issue 13).
+ */
+import { Observable, defer, mergeMap, throwError } from 'rxjs';
+import type { Logger } from '../../bridge/log.js';
+import type { UpstreamAuth } from '../../bridge/signInPorts.js';
+import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
+import { BridgeError, isBridgeError } from '../../errors.js';
+import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
+import { isObject, request as requestFrame } from '../../protocol/jsonrpc.js';
+import { canceller } from './canceller.js';
+import type { Canceller } from './canceller.js';
+import { connectFailure } from './connectFailure.js';
+import { NO_TIMEOUTS } from './dispatcher.js';
+import type { DispatcherResult } from './dispatcher.js';
+import type { StaticHeader } from './headers.js';
+import { requestHeaders } from './headers.js';
+import { responseMessages } from './response.js';
+import { withSignIn } from './signInRetry.js';
+import { errorCode } from './sse.js';
+import type { ToolHeaderCache } from './toolHeaders.js';
+
+/** What the exchanges share, made once per connection (httpUpstream.ts). */
+export interface ExchangeContext {
+  readonly origin: string;
+  /** Path and query of the endpoint; never logged (it may hold a key). */
+  readonly path: string;
+  /** The HTTP client, or why there is none: then every exchange fails with `connect_failed`. */
+  readonly made: DispatcherResult;
+  readonly staticHeaders: readonly StaticHeader[];
+  readonly protocolVersion: string;
+  readonly maxResponseBytes: number;
+  readonly auth: UpstreamAuth | undefined;
+  /** Hidden tools fail before a POST; a `tools/call` gets the headers of its tool's arguments. */
+  readonly tools: ToolHeaderCache;
+  /**
+   * Routes one message of a response: the event for the exchange, or undefined when the message
+   * goes nowhere in it. A throw fails the exchange.
+   */
+  readonly route: (frame: Frame, method: string) => ExchangeEvent | undefined;
+  readonly logger: Logger;
+  readonly scope: string;
+}
+
+/** The exchanges of one connection, and their end. */
+export interface Exchanges {
+  readonly send: (method: string, params: JsonObject, options: ExchangeOptions) => Observable<ExchangeEvent>;
+  /** True after close(). */
+  readonly closed: boolean;
+  /** Aborts every exchange in flight; later ones fail with `closed`. */
+  close(): void;
+}
+
+const describeId = (id: string | number | undefined): string =>
+  id === undefined
+    ? 'no client request'
+    : `client request ${typeof id === 'string' ? JSON.stringify(id) : id}`;
+
+export function createExchanges(context: ExchangeContext): Exchanges {
+  const {
+    origin,
+    path,
+    made,
+    staticHeaders,
+    protocolVersion,
+    maxResponseBytes,
+    tools,
+    route,
+    logger,
+    scope,
+  } = context;
+  const dispatcher = made.ok ? made.dispatcher : undefined;
+  const inFlight = new Set<Canceller>();
+  let nextId = 1;
+  let closed = false;
+
+  const closedError = () =>
+    new BridgeError('closed', { detail: 'the bridge closed the connection to the upstream server' });
+
+  /** The stream error of a failed exchange: always a BridgeError. */
+  const failureOf = (error: unknown, method: string, status: number | undefined): BridgeError => {
+    if (closed) return closedError();
+    if (isBridgeError(error)) return error;
+    if (status === undefined) return connectFailure(error, method);
+    return new BridgeError('closed', {
+      detail: `${method}: the response stream broke (${errorCode(error)})`,
+      httpStatus: status,
+    });
+  };
+
+  const send = (method: string, params: JsonObject, options: ExchangeOptions): Observable<ExchangeEvent> =>
+    defer(() => {
+      if (closed) return throwError(closedError);
+      if (dispatcher === undefined) {
+        return throwError(() => new BridgeError('connect_failed', made.ok ? {} : { detail: made.reason }));
+      }
+      let paramHeaders: Array<readonly [string, string]> = [];
+      const toolName = method === 'tools/call' ? params['name'] : undefined;
+      if (typeof toolName === 'string') {
+        const reason = tools.invalidReason(toolName);
+        if (reason !== undefined) {
+          return throwError(
+            () => new BridgeError('invalid_params', { detail: `the tool is hidden: ${reason}` }),
+          );
+        }
+        paramHeaders = tools.headersFor(toolName, params['arguments']);
+      }
+      const meta = isObject(params['_meta']) ? params['_meta'] : {};
+      const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
+      const controller = canceller();
+      inFlight.add(controller);
+      const started = performance.now();
+      let id = 0;
+      let status: number | undefined;
+      let outcome = 'cancelled';
+      let answered = false;
+
+      // One POST; the retry after a sign-in is a new request with a new id (§6.4).
+      const post = (authorization: Record<string, string>) =>
+        defer(() => {
+          id = nextId++;
+          const body = JSON.stringify(
+            requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
+          );
+          return dispatcher.request({
+            origin,
+            path,
+            method: 'POST',
+            // No copy of the headers without a sign-in header (issue 13: this runs for every call).
+            headers: Object.keys(authorization).length === 0 ? headers : { ...headers, ...authorization },
+            body,
+            signal: controller.signal,
+            ...NO_TIMEOUTS,
+          });
+        });
+
+      // One subscriber for the whole exchange rather than a chain of operators: this runs for
+      // every call (issue 13). The response ends the exchange; a stream that ends without one
+      // fails it (§7.1.8); every failure is a BridgeError (failureOf).
+      return new Observable<ExchangeEvent>((subscriber) => {
+        const fail = (error: unknown) => {
+          const failure = failureOf(error, method, status);
+          outcome = `failed (${failure.code})`;
+          subscriber.error(failure);
+        };
+        const signIn = {
+          auth: context.auth,
+          method,
+          get signal() {
+            return controller.abortSignal;
+          },
+        };
+        const messages = withSignIn(post, signIn)
+          .pipe(
+            mergeMap((response) => {
+              status = response.statusCode;
+              return responseMessages(response, { id, method, maxResponseBytes });
+            }),
+          )
+          .subscribe({
+            next: (frame) => {
+              if (answered) return;
+              let event: ExchangeEvent | undefined;
+              try {
+                event = route(frame, method);
+              } catch (error) {
+                fail(error);
+                return;
+              }
+              if (event === undefined) return;
+              if (event.type !== 'response') {
+                subscriber.next(event);
+                return;
+              }
+              answered = true;
+              outcome = 'error' in event.frame ? 'error response' : 'response';
+              subscriber.next(event);
+              subscriber.complete();
+            },
+            error: fail,
+            complete: () => {
+              if (answered) return;
+              fail(
+                new BridgeError('closed', {
+                  detail: `${method}: the response stream ended before the response`,
+                  ...(status === undefined ? {} : { httpStatus: status }),
+                }),
+              );
+            },
+          });
+        return () => {
+          // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
+          messages.unsubscribe();
+          inFlight.delete(controller);
+          // Cancels a POST still under way (§7.1.7). Once the response is read the body has ended
+          // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
+          // only costs a DOMException with its stack, on every call.
+          if (!answered) controller.abort();
+          if (!logger.enabled('debug')) return;
+          const ms = Math.round(performance.now() - started);
+          const http = status === undefined ? '' : ` (HTTP status ${status})`;
+          const round = options.trace?.round ?? 1;
+          logger.log(
+            scope,
+            'debug',
+            `upstream request ${id} (${method}, round ${round} of ${describeId(options.trace?.clientId)}): ` +
+              `${outcome} after ${ms} ms${http}`,
+          );
+        };
+      });
+    });
+
+  return {
+    send,
+    get closed() {
+      return closed;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const controller of inFlight) controller.abort();
+      inFlight.clear();
+    },
+  };
+}
