@@ -4,7 +4,7 @@
  * profile, then loads this module). Issue 13, "Fast start": it starts the upstream command at
  * once (prestart.ts: the pure pre-scan of the command line and a spawn, nothing heavy), and only
  * then loads the CLI (run.ts: yargs, RxJS, the bridge), so that the upstream's own start overlaps
- * the bridge's. The first `initialize` adopts that child (src/node/serveStdio.ts).
+ * the bridge's. The first `initialize` adopts that child (src/node/upstreamConnector.ts).
  */
 // First: a setting of the process that must hold before the modules loaded below allocate.
 import './youngGeneration.js';

@@ -1,58 +1,33 @@
 /**
  * The whole executable's behaviour for a product's own stdio server: stdin and stdout wired to
- * the bridge of a profile, the upstream started or reached on `initialize` (or a child started
- * before, issue 13), back-pressure, the watchdog after the end of stdin, and the exit code
- * (reference-behaviors.md §2.13, §8). Node only.
+ * the bridge of a profile, back-pressure, the signals, the watchdog after the end of stdin, and
+ * the exit code (reference-behaviors.md §2.13, §8). The upstream, started or reached on
+ * `initialize` (or a child started before, issue 13), is upstreamConnector.ts. Node only.
  */
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { Subject, defer, firstValueFrom, map, takeUntil, tap } from 'rxjs';
-import type { Observable, OperatorFunction } from 'rxjs';
+import { Subject, takeUntil, tap } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { BridgeLimits } from '../bridge/config.js';
 import type { ConsentRelay } from '../bridge/consent.js';
 import type { Logger } from '../bridge/log.js';
-import { createRpcConnection } from '../bridge/rpcConnection.js';
 import type { UpstreamAuth } from '../bridge/signInPorts.js';
-import type { UpstreamConnection } from '../bridge/upstream.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { createStderrLogger } from './log.js';
+import { createUpstreamConnector } from './upstreamConnector.js';
+import type { StdioUpstream } from './upstreamConnector.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
-import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
-import { CHILD_STOP_GRACE_MS, stopUpstreamChild } from '../edges/childStart.js';
-import type { UpstreamChild } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
-import type { FlowControl } from '../edges/flowControl.js';
-import { responseBodies } from '../edges/bodyGate.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 
-/** The upstream: a child process started per `initialize`, or a Streamable HTTP endpoint. */
-export type StdioUpstream =
-  | {
-      readonly kind: 'command';
-      readonly argv: readonly string[];
-      /**
-       * The child of `argv` started already (startUpstreamChild), so that its start overlaps the
-       * loading of the caller (issue 13): the first `initialize` adopts it, a retry after a failed
-       * one starts a new child. Never adopted (the client ends before `initialize`), it is stopped
-       * when serveStdio ends. A child of another argv is stopped at once and not adopted.
-       */
-      readonly prestarted?: UpstreamChild;
-    }
-  | {
-      readonly kind: 'url';
-      readonly url: string;
-      /** Static headers sent with every request; their values are never logged. */
-      readonly headers?: readonly { readonly name: string; readonly value: string }[];
-      /** Extra trusted CA certificates (PEM). */
-      readonly caPem?: string;
-    };
+export type { StdioUpstream } from './upstreamConnector.js';
 
 /** Settings of serveStdio. */
 export interface ServeStdioOptions {
@@ -106,73 +81,6 @@ function packageVersion(): string {
   return typeof version === 'string' ? version : '0.0.0';
 }
 
-interface ChildTracker {
-  pid: number | undefined;
-  exited: Promise<unknown> | undefined;
-  /** A prestarted child that no `initialize` has adopted yet. */
-  prestarted: UpstreamChild | undefined;
-}
-
-const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((arg, i) => arg === b[i]);
-
-interface Wiring {
-  readonly upstream: StdioUpstream;
-  readonly logger: Logger;
-  readonly child: ChildTracker;
-  readonly flow: FlowControl;
-  readonly maxLineBytes: number;
-  readonly maxResponseBytes: number;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly auth: UpstreamAuth | undefined;
-}
-
-function connector(w: Wiring): () => Observable<UpstreamConnection> {
-  const upstream = w.upstream;
-  if (upstream.kind === 'url') {
-    // The response bodies pause with stdin while the client does not read (bodyGate.ts).
-    w.flow.add(responseBodies);
-    // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.
-    return () =>
-      defer(() => import('../edges/http/httpUpstream.js')).pipe(
-        map(({ createHttpUpstream }) =>
-          createHttpUpstream(
-            {
-              url: upstream.url,
-              headers: (upstream.headers ?? []).map(({ name, value }) => ({ name, value })),
-              maxResponseBytes: w.maxResponseBytes,
-              ...(upstream.caPem === undefined ? {} : { caPem: upstream.caPem }),
-              env: w.env,
-              ...(w.auth === undefined ? {} : { auth: w.auth }),
-            },
-            w.logger,
-          ),
-        ),
-      );
-  }
-  return () => {
-    // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
-    const prestarted = w.child.prestarted;
-    w.child.prestarted = undefined;
-    return spawnChildUpstream(
-      {
-        argv: upstream.argv,
-        maxLineBytes: w.maxLineBytes,
-        stopGraceMs: CHILD_STOP_GRACE_MS,
-        ...(prestarted === undefined ? {} : { child: prestarted }),
-      },
-      w.logger,
-    ).pipe(
-      map((transport) => {
-        w.child.pid = transport.pid;
-        w.child.exited = firstValueFrom(transport.exit$, { defaultValue: undefined });
-        w.flow.add(transport);
-        return createRpcConnection(transport, w.logger);
-      }),
-    );
-  };
-}
-
 /**
  * Serves one MCP 2025-11-25 client on stdio from a 2026-07-28 upstream, as `mcp-bridge-vscode`
  * does, and resolves with the exit code (reference-behaviors.md §8): 0 after the end of stdin (or
@@ -198,31 +106,22 @@ export async function serveStdio(
   const scope = options.scope ?? 'bridge';
   const signIn = options.signIn;
   for (const warning of options.warnings ?? []) logger.log(scope, 'warn', warning);
-  const child: ChildTracker = { pid: undefined, exited: undefined, prestarted: undefined };
-  // Stopped when serveStdio ends if no initialize adopted it; a child of other arguments at once.
-  const prestarted = upstream.kind === 'command' ? upstream.prestarted : undefined;
-  let stopPrestarted: Promise<void> | undefined;
-  if (prestarted !== undefined && upstream.kind === 'command') {
-    if (sameArgv(prestarted.argv, upstream.argv)) child.prestarted = prestarted;
-    else stopPrestarted = stopUpstreamChild(prestarted, CHILD_STOP_GRACE_MS);
-  }
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
-  const fallbackName = fallbackServerName({
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
-    profileName: profile.name,
-  });
-  const wiring: Wiring = {
+  const connector = createUpstreamConnector({
     upstream,
     logger,
-    child,
     flow,
     maxLineBytes,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_BYTES,
     env: options.env ?? process.env,
     auth: signIn?.auth,
-  };
+  });
+  const fallbackName = fallbackServerName({
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
+    profileName: profile.name,
+  });
   const profileBridge = createProfileBridge(
     profile,
     {
@@ -231,7 +130,7 @@ export async function serveStdio(
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     },
     {
-      connect: connector(wiring),
+      connect: connector.connect,
       logger,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
     },
@@ -260,8 +159,7 @@ export async function serveStdio(
         'warn',
         `the bridge did not stop in ${watchdogMs / 1000} s after the end of stdin, thus it stops now`,
       );
-      killGroup(child.pid);
-      killGroup(child.prestarted?.pid);
+      connector.kill();
       resolveCode(0);
     }, watchdogMs);
     watchdog.unref();
@@ -288,19 +186,8 @@ export async function serveStdio(
         },
       });
   });
-  // Give the child a bounded time to exit after its stdin closed (the edge escalates to signals);
-  // after the watchdog, the process tree is killed already and the caller exits at once (§2.13).
-  if (child.exited !== undefined && !watchdogFired) {
-    await Promise.race([
-      child.exited,
-      new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
-    ]);
-  }
-  // A prestarted child that no initialize adopted is stopped like any child (issue 13).
-  if (child.prestarted !== undefined && !watchdogFired) {
-    stopPrestarted = stopUpstreamChild(child.prestarted, CHILD_STOP_GRACE_MS);
-  }
-  if (stopPrestarted !== undefined) await stopPrestarted;
+  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13).
+  await connector.settle(watchdogFired);
   if (watchdog !== undefined) clearTimeout(watchdog);
   stopSubscription.unsubscribe();
   process.off('SIGTERM', onSignal);

@@ -1,0 +1,152 @@
+/**
+ * The upstream of serveStdio: connected on each `initialize` (reference-behaviors.md §2.2 step 4),
+ * a child started per `initialize` or one started before and adopted by the first (issue 13), or
+ * the HTTP edge loaded on first use; then the watchdog's kill and the bounded wait for the child
+ * at the end (§2.13). Node only.
+ */
+import { defer, firstValueFrom, map } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { Logger } from '../bridge/log.js';
+import { createRpcConnection } from '../bridge/rpcConnection.js';
+import type { UpstreamAuth } from '../bridge/signInPorts.js';
+import type { UpstreamConnection } from '../bridge/upstream.js';
+import { responseBodies } from '../edges/bodyGate.js';
+import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
+import { CHILD_STOP_GRACE_MS, stopUpstreamChild } from '../edges/childStart.js';
+import type { UpstreamChild } from '../edges/childStart.js';
+import type { FlowControl } from '../edges/flowControl.js';
+
+/** The upstream: a child process started per `initialize`, or a Streamable HTTP endpoint. */
+export type StdioUpstream =
+  | {
+      readonly kind: 'command';
+      readonly argv: readonly string[];
+      /**
+       * The child of `argv` started already (startUpstreamChild), so that its start overlaps the
+       * loading of the caller (issue 13): the first `initialize` adopts it, a retry after a failed
+       * one starts a new child. Never adopted (the client ends before `initialize`), it is stopped
+       * when serveStdio ends. A child of another argv is stopped at once and not adopted.
+       */
+      readonly prestarted?: UpstreamChild;
+    }
+  | {
+      readonly kind: 'url';
+      readonly url: string;
+      /** Static headers sent with every request; their values are never logged. */
+      readonly headers?: readonly { readonly name: string; readonly value: string }[];
+      /** Extra trusted CA certificates (PEM). */
+      readonly caPem?: string;
+    };
+
+/** What the connector needs from serveStdio. */
+export interface ConnectorSettings {
+  readonly upstream: StdioUpstream;
+  readonly logger: Logger;
+  /** A child's stdout and the HTTP response bodies pause with stdin (back-pressure). */
+  readonly flow: FlowControl;
+  readonly maxLineBytes: number;
+  readonly maxResponseBytes: number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly auth: UpstreamAuth | undefined;
+}
+
+/** The upstream side of one serveStdio. */
+export interface UpstreamConnector {
+  /** Connects the upstream; the bridge calls it on each `initialize`. */
+  readonly connect: () => Observable<UpstreamConnection>;
+  /** The watchdog (§2.13): kills the process groups of the child and of a prestarted one. */
+  readonly kill: () => void;
+  /**
+   * After the bridge ended: waits a bounded time for the child to exit and stops a prestarted
+   * child that no `initialize` adopted, unless the watchdog killed them already.
+   */
+  readonly settle: (watchdogFired: boolean) => Promise<void>;
+}
+
+const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((arg, i) => arg === b[i]);
+
+function httpConnect(upstream: StdioUpstream & { kind: 'url' }, s: ConnectorSettings) {
+  // The response bodies pause with stdin while the client does not read (bodyGate.ts).
+  s.flow.add(responseBodies);
+  // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.
+  return (): Observable<UpstreamConnection> =>
+    defer(() => import('../edges/http/httpUpstream.js')).pipe(
+      map(({ createHttpUpstream }) =>
+        createHttpUpstream(
+          {
+            url: upstream.url,
+            headers: (upstream.headers ?? []).map(({ name, value }) => ({ name, value })),
+            maxResponseBytes: s.maxResponseBytes,
+            ...(upstream.caPem === undefined ? {} : { caPem: upstream.caPem }),
+            env: s.env,
+            ...(s.auth === undefined ? {} : { auth: s.auth }),
+          },
+          s.logger,
+        ),
+      ),
+    );
+}
+
+export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector {
+  const upstream = s.upstream;
+  let pid: number | undefined;
+  let exited: Promise<unknown> | undefined;
+  /** A prestarted child that no `initialize` has adopted yet. */
+  let prestarted: UpstreamChild | undefined;
+  // Stopped when serveStdio ends if no initialize adopted it; a child of other arguments at once.
+  let stopPrestarted: Promise<void> | undefined;
+  if (upstream.kind === 'command' && upstream.prestarted !== undefined) {
+    if (sameArgv(upstream.prestarted.argv, upstream.argv)) prestarted = upstream.prestarted;
+    else stopPrestarted = stopUpstreamChild(upstream.prestarted, CHILD_STOP_GRACE_MS);
+  }
+
+  const connect =
+    upstream.kind === 'url'
+      ? httpConnect(upstream, s)
+      : () => {
+          // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
+          const adopted = prestarted;
+          prestarted = undefined;
+          return spawnChildUpstream(
+            {
+              argv: upstream.argv,
+              maxLineBytes: s.maxLineBytes,
+              stopGraceMs: CHILD_STOP_GRACE_MS,
+              ...(adopted === undefined ? {} : { child: adopted }),
+            },
+            s.logger,
+          ).pipe(
+            map((transport) => {
+              pid = transport.pid;
+              exited = firstValueFrom(transport.exit$, { defaultValue: undefined });
+              s.flow.add(transport);
+              return createRpcConnection(transport, s.logger);
+            }),
+          );
+        };
+
+  return {
+    connect,
+    kill: () => {
+      killGroup(pid);
+      killGroup(prestarted?.pid);
+    },
+    settle: async (watchdogFired) => {
+      // Give the child a bounded time to exit after its stdin closed (the edge escalates to
+      // signals); after the watchdog, the process tree is killed already and the caller exits at
+      // once (§2.13).
+      if (exited !== undefined && !watchdogFired) {
+        await Promise.race([
+          exited,
+          new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
+        ]);
+      }
+      // A prestarted child that no initialize adopted is stopped like any child (issue 13).
+      if (prestarted !== undefined && !watchdogFired) {
+        stopPrestarted = stopUpstreamChild(prestarted, CHILD_STOP_GRACE_MS);
+      }
+      if (stopPrestarted !== undefined) await stopPrestarted;
+    },
+  };
+}
