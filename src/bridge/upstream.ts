@@ -1,6 +1,6 @@
 /**
  * What the bridge needs from an upstream connection (a 2026-07-28 server over stdio or HTTP).
- * Edges implement it (src/edges/childUpstream.ts, src/edges/httpUpstream.ts); tests inject
+ * Edges implement it (src/edges/childProcess.ts, src/edges/http/httpUpstream.ts); tests inject
  * cold observables.
  */
 import type { Observable } from 'rxjs';
