@@ -4,7 +4,7 @@
  * warnings and the watchdog, reference-behaviors.md §2.13), and the watchdog ends the serve with
  * code 0 when the bridge does not stop after the end of stdin.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -15,15 +15,25 @@ import { initializeRequest } from '../helpers/bridgeProcess.js';
 
 /**
  * An upstream that never answers and ignores SIGTERM, so that only the watchdog's kill ends it;
- * it writes `marker` once it runs.
+ * it writes its pid to `marker` once it runs.
  */
 const stuck = (marker: string): string[] => [
   process.execPath,
   '-e',
-  "require('node:fs').writeFileSync(process.argv[1], ''); process.on('SIGTERM', () => {}); " +
+  "require('node:fs').writeFileSync(process.argv[1], String(process.pid)); process.on('SIGTERM', () => {}); " +
     'process.stdin.resume(); setInterval(() => {}, 1000);',
   marker,
 ];
+
+/** True while a process of that pid exists (a zombie counts until Node reaps it). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -52,10 +62,18 @@ describe('serveStdio options', () => {
     );
     stdin.write(`${JSON.stringify(initializeRequest(1))}\n`);
     // The upstream is started by initialize; its discovery never ends, so the bridge cannot stop.
-    await until(() => existsSync(marker));
+    await until(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '');
+    const pid = Number(readFileSync(marker, 'utf8'));
     stdin.end();
-    expect(await code).toBe(0);
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      expect(await code).toBe(0);
+      // §2.13: an upstream that ignores SIGTERM does not outlive the serve (the watchdog kills its
+      // group; in the library the stop's SIGKILL follows too: each alone passes, neither fails).
+      await until(() => !alive(pid));
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(logs[0]).toBe('mcp-bridge: product: warning: a warning of the product\n');
     expect(logs).toContain(
       'mcp-bridge: product: warning: the bridge did not stop in 0.2 s after the end of stdin, thus it stops now\n',
