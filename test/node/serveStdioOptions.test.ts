@@ -68,7 +68,7 @@ describe('serveStdio options', () => {
     try {
       expect(await code).toBe(0);
       // §2.13: an upstream that ignores SIGTERM does not outlive the serve (the watchdog kills its
-      // group; in the library the stop's SIGKILL follows too: each alone passes, neither fails).
+      // group; in the library the stop's SIGKILL follows too, so only removing both fails this).
       await until(() => !alive(pid));
     } finally {
       if (alive(pid)) process.kill(pid, 'SIGKILL');
