@@ -2,10 +2,8 @@ import { Observable, Subscription, asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/codec/input/index.js';
-import type { ErrorObject, ResponseFrame } from '../src/protocol/jsonrpc.js';
-
-/** The longest delay Node timers keep (collectAnswers caps there too). */
-const MAX_TIMER_MS = 2_147_483_647;
+import type { ErrorObject } from '../src/protocol/jsonrpc.js';
+import { roundsContext, runRound } from './internal/inputRound.js';
 
 export type {
   ClientAnswer,
@@ -121,154 +119,23 @@ export function driveInputRounds(
   config: DriveInputRoundsConfig,
   deps: InputRoundsDeps,
 ): Observable<RoundOutput> {
-  const { inputTimeoutMs: timeoutMs, scheduler = asyncScheduler } = config;
+  const { scheduler = asyncScheduler } = config;
   input.checkRoundsSettings(config);
-  // Node timers fire at once above 2^31-1 ms: a longer limit waits that long instead.
-  const timerMs = Math.min(timeoutMs, MAX_TIMER_MS);
   /*
-   * One plain subscription per round instead of a graph of operators (issue 13): a round is its
-   * upstream exchange, the wait for the answers of its asks (with one scheduled action for the
-   * input timeout) and the next round, each owned by the round's subscription. A failure of a
-   * round ends that round alone, as `catchError` did around it.
+   * One plain subscription per round instead of a graph of operators (issue 13): a round
+   * (internal/inputRound.ts) is its upstream exchange, the wait for the answers of its asks and
+   * the next round, each owned by the round's subscription. Here: the stop, the first round, the end.
    */
   return new Observable<RoundOutput>((subscriber) => {
-    let state = input.INITIAL_ROUNDS_STATE; // per subscription
-    const emit = (outputs: readonly RoundOutput[], live: Subscription): void => {
-      for (const output of outputs) {
-        if (live.closed) return;
-        subscriber.next(output);
-      }
-    };
-    const apply = (transition: input.Transition, live: Subscription): void => {
-      state = transition.state;
-      transition.logs.forEach((entry) => deps.log?.(entry.level, entry.text));
-      emit(transition.outputs, live);
-    };
-
-    /** Round n, owned by `host`; `done` once it has ended, failed or not. */
-    const round = (
-      n: number,
-      exchange$: Observable<RoundEvent>,
-      extras: RetryExtras,
-      inputWaitMs: number,
-      host: Subscription,
-      done: () => void,
-    ): void => {
-      const own = new Subscription();
-      host.add(own);
-      let exchangeEnded = false;
-      let answering = 0; // responses of the exchange whose rounds have not ended
-      const end = (): void => {
-        if (own.closed) return;
-        own.unsubscribe();
-        host.remove(own);
-        done();
-      };
-      const endIfIdle = (): void => {
-        if (exchangeEnded && answering === 0) end();
-      };
-      const fail = (thrown: unknown): void => {
-        if (own.closed) return;
-        own.unsubscribe();
-        host.remove(own);
-        apply(input.endRounds(state, { error: input.errorOfThrown(thrown) }), host);
-        done();
-      };
-      const answered = (): void => {
-        answering -= 1;
-        endIfIdle();
-      };
-      const guarded =
-        <A extends unknown[]>(step: (...args: A) => void) =>
-        (...args: A): void => {
-          try {
-            step(...args);
-          } catch (thrown) {
-            fail(thrown);
-          }
-        };
-
-      const respond = (frame: ResponseFrame): void => {
-        const carriedRequestState = extras.requestState !== undefined;
-        const opened = input.openRound(state, frame, { n, carriedRequestState, inputWaitMs }, config, deps);
-        apply(opened, own);
-        if (opened.round === undefined) return answered();
-        const open = opened.round;
-        const { plan, ids, requests } = open;
-        const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
-          const closed = input.closeRound(state, plan, answers);
-          apply(closed, own);
-          const retry = closed.retry;
-          if (retry === undefined || own.closed) return answered();
-          round(n + 1, deps.exchange(n + 1, retry), retry, waitedMs, own, answered);
-        };
-        if (ids.length === 0) return settle([], 0);
-        // The answers are watched before the bridge requests go out, so that none is missed.
-        const startedAt = scheduler.now();
-        const waiting = new Set(ids);
-        const received = new Map<string, ClientAnswer>();
-        const wait = new Subscription();
-        own.add(wait);
-        const stopWaiting = (): void => {
-          wait.unsubscribe();
-          own.remove(wait);
-        };
-        wait.add(
-          deps.answers$.subscribe({
-            next: guarded((answer: ClientAnswer) => {
-              // Answers to other ids and second answers are dropped (§2.8, rule 10).
-              if (wait.closed || !waiting.delete(answer.id)) return;
-              received.set(answer.id, answer);
-              state = input.answerArrived(state, open, answer);
-              if (waiting.size > 0) return;
-              stopWaiting();
-              settle(
-                ids.flatMap((id) => received.get(id) ?? []),
-                scheduler.now() - startedAt,
-              );
-            }),
-            error: fail,
-          }),
-        );
-        wait.add(
-          scheduler.schedule(
-            guarded(() => {
-              if (wait.closed) return;
-              stopWaiting();
-              const error = input.inputTimeoutError(timeoutMs, plan.inputRequestCount);
-              apply(input.endRounds(state, { error }, 'no answer in time'), own);
-              answered();
-            }),
-            timerMs,
-          ),
-        );
-        emit(requests, own);
-      };
-
-      own.add(
-        exchange$.subscribe({
-          next: guarded((event: RoundEvent) => {
-            if (own.closed) return;
-            if (event.type !== 'response') return apply(input.forwardProgress(state, event.frame), own);
-            answering += 1;
-            respond(event.frame);
-          }),
-          error: fail,
-          complete: () => {
-            exchangeEnded = true;
-            endIfIdle();
-          },
-        }),
-      );
-    };
-
+    const context = roundsContext(config, deps, scheduler, subscriber); // per subscription
     const exchange$ = deps.exchange(1, {});
     const work = new Subscription();
     let stopped: { readonly reason: string; readonly error?: ErrorObject } | undefined;
     const finish = (): void => {
       work.unsubscribe();
       if (stopped !== undefined) {
-        apply(input.endRounds(state, stopped.error && { error: stopped.error }, stopped.reason), subscriber);
+        const end = stopped.error && { error: stopped.error };
+        context.apply(input.endRounds(context.state, end, stopped.reason), subscriber);
       }
       subscriber.complete();
     };
@@ -286,7 +153,7 @@ export function driveInputRounds(
         },
       }),
     );
-    if (!work.closed) round(1, exchange$, {}, 0, work, finish);
+    if (!work.closed) runRound(context, 1, exchange$, {}, 0, work, finish);
     return () => work.unsubscribe();
   });
 }
