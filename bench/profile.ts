@@ -6,6 +6,7 @@
  * form against the cheap 2026-07-28 HTTP upstream (bench/servers/http.js cheap, its own process).
  *
  *   node dist/bench/profile.js [--upstream fixture|http] [--calls 20000] [--bridge <main.js>] [--dir /tmp/cpu-prof]
+ *   node dist/bench/profile.js --alone --bridge dist/test/fixtures/embeddedServer.js  # a server, no upstream
  *   node dist/bench/profile.js --summary <file.cpuprofile>
  */
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     summary: { type: 'string' },
     top: { type: 'string' },
     interval: { type: 'string' },
+    alone: { type: 'boolean' },
   },
 });
 const top = Number(values.top ?? '25');
@@ -102,11 +104,13 @@ if (values.summary !== undefined) {
   const server: HttpServer | undefined =
     values.upstream === 'http' ? await startHttpServer('cheap') : undefined;
   const upstream =
-    server !== undefined
-      ? [server.url]
-      : values.upstream === 'fixture'
-        ? ['--', process.execPath, PATHS.fixture]
-        : ['--', process.execPath, PATHS.scripted, '--mode', 'echo'];
+    values.alone === true
+      ? []
+      : server !== undefined
+        ? [server.url]
+        : values.upstream === 'fixture'
+          ? ['--', process.execPath, PATHS.fixture]
+          : ['--', process.execPath, PATHS.scripted, '--mode', 'echo'];
   const main = values.bridge ?? PATHS.bridge;
   const started = Date.now();
   const opened = await openTarget({
