@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     '| --- | --- | --- |',
     ...goals.map(
       (g) =>
-        `| ${g.goal} | ${g.measured} | ${g.pass === undefined ? 'not measured' : g.pass ? 'met' : 'MISSED'} |`,
+        `| ${g.goal} | ${g.measured} | ${g.floor === true ? 'floor' : g.pass === undefined ? 'not measured' : g.pass ? 'met' : 'MISSED'} |`,
     ),
   ];
   const notes = rec.notes().map((n) => `- ${n}`);

@@ -7,7 +7,10 @@
  * CPU time of this process per call: the floor under any front end that reaches the server
  * through its 2026-07-28 path.
  *
- *   node dist/bench/sdkPaths.js [--calls 40000] [--rounds 5]
+ *   node dist/bench/sdkPaths.js [--calls 40000] [--rounds 5] [--json]
+ *
+ * `--json` prints `{"legacy":[ms…],"modern":[ms…]}`, one value per round (the embedded scenario of
+ * `npm run bench` records them).
  */
 import { parseArgs } from 'node:util';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
@@ -15,7 +18,9 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createFixtureServer } from '../test/fixtures/fixtureFactory.js';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, LEGACY_VERSION, MODERN_VERSION } from './frames.js';
 
-const { values } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { calls: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean' } },
+});
 const calls = Number(values.calls ?? '40000');
 const rounds = Number(values.rounds ?? '5');
 const WINDOW = 128;
@@ -30,16 +35,15 @@ const ENVELOPE = {
 };
 
 /** A fresh frame per request, as a parser would make it. */
-const echoFrame = (era: Era, id: number): JSONRPCMessage =>
-  ({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params:
-      era === 'modern'
-        ? { name: 'echo', arguments: { text: `m${id}` }, _meta: { ...ENVELOPE } }
-        : { name: 'echo', arguments: { text: `m${id}` } },
-  });
+const echoFrame = (era: Era, id: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params:
+    era === 'modern'
+      ? { name: 'echo', arguments: { text: `m${id}` }, _meta: { ...ENVELOPE } }
+      : { name: 'echo', arguments: { text: `m${id}` } },
+});
 
 async function run(era: Era): Promise<number> {
   let deliver: (message: JSONRPCMessage) => void = () => undefined;
@@ -105,6 +109,10 @@ const median = (values: number[]): number =>
 const results: Record<Era, number[]> = { legacy: [], modern: [] };
 for (let i = 0; i < rounds; i++) {
   for (const era of ['legacy', 'modern'] as const) results[era].push(await run(era));
+}
+if (values.json === true) {
+  process.stdout.write(`${JSON.stringify(results)}\n`);
+  process.exit(0);
 }
 const legacy = median(results.legacy);
 const modern = median(results.modern);

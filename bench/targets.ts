@@ -21,6 +21,8 @@ export const PATHS = {
   dualEra: join(DIST, 'bench/servers/dualEra.js'),
   embedded: join(DIST, 'test/fixtures/embeddedServer.js'),
   trivial: join(DIST, 'bench/servers/trivialInit.js'),
+  spawner: join(DIST, 'bench/servers/spawner.js'),
+  sdkPaths: join(DIST, 'bench/sdkPaths.js'),
   http: join(DIST, 'bench/servers/http.js'),
   mcpRemote: join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'),
 };
@@ -66,6 +68,16 @@ export const embedded = (): Target => ({
 });
 
 export const trivialInit = (): Target => ({ name: 'node floor', era: 'legacy', spawn: node(PATHS.trivial) });
+
+/**
+ * A node process that only starts the SDK dual-era fixture as its child on the same stdio: the
+ * start-up floor of any node bridge in front of that server (bench/servers/spawner.ts).
+ */
+export const spawnerFloor = (): Target => ({
+  name: 'node spawner → SDK dual-era (floor of a node bridge)',
+  era: 'legacy',
+  spawn: node(PATHS.spawner, PATHS.dualEra),
+});
 
 export const bridgeUrl = (url: string): Target => ({
   name: 'bridge (URL)',

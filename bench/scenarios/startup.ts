@@ -9,6 +9,7 @@ import {
   bridgeUrl,
   dualEra,
   mcpRemote,
+  spawnerFloor,
   startHttpServer,
   trivialInit,
 } from '../targets.js';
@@ -26,6 +27,7 @@ export async function startup(ctx: Context): Promise<void> {
   const stdio = [
     dualEra(),
     trivialInit(),
+    spawnerFloor(),
     { ...bridgeFixture(), name: 'bridge → fixture' },
     { ...bridgeEcho(), name: 'bridge → echo' },
   ];
