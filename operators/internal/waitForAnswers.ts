@@ -48,7 +48,7 @@ export function waitForAnswers(
     context.deps.answers$.subscribe({
       next: (answer) => {
         try {
-          // Answers to other ids and second answers are dropped (§2.8, rule 10).
+          // Answers to other ids and second answers are dropped (§2.8; driveInputRounds rules 10, 17).
           if (wait.closed || !waiting.delete(answer.id)) return;
           received.set(answer.id, answer);
           context.state = input.answerArrived(context.state, round, answer);
