@@ -3,11 +3,17 @@
  * Alphabet (marbles/README.md): lower case is inbound (upstream events, client answers, aborts),
  * upper case is outbound. 1 frame = 1 ms. Each upstream round is a cold picked from `rounds`.
  */
+import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from '../operators/driveInputRounds.js';
-import type { ClientAnswer, DriveInputRoundsConfig, RoundOutput } from '../operators/driveInputRounds.js';
+import type {
+  ClientAnswer,
+  DriveInputRoundsConfig,
+  InputRoundsDeps,
+  RoundOutput,
+} from '../operators/driveInputRounds.js';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
 import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
 import { ajvInputChecks } from '../src/codec/input/schemas.js';
@@ -71,6 +77,8 @@ interface Scenario {
   readonly capabilities?: JsonObject;
   readonly config?: Partial<DriveInputRoundsConfig>;
   readonly log?: (level: 'warn' | 'info', text: string) => void;
+  /** Replaces deps of the driver (a throwing id source or schema check). */
+  readonly deps?: Partial<InputRoundsDeps>;
 }
 
 /** The driver with its deps; `calls` lists the upstream exchanges (round, extras) after the run. */
@@ -95,6 +103,7 @@ function drive({ hot }: RunHelpers, scenario: Scenario) {
       clientCapabilities: scenario.capabilities ?? ALL_KINDS,
       checks: ajvInputChecks,
       ...(scenario.log === undefined ? {} : { log: scenario.log }),
+      ...scenario.deps,
     },
   );
   return { output$, calls };
@@ -483,6 +492,86 @@ describe('driveInputRounds', () => {
       { round: 1, extras: {} },
       { round: 2, extras: { inputResponses: { name: NAME, dirs: DIRS } } },
     ]);
+  });
+
+  // How one round holds together (operators/internal/): not rules of the protocol, but what the rules rest on.
+  describe('the rounds machinery', () => {
+    it('an answer sent while its bridge request is delivered is not missed', () => {
+      // An embedded client may answer synchronously, from inside the delivery of the request.
+      const answers = new Subject<ClientAnswer>();
+      const seen: RoundOutput[] = [];
+      scheduler().run((helpers) => {
+        const round1 = helpers.cold('-(i|)', { i: up(inputRequired({ name: FORM })) });
+        const round2 = helpers.cold('-(R|)', { R: up(FINAL, 2) });
+        const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
+        output$.subscribe((output) => {
+          seen.push(output);
+          if (output.type === 'toClient') answers.next(answer('b-1', NAME));
+        });
+        helpers.flush();
+      });
+      expect(seen).toEqual([out(ASK_FORM('b-1')), done()]);
+    });
+
+    it('the input timeout ends the wait for answers while the exchange is still open', () => {
+      scheduler().run((helpers) => {
+        const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+        const round1 = cold('   -i 19ms |', { i: up(inputRequired({ name: FORM })) });
+        const answers = hot('  -------------n', { n: answer('b-1', NAME) });
+        const round2 = cold('   -(R|)', { R: up(FINAL, 2) });
+        const expected = '     -Q 9ms (CX) 6ms |';
+        const answerSubs = '   -^---------!';
+        const { output$ } = drive(helpers, {
+          rounds: [round1, round2],
+          answers,
+          config: { inputTimeoutMs: 10 },
+        });
+        expectObservable(output$).toBe(expected, {
+          Q: out(ASK_FORM('b-1')),
+          C: cancelled('b-1', 'no answer in time'),
+          X: failed(bridgeError('input_timeout', 'no answers in 10 ms (input requests of the round: 1)')),
+        });
+        expectSubscriptions(answers.subscriptions).toBe(answerSubs);
+        expectSubscriptions(round2.subscriptions).toBe([]);
+      });
+    });
+
+    it('a step that throws while the upstream response is handled ends the request with internal', () => {
+      scheduler().run((helpers) => {
+        const { cold, expectObservable } = helpers;
+        const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+        const expected = '     -(X|)';
+        const nextBridgeId = () => {
+          throw new Error('no more ids');
+        };
+        const { output$ } = drive(helpers, { rounds: [round1], deps: { nextBridgeId } });
+        expectObservable(output$).toBe(expected, { X: failed(bridgeError('internal')) });
+      });
+    });
+
+    it('a step that throws while an answer is handled ends the request with internal', () => {
+      // The answer check throws; the checks of the ask (when the round opens) pass.
+      const checks = {
+        ...ajvInputChecks,
+        matchesSpec: (name: Parameters<typeof ajvInputChecks.matchesSpec>[0], value: unknown) => {
+          if (name === 'ElicitResult') throw new Error('broken schema');
+          return ajvInputChecks.matchesSpec(name, value);
+        },
+      };
+      scheduler().run((helpers) => {
+        const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+        const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+        const answers = hot('  ----n', { n: answer('b-1', NAME) });
+        const round2 = cold('   -(R|)', { R: up(FINAL, 2) });
+        const expected = '     -Q--(X|)';
+        const { output$ } = drive(helpers, { rounds: [round1, round2], answers, deps: { checks } });
+        expectObservable(output$).toBe(expected, {
+          Q: out(ASK_FORM('b-1')),
+          X: failed(bridgeError('internal')),
+        });
+        expectSubscriptions(round2.subscriptions).toBe([]);
+      });
+    });
   });
 
   describe('checks of the configuration', () => {

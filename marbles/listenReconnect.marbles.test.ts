@@ -254,6 +254,22 @@ describe('reopenListen', () => {
     });
   });
 
+  // Not a rule of its own: which acknowledgment rules 2 and 3 measure the uptime from.
+  describe('the uptime of a stream', () => {
+    it('starts at the first acknowledgment of the stream, not at a later one', () => {
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const young = cold('   -k--#', v, lost);
+        // Acks at 1 and 5002, lost at 10 003: 10 002 ms after the first ack, 5001 after the second.
+        const twoAcks = cold(' -k 5s k 5s #', v, lost);
+        const source = sequence([young, twoAcks, young]);
+        // Waits 0.5 s, then the reset wait of 0.5 s again (1 s if the second ack counted).
+        expectObservable(source.pipe(reopenListen()), '^ 20s !').toBe('-k 503ms k 5s k 5501ms k', v);
+        expectSubscriptions(twoAcks.subscriptions).toBe('504ms ^ 10002ms !');
+        expectSubscriptions(young.subscriptions).toBe(['^---!', '11007ms ^---!']);
+      });
+    });
+  });
+
   describe('checks of the configuration', () => {
     it('refuses a configuration it cannot follow when it is built', () => {
       expect(() => reopenListen({ initialMs: -1 })).toThrow(RangeError);

@@ -3,7 +3,8 @@ import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/codec/input/index.js';
 import type { ErrorObject } from '../src/protocol/jsonrpc.js';
-import { roundsContext, runRound } from './internal/inputRound.js';
+import { runRound } from './internal/inputRound.js';
+import { roundsContext } from './internal/roundsContext.js';
 
 export type {
   ClientAnswer,
@@ -123,8 +124,8 @@ export function driveInputRounds(
   input.checkRoundsSettings(config);
   /*
    * One plain subscription per round instead of a graph of operators (issue 13): a round
-   * (internal/inputRound.ts) is its upstream exchange, the wait for the answers of its asks and
-   * the next round, each owned by the round's subscription. Here: the stop, the first round, the end.
+   * (internal/inputRound.ts) owns its upstream exchange, the wait for its answers and the next
+   * round; the rounds share one context. Here: the stop, the first round, the end.
    */
   return new Observable<RoundOutput>((subscriber) => {
     const context = roundsContext(config, deps, scheduler, subscriber); // per subscription

@@ -1,21 +1,11 @@
-import {
-  EMPTY,
-  asyncScheduler,
-  catchError,
-  defer,
-  repeat,
-  take,
-  takeWhile,
-  tap,
-  throwError,
-  timer,
-} from 'rxjs';
+import { EMPTY, asyncScheduler, catchError, defer, repeat, takeWhile, tap, throwError } from 'rxjs';
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
 import { checkBackoff, decideListenEnd } from '../src/codec/listenEnd.js';
 import type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
-import { formatDuration } from '../src/protocol/errors.js';
 import type { NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
+import { listenBackoff } from './internal/listenBackoff.js';
+import type { ListenBackoffSettings } from './internal/listenBackoff.js';
 
 export type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
 
@@ -122,47 +112,26 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
 export function reopenListen(
   config: Partial<ReopenListenConfig> = {},
 ): MonoTypeOperatorFunction<ListenEvent> {
-  const { initialMs, factor, maxMs, resetAfterMs, failBeforeFirstAck } = {
-    ...DEFAULT_REOPEN_LISTEN_CONFIG,
-    ...config,
-  };
-  const { signIn$, log = () => undefined } = config;
+  const settings = { ...DEFAULT_REOPEN_LISTEN_CONFIG, ...config };
+  checkBackoff(settings);
+  const { failBeforeFirstAck } = settings;
   const isAck = config.isAcknowledgment ?? isListenAcknowledgment;
-  const classifyEnd = config.classifyEnd ?? decideListenEnd;
-  const scheduler = config.scheduler ?? asyncScheduler;
-  checkBackoff({ initialMs, factor, maxMs, resetAfterMs });
+  const backoffSettings: ListenBackoffSettings = {
+    ...settings,
+    classifyEnd: config.classifyEnd ?? decideListenEnd,
+    signIn$: config.signIn$,
+    log: config.log ?? (() => undefined),
+    scheduler: config.scheduler ?? asyncScheduler,
+  };
   return (source) =>
     defer(() => {
-      // Per subscription, never shared.
-      let attempt = 0;
+      // Per subscription, never shared: the backoff (internal/listenBackoff.ts) and how the streams went.
+      const backoff = listenBackoff(backoffSettings);
       let acked = false;
-      let ackedAt: number | undefined;
       let end: ListenEnd = {};
 
-      const next = (): Observable<unknown> => {
-        if (failBeforeFirstAck && !acked) return EMPTY;
-        const { kind, why, level = 'warn' } = classifyEnd(end, signIn$ !== undefined);
-        if (kind === 'reopen') {
-          const lived = ackedAt === undefined ? 0 : scheduler.now() - ackedAt;
-          if (lived >= resetAfterMs) attempt = 0;
-          const waitMs = Math.min(initialMs * factor ** attempt, maxMs);
-          if (waitMs < maxMs) attempt += 1;
-          log(level, `${why}; the next one opens in ${formatDuration(waitMs)}.`);
-          return timer(waitMs, scheduler);
-        }
-        if (kind === 'signIn' && signIn$ !== undefined) {
-          log('warn', `${why}; the next one opens after the next sign-in.`);
-          return signIn$.pipe(
-            take(1),
-            tap(() => log('info', 'a sign-in completed; the listen stream opens again.')),
-          );
-        }
-        if (why !== undefined) log('warn', `${why}; list changes stop.`);
-        return EMPTY;
-      };
-
       const stream$ = defer(() => {
-        ackedAt = undefined;
+        backoff.opened();
         end = {};
         return source;
       }).pipe(
@@ -172,7 +141,7 @@ export function reopenListen(
             end = 'error' in event.frame ? { refused: event.frame.error } : {};
           } else if (isAck(event)) {
             acked = true;
-            ackedAt ??= scheduler.now();
+            backoff.acknowledged();
           }
         }),
         catchError((error: unknown) => {
@@ -181,6 +150,9 @@ export function reopenListen(
           return EMPTY;
         }),
       );
-      return stream$.pipe(repeat({ delay: next }));
+      // With failBeforeFirstAck, an end before the first acknowledgment is not reopened, nor logged.
+      return stream$.pipe(
+        repeat({ delay: () => (failBeforeFirstAck && !acked ? EMPTY : backoff.after(end)) }),
+      );
     });
 }

@@ -1,0 +1,83 @@
+/**
+ * The answer bookkeeping of one open round of driveInputRounds: which of its bridge requests still
+ * wait for an answer, the first answer to each, and the input timeout (reference-behaviors.md §4.1
+ * step 3, §4.5, §2.8). It reports how the wait ended; the round (inputRound.ts) decides what
+ * follows. One subscription to the answers and one scheduled action per round, where the public
+ * ../collectAnswers.ts composes operators for the same rules (issue 13).
+ */
+import { Subscription } from 'rxjs';
+import * as input from '../../src/codec/input/index.js';
+import type { ClientAnswer } from '../../src/codec/input/index.js';
+import type { RoundsContext } from './roundsContext.js';
+
+/** The longest delay Node timers keep (collectAnswers caps there too). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** How a wait ends: `all` or `timeout`, once; `fail` when the answers fail or either of those throws. */
+export interface AnswerWaitEnds {
+  /** Every bridge request has its answer: the answers in the order of the asks, and the wait in ms. */
+  readonly all: (answers: readonly ClientAnswer[], waitedMs: number) => void;
+  /** The input timeout passed before the last answer. */
+  readonly timeout: () => void;
+  readonly fail: (thrown: unknown) => void;
+}
+
+/**
+ * Waits, under `owner`, for the answers to the bridge requests `round.ids`. Each answer that
+ * arrives updates the rounds state at once (an accepted URL is remembered even if the round never
+ * ends, §4.4). Call it before the bridge requests go out, so that no answer is missed.
+ */
+export function waitForAnswers(
+  context: RoundsContext,
+  round: input.OpenRound,
+  owner: Subscription,
+  ends: AnswerWaitEnds,
+): void {
+  const { scheduler } = context;
+  const { ids } = round;
+  const startedAt = scheduler.now();
+  const waiting = new Set(ids);
+  const received = new Map<string, ClientAnswer>();
+  const wait = new Subscription();
+  owner.add(wait);
+  const stopWaiting = (): void => {
+    wait.unsubscribe();
+    owner.remove(wait);
+  };
+  wait.add(
+    context.deps.answers$.subscribe({
+      next: (answer) => {
+        try {
+          // Answers to other ids and second answers are dropped (§2.8; driveInputRounds rules 10, 17).
+          if (wait.closed || !waiting.delete(answer.id)) return;
+          received.set(answer.id, answer);
+          context.state = input.answerArrived(context.state, round, answer);
+          if (waiting.size > 0) return;
+          stopWaiting();
+          ends.all(
+            ids.flatMap((id) => received.get(id) ?? []),
+            scheduler.now() - startedAt,
+          );
+        } catch (thrown) {
+          ends.fail(thrown);
+        }
+      },
+      error: ends.fail,
+    }),
+  );
+  wait.add(
+    scheduler.schedule(
+      () => {
+        try {
+          if (wait.closed) return;
+          stopWaiting();
+          ends.timeout();
+        } catch (thrown) {
+          ends.fail(thrown);
+        }
+      },
+      // Node timers fire at once above 2^31-1 ms: a longer limit waits that long instead.
+      Math.min(context.settings.inputTimeoutMs, MAX_TIMER_MS),
+    ),
+  );
+}
