@@ -21,14 +21,14 @@ import {
   tap,
   timer,
 } from 'rxjs';
-import type { Subscriber } from 'rxjs';
+import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Logger } from './log.js';
-import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './upstream.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './upstream.js';
 import { refusedButSupported, retryWarning, selfRetrying } from './versionRetry.js';
 
 /** A line-based transport to an upstream (a child process or any stream of JSON-RPC lines). */
@@ -53,12 +53,16 @@ interface Pending {
   id: number;
   readonly method: string;
   readonly params: JsonObject;
-  readonly subscriber: Subscriber<ExchangeEvent>;
+  readonly sink: ExchangeSink;
+  /** Set by the handle's unsubscribe: the sink gets nothing more. */
+  closed: boolean;
   /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
   started: number;
   readonly trace: ExchangeOptions['trace'];
   /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
   retries: number;
+  /** ExchangeOptions.fresh, until the first send: a request sent once more is a copy. */
+  fresh: boolean;
 }
 
 const traceText = (trace: ExchangeOptions['trace']): string =>
@@ -125,7 +129,10 @@ export function createRpcConnection(
 
   const failAll = (error: BridgeError): void => {
     gone ??= error;
-    for (const id of [...pending.keys()]) finish(id, error.code)?.subscriber.error(error);
+    for (const id of [...pending.keys()]) {
+      const entry = finish(id, error.code);
+      if (entry !== undefined && !entry.closed) entry.sink.error(error);
+    }
   };
 
   const dispatch = (inbound: Inbound): void => {
@@ -133,9 +140,9 @@ export function createRpcConnection(
       // reference-behaviors.md §3.1: a frame the bridge cannot read fails the request it names.
       const id = inbound.id;
       const entry = typeof id === 'number' ? finish(id, `bad frame (${inbound.cause})`) : undefined;
-      if (entry !== undefined)
-        entry.subscriber.error(new BridgeError('invalid_response', { detail: entry.method }));
-      else
+      if (entry !== undefined) {
+        if (!entry.closed) entry.sink.error(new BridgeError('invalid_response', { detail: entry.method }));
+      } else
         logger.log(
           'bridge',
           'warn',
@@ -158,8 +165,9 @@ export function createRpcConnection(
         send(entry);
         return;
       }
-      entry.subscriber.next({ type: 'response', frame });
-      entry.subscriber.complete();
+      if (!entry.closed) entry.sink.next({ type: 'response', frame });
+      // The sink may have unsubscribed inside next (the request ended with this response).
+      if (!entry.closed) entry.sink.complete();
       return;
     }
     if (isRequest(frame)) {
@@ -169,8 +177,9 @@ export function createRpcConnection(
     }
     const target = correlatedId(frame);
     const entry = typeof target === 'number' ? pending.get(target) : undefined;
-    if (entry !== undefined) entry.subscriber.next({ type: 'notification', frame });
-    else if (frame.method === 'notifications/message') notifications.next(frame);
+    if (entry !== undefined) {
+      if (!entry.closed) entry.sink.next({ type: 'notification', frame });
+    } else if (frame.method === 'notifications/message') notifications.next(frame);
     else if (logger.enabled('debug')) {
       logger.log(
         'bridge',
@@ -218,15 +227,65 @@ export function createRpcConnection(
   const send = (entry: Pending): void => {
     const id = nextId++;
     entry.id = id;
-    const meta = entry.params['_meta'];
-    // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
-    const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
-    sentMeta['progressToken'] = id;
-    const sent = shallowCopy(entry.params);
-    sent['_meta'] = sentMeta;
+    const params = entry.params;
+    const meta = params['_meta'];
+    let sent: JsonObject;
+    if (entry.fresh && isObject(meta)) {
+      // Objects made for this exchange alone (ExchangeOptions.fresh): set in place. Only once:
+      // the frame sent first may still be held (an in-memory server), so a resend copies.
+      entry.fresh = false;
+      meta['progressToken'] = id;
+      sent = params;
+    } else {
+      // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
+      const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
+      sentMeta['progressToken'] = id;
+      sent = shallowCopy(params);
+      sent['_meta'] = sentMeta;
+    }
     entry.started = logger.enabled('debug') ? Date.now() : 0;
     pending.set(id, entry);
     transport.send(request(id, entry.method, sent));
+  };
+
+  /**
+   * One exchange, delivered to `sink` (UpstreamConnection.exchange); `request` is the same
+   * exchange as an observable. Unsubscribing the handle before the response cancels it upstream.
+   */
+  const exchange = (
+    method: string,
+    params: JsonObject,
+    options: ExchangeOptions,
+    sink: ExchangeSink,
+  ): Unsubscribable => {
+    const entry: Pending = {
+      id: 0,
+      method,
+      params,
+      sink,
+      closed: false,
+      started: 0,
+      trace: options.trace,
+      retries: retryLogger === undefined ? 0 : 1,
+      fresh: options.fresh === true,
+    };
+    const handle: Unsubscribable = {
+      unsubscribe: () => {
+        if (entry.closed) return;
+        entry.closed = true;
+        const id = entry.id;
+        if (finish(id, 'cancelled') === undefined) return;
+        const reason = options.cancelReason?.() ?? 'the client canceled the request';
+        transport.send(notification('notifications/cancelled', { requestId: id, reason }));
+      },
+    };
+    if (gone !== undefined) {
+      entry.closed = true;
+      sink.error(gone);
+      return handle;
+    }
+    send(entry);
+    return handle;
   };
 
   const requestFn = (
@@ -234,31 +293,11 @@ export function createRpcConnection(
     params: JsonObject,
     options: ExchangeOptions = {},
   ): Observable<ExchangeEvent> =>
-    new Observable<ExchangeEvent>((subscriber) => {
-      if (gone !== undefined) {
-        subscriber.error(gone);
-        return undefined;
-      }
-      const entry: Pending = {
-        id: 0,
-        method,
-        params,
-        subscriber,
-        started: 0,
-        trace: options.trace,
-        retries: retryLogger === undefined ? 0 : 1,
-      };
-      send(entry);
-      return () => {
-        const id = entry.id;
-        if (finish(id, 'cancelled') === undefined) return;
-        const reason = options.cancelReason?.() ?? 'the client canceled the request';
-        transport.send(notification('notifications/cancelled', { requestId: id, reason }));
-      };
-    });
+    new Observable<ExchangeEvent>((subscriber) => exchange(method, params, options, subscriber));
 
   const connection: UpstreamConnection = {
     request: requestFn,
+    exchange,
     notifications$: notifications.asObservable(),
     exit$,
     remote: false,
