@@ -23,6 +23,7 @@ import {
 } from 'rxjs';
 import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
+import { requestLine } from '../codec/requestText.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
@@ -37,6 +38,12 @@ export interface LineTransport {
   readonly inbound$: Observable<Inbound>;
   /** Queues one frame for the upstream's stdin. */
   send(frame: Frame): void;
+  /**
+   * Queues one line for the upstream's stdin: the JSON text of one frame and a newline. A
+   * transport that writes text has it, so that requests go out as text made by requestLine
+   * (src/codec/requestText.ts, issue 13); one that passes objects (in memory) does not.
+   */
+  sendLine?(line: string): void;
   /** Emits once when the upstream process is gone. */
   readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
   close(): void;
@@ -245,7 +252,8 @@ export function createRpcConnection(
     }
     entry.started = logger.enabled('debug') ? Date.now() : 0;
     pending.set(id, entry);
-    transport.send(request(id, entry.method, sent));
+    if (transport.sendLine === undefined) transport.send(request(id, entry.method, sent));
+    else transport.sendLine(requestLine(id, entry.method, sent));
   };
 
   /**

@@ -25,6 +25,21 @@ function harness() {
 }
 
 describe('the deadline queue', () => {
+  it('passes its argument to a shared fire function, and a cancel called as a method of any entry drops only that entry', () => {
+    const { scheduler, queue, fired, runTo } = harness();
+    const fire = (name: string): void => void fired.push(`${name}@${scheduler.now()}`);
+    const a = queue.add(10, fire, 'a');
+    const b = queue.add(10, fire, 'b');
+    queue.add(10, fire, 'c');
+    const cancelB = b.cancel.bind(b);
+    cancelB();
+    b.cancel();
+    runTo(5);
+    a.cancel();
+    runTo(100);
+    expect(fired).toEqual(['c@10']);
+  });
+
   it('fires each entry at its own time, also with different delays added at different times', () => {
     const { scheduler, fired, add, runTo } = harness();
     add('a', 100);
