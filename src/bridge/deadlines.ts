@@ -70,6 +70,8 @@ function cancelEntry(this: Entry): void {
 
 export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): DeadlineQueue {
   const lanes = new Map<number, Lane>();
+  let lastDelay = -1;
+  let lastLane: Lane | undefined;
   let disposed = false;
 
   const arm = (lane: Lane): void => {
@@ -97,11 +99,14 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
 
   const add = (delayMs: number, fire: (arg: unknown) => void, arg?: unknown): Deadline => {
     const delay = Math.min(Math.max(0, delayMs), MAX_DELAY_MS);
-    let lane = lanes.get(delay);
+    // Requests come with a few delays: the lane of the last one is looked up without the Map.
+    let lane = delay === lastDelay ? lastLane : lanes.get(delay);
     if (lane === undefined) {
       lane = { head: undefined, tail: undefined, action: undefined, armedFor: 0 };
       lanes.set(delay, lane);
     }
+    lastDelay = delay;
+    lastLane = lane;
     const entry: Entry = {
       due: scheduler.now() + delay,
       fire,
@@ -130,6 +135,8 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
         lane.tail = undefined;
       }
       lanes.clear();
+      lastLane = undefined;
+      lastDelay = -1;
     },
   };
 }

@@ -55,7 +55,8 @@ export interface RpcConnectionConfig {
   readonly exitAfterCloseMs: number;
 }
 
-interface Pending {
+/** One exchange in flight; it is also the handle `exchange` returns (its unsubscribe cancels it). */
+interface Pending extends Unsubscribable {
   /** The upstream id of the request; a new one when it is sent once more (versionRetry.ts). */
   id: number;
   readonly method: string;
@@ -65,7 +66,7 @@ interface Pending {
   closed: boolean;
   /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
   started: number;
-  readonly trace: ExchangeOptions['trace'];
+  readonly options: ExchangeOptions;
   /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
   retries: number;
   /** ExchangeOptions.fresh, until the first send: a request sent once more is a copy. */
@@ -128,7 +129,7 @@ export function createRpcConnection(
       logger.log(
         'bridge',
         'debug',
-        `upstream request ${id} (${entry.method}, ${traceText(entry.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
+        `upstream request ${id} (${entry.method}, ${traceText(entry.options.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
       );
     }
     return entry;
@@ -257,6 +258,20 @@ export function createRpcConnection(
   };
 
   /**
+   * The unsubscribe of every exchange of this connection, called as the method of its entry (one
+   * function, not a closure per request, issue 13): the sink gets nothing more, and an exchange
+   * still waiting for its response is cancelled upstream.
+   */
+  function cancelPending(this: Pending): void {
+    if (this.closed) return;
+    this.closed = true;
+    const id = this.id;
+    if (finish(id, 'cancelled') === undefined) return;
+    const reason = this.options.cancelReason?.() ?? 'the client canceled the request';
+    transport.send(notification('notifications/cancelled', { requestId: id, reason }));
+  }
+
+  /**
    * One exchange, delivered to `sink` (UpstreamConnection.exchange); `request` is the same
    * exchange as an observable. Unsubscribing the handle before the response cancels it upstream.
    */
@@ -273,27 +288,18 @@ export function createRpcConnection(
       sink,
       closed: false,
       started: 0,
-      trace: options.trace,
+      options,
       retries: retryLogger === undefined ? 0 : 1,
       fresh: options.fresh === true,
-    };
-    const handle: Unsubscribable = {
-      unsubscribe: () => {
-        if (entry.closed) return;
-        entry.closed = true;
-        const id = entry.id;
-        if (finish(id, 'cancelled') === undefined) return;
-        const reason = options.cancelReason?.() ?? 'the client canceled the request';
-        transport.send(notification('notifications/cancelled', { requestId: id, reason }));
-      },
+      unsubscribe: cancelPending,
     };
     if (gone !== undefined) {
       entry.closed = true;
       sink.error(gone);
-      return handle;
+      return entry;
     }
     send(entry);
-    return handle;
+    return entry;
   };
 
   const requestFn = (
