@@ -49,6 +49,12 @@ interface Run extends RoundHost, ProgressState {
   /** The next slow-request line (§2.12) and how many were logged. */
   slow: Deadline | undefined;
   slowTicks: number;
+  /**
+   * When round 1's limit is longer than the wait for the first slow-request line, one deadline
+   * does both (one entry and one clock read per request, issue 13): the first line's entry arms
+   * the rest of the limit, this many ms, if round 1 still runs then.
+   */
+  limitAfterSlow: number | undefined;
   /** Only while the round driver runs: how a stop reaches it. */
   driverStop$: Subject<Abort> | undefined;
 }
@@ -150,6 +156,7 @@ function onFirstRound(run: Run, event: ExchangeEvent): void {
     const round1 = run.current;
     run.deadline?.cancel();
     run.deadline = undefined;
+    run.limitAfterSlow = undefined;
     run.driverStop$ = new Subject<Abort>();
     try {
       run.current = startRounds(asRoundHost(run), event, run.driverStop$);
@@ -205,6 +212,7 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
     deadline: undefined,
     slow: undefined,
     slowTicks: 0,
+    limitAfterSlow: undefined,
     driverStop$: undefined,
     emitGuarded: notHandedOver,
     fail: notHandedOver,
@@ -213,7 +221,14 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
   const stop: Stop = (abort) => stopRun(run, abort);
 
   session.tasks += 1;
-  run.slow = session.deadlines.add(ctx.limits.slowFirstMs, slowLine, run);
+  const { slowFirstMs } = ctx.limits;
+  const limitMs = roundLimitMs(request.method, 1, ctx.limits);
+  if (limitMs > slowFirstMs) {
+    run.limitAfterSlow = limitMs - slowFirstMs;
+    run.slow = session.deadlines.add(slowFirstMs, firstSlowLine, run);
+  } else {
+    run.slow = session.deadlines.add(slowFirstMs, slowLine, run);
+  }
   session.track(request.id, stop);
   if (!run.ended) {
     try {
@@ -237,6 +252,8 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
 
 /** §3.5: round 1 got no response in its time limit. */
 function firstRoundTimeout(run: Run): void {
+  // The round driver has its own limits once round 1 handed over.
+  if (run.driverStop$ !== undefined) return;
   const method = run.request.method;
   const limitMs = roundLimitMs(method, 1, run.ctx.limits);
   run.deadline = undefined;
@@ -257,7 +274,9 @@ function startFirstRound(run: Run): void {
   const request = run.request;
   const method = request.method;
   const params = upstreamParams(request.params, roundMeta(run));
-  run.deadline = session.deadlines.add(roundLimitMs(method, 1, limits), firstRoundTimeout, run);
+  // A limit longer than the first slow line's wait is armed by that line (Run.limitAfterSlow).
+  if (run.limitAfterSlow === undefined)
+    run.deadline = session.deadlines.add(roundLimitMs(method, 1, limits), firstRoundTimeout, run);
   const io: FirstRound = {
     run,
     next: firstRoundNext,
@@ -288,4 +307,16 @@ function slowLine(run: Run): void {
     : `still waiting for the upstream server: ${request.method}`;
   logger.log('bridge', 'info', `${what} (request ${String(request.id)}, ${seconds} s)`);
   run.slow = session.deadlines.add(slowEveryMs, slowLine, run);
+}
+
+/**
+ * The first slow-request line of a request whose round-1 limit is longer: then the rest of that
+ * limit, while round 1 still runs (§3.5: the limit counts from the start of the request).
+ */
+function firstSlowLine(run: Run): void {
+  const left = run.limitAfterSlow;
+  run.limitAfterSlow = undefined;
+  slowLine(run);
+  if (left !== undefined && !run.ended)
+    run.deadline = run.ctx.session.deadlines.add(left, firstRoundTimeout, run);
 }
