@@ -24,8 +24,13 @@ function keyText(key: string): string {
   return text;
 }
 
-/** Stands for `_meta` while the rest of the params is serialised (see paramsText). */
-const PLACEHOLDER = '\u0000_meta';
+/**
+ * Stands for `_meta` while the rest of the params is serialised (see paramsText). Any text
+ * without escapes does: only the params' own `_meta` member can end their text with
+ * `"_meta":"…"}` (a quote inside a string value is always escaped, and a nested member ends
+ * with two braces).
+ */
+const PLACEHOLDER = 'the _meta of this request';
 /** The end of the params' text when `_meta` is their last member. */
 const PLACEHOLDER_END = `"_meta":${JSON.stringify(PLACEHOLDER)}}`;
 
