@@ -1,6 +1,6 @@
 import { EMPTY, Observable } from 'rxjs';
 import type { ObservableInput, OperatorFunction } from 'rxjs';
-import { checkDone, createInFlightTasks, runTask, taskOf } from './internal/inFlightTasks.js';
+import { checkDone, createInFlightTasks, runTask, taskOf, unsubscribeAll } from './internal/inFlightTasks.js';
 
 /** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
@@ -84,8 +84,7 @@ export function limitInFlight<T, R>(
       });
       return () => {
         sourceSubscription.unsubscribe();
-        for (const subscription of tasks.inner) subscription.unsubscribe();
-        tasks.inner.clear();
+        unsubscribeAll(tasks);
         tasks.queue.length = 0;
       };
     });

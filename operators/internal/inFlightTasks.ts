@@ -19,8 +19,13 @@ export interface InFlightTasks<T, R> {
   readonly failed: (value: T, error: unknown) => ObservableInput<R>;
   /** Counted values that wait for a place, oldest first. */
   readonly queue: T[];
-  /** The subscriptions of the running tasks (counted or not). */
-  readonly inner: Set<Subscription>;
+  /**
+   * The running tasks (counted or not), oldest first, in a list rather than a Set: a Set that
+   * shrinks and grows with every burst of tasks leaves tables behind that keep finished tasks
+   * alive through young-generation collections (issue 13, src/bridge/pendingTable.ts).
+   */
+  head: Task<T, R> | undefined;
+  tail: Task<T, R> | undefined;
   /** Counted tasks running. */
   running: number;
   sourceDone: boolean;
@@ -34,6 +39,10 @@ interface Task<T, R> extends Observer<R> {
   ended: boolean;
   /** Set once subscribed; a task may end synchronously inside subscribe(), before that. */
   current: Subscription | undefined;
+  /** In the list of running tasks, with its neighbours there. */
+  linked: boolean;
+  older: Task<T, R> | undefined;
+  newer: Task<T, R> | undefined;
 }
 
 export function createInFlightTasks<T, R>(
@@ -47,15 +56,46 @@ export function createInFlightTasks<T, R>(
     project: config.project,
     failed: config.failed,
     queue: [],
-    inner: new Set(),
+    head: undefined,
+    tail: undefined,
     running: 0,
     sourceDone: false,
   };
 }
 
+function link<T, R>(task: Task<T, R>): void {
+  if (task.linked) return;
+  const tasks = task.tasks;
+  task.linked = true;
+  task.older = tasks.tail;
+  if (tasks.tail === undefined) tasks.head = task;
+  else tasks.tail.newer = task;
+  tasks.tail = task;
+}
+
+function unlink<T, R>(task: Task<T, R>): void {
+  if (!task.linked) return;
+  const tasks = task.tasks;
+  task.linked = false;
+  if (task.older === undefined) tasks.head = task.newer;
+  else task.older.newer = task.newer;
+  if (task.newer === undefined) tasks.tail = task.older;
+  else task.newer.older = task.older;
+  task.older = undefined;
+  task.newer = undefined;
+}
+
+/** Unsubscribes every running task (the operator's teardown); the queue is the caller's. */
+export function unsubscribeAll<T, R>(tasks: InFlightTasks<T, R>): void {
+  for (let task = tasks.head; task !== undefined; task = tasks.head) {
+    unlink(task);
+    task.current?.unsubscribe();
+  }
+}
+
 /** Rule 7: the output completes when the source completed and every task ended. */
 export function checkDone<T, R>(tasks: InFlightTasks<T, R>): void {
-  if (tasks.sourceDone && tasks.inner.size === 0 && tasks.queue.length === 0) tasks.subscriber.complete();
+  if (tasks.sourceDone && tasks.head === undefined && tasks.queue.length === 0) tasks.subscriber.complete();
 }
 
 /** The task of a value; a throw of `make` is a failure of that task alone. */
@@ -84,6 +124,9 @@ export function runTask<T, R>(
     counted,
     ended: false,
     current: undefined,
+    linked: false,
+    older: undefined,
+    newer: undefined,
     next: taskNext,
     error: taskError,
     complete: taskComplete,
@@ -92,7 +135,7 @@ export function runTask<T, R>(
   // A task that failed synchronously runs its replacement already.
   if (task.current === undefined) {
     task.current = first;
-    if (!task.ended) tasks.inner.add(first);
+    if (!task.ended) link(task);
   }
 }
 
@@ -111,7 +154,7 @@ function endTask<T, R>(task: Task<T, R>): void {
   if (task.ended) return;
   task.ended = true;
   const tasks = task.tasks;
-  if (task.current !== undefined) tasks.inner.delete(task.current);
+  unlink(task);
   if (task.counted) {
     tasks.running -= 1;
     // By length, not by the value: a queued `undefined` is a task too (rule 5).
@@ -127,7 +170,6 @@ function endTask<T, R>(task: Task<T, R>): void {
 function failTask<T, R>(task: Task<T, R>, error: unknown): void {
   if (task.ended) return;
   const tasks = task.tasks;
-  if (task.current !== undefined) tasks.inner.delete(task.current);
   let fallback: ObservableInput<R>;
   try {
     fallback = tasks.failed(task.value, error);
@@ -140,7 +182,7 @@ function failTask<T, R>(task: Task<T, R>, error: unknown): void {
     complete: () => endTask(task),
   });
   // A task that ended synchronously has already released its place.
-  if (!task.ended) tasks.inner.add(task.current);
+  if (!task.ended) link(task);
 }
 
 /**

@@ -29,6 +29,7 @@ import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protoco
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Logger } from './log.js';
+import { createPendingTable } from './pendingTable.js';
 import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './upstream.js';
 import { refusedButSupported, retryWarning, selfRetrying } from './versionRetry.js';
 
@@ -104,7 +105,7 @@ export function createRpcConnection(
   logger: Logger,
   config: RpcConnectionConfig = { exitAfterCloseMs: 250 },
 ): UpstreamConnection {
-  const pending = new Map<number, Pending>();
+  const pending = createPendingTable<Pending>();
   const notifications = new Subject<NotificationFrame>();
   // Replayed: a request made after the exit must still see it.
   const exit$ = transport.exit$.pipe(
@@ -122,9 +123,8 @@ export function createRpcConnection(
   let retryLogger: Logger | undefined;
 
   const finish = (id: number, outcome: string): Pending | undefined => {
-    const entry = pending.get(id);
+    const entry = pending.take(id);
     if (entry === undefined) return undefined;
-    pending.delete(id);
     if (entry.started !== 0 && logger.enabled('debug')) {
       logger.log(
         'bridge',
@@ -137,7 +137,7 @@ export function createRpcConnection(
 
   const failAll = (error: BridgeError): void => {
     gone ??= error;
-    for (const id of [...pending.keys()]) {
+    for (const id of pending.ids()) {
       const entry = finish(id, error.code);
       if (entry !== undefined && !entry.closed) entry.sink.error(error);
     }
@@ -252,7 +252,7 @@ export function createRpcConnection(
       sent['_meta'] = sentMeta;
     }
     entry.started = logger.enabled('debug') ? Date.now() : 0;
-    pending.set(id, entry);
+    pending.set(entry);
     if (transport.sendLine === undefined) transport.send(request(id, entry.method, sent));
     else transport.sendLine(requestLine(id, entry.method, sent));
   };

@@ -136,6 +136,19 @@ describe('the stops of the session, by client id', () => {
     expect(stopped).toEqual(['b']);
   });
 
+  it('untrack removes the request it names, also when an older one has the same id', () => {
+    const session = createSession();
+    const stopped: string[] = [];
+    const older = (): void => void stopped.push('older');
+    const newer = (): void => void stopped.push('newer');
+    session.track(1, older);
+    session.track(1, newer);
+    session.untrack(1, newer);
+    session.untrack('1', older);
+    session.cancels$.next(1);
+    expect(stopped).toEqual(['older']);
+  });
+
   it('abortAll stops every running request, and a request tracked later at once', () => {
     const session = createSession();
     const stopped: string[] = [];
