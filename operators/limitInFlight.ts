@@ -1,5 +1,6 @@
-import { EMPTY, Observable, from, throwError } from 'rxjs';
-import type { ObservableInput, Observer, OperatorFunction, Subscription } from 'rxjs';
+import { EMPTY, Observable } from 'rxjs';
+import type { ObservableInput, OperatorFunction } from 'rxjs';
+import { checkDone, createInFlightTasks, runTask, taskOf, unsubscribeAll } from './internal/inFlightTasks.js';
 
 /** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
@@ -66,103 +67,25 @@ export function limitInFlight<T, R>(
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be ≥ 0');
   return (source) =>
     new Observable<R>((subscriber) => {
-      const queue: T[] = [];
-      const inner = new Set<Subscription>();
-      let running = 0;
-      let sourceDone = false;
-
-      const checkDone = (): void => {
-        if (sourceDone && inner.size === 0 && queue.length === 0) subscriber.complete();
-      };
-      /** The task of a value; a throw of `make` is a failure of that task alone. */
-      const taskOf = (value: T, make = project): ObservableInput<R> => {
-        try {
-          return make(value);
-        } catch (error: unknown) {
-          return throwError(() => error);
-        }
-      };
-      // One per subscription, not per task.
-      const emit = (output: R): void => subscriber.next(output);
-      const run = (value: T, input: ObservableInput<R>, counted: boolean): void => {
-        if (counted) running += 1;
-        let ended = false;
-        // Set once subscribed; a task may end synchronously inside subscribe(), before that.
-        let current: Subscription | undefined;
-        const end = (): void => {
-          if (ended) return;
-          ended = true;
-          if (current !== undefined) inner.delete(current);
-          if (counted) {
-            running -= 1;
-            // By length, not by the value: a queued `undefined` is a task too.
-            if (queue.length > 0) {
-              const next = queue.shift() as T;
-              run(next, taskOf(next), true);
-            }
-          }
-          checkDone();
-        };
-        /** Rule 6: the failure of a task is `failed(value, error)`, in its place. */
-        const fail = (error: unknown): void => {
-          if (ended) return;
-          if (current !== undefined) inner.delete(current);
-          let fallback: ObservableInput<R>;
-          try {
-            fallback = failed(value, error);
-          } catch (thrown: unknown) {
-            fallback = throwError(() => thrown);
-          }
-          current = subscribeTo(fallback, {
-            next: emit,
-            error: (e: unknown) => subscriber.error(e),
-            complete: end,
-          });
-          // A task that ended synchronously has already released its place.
-          if (!ended) inner.add(current);
-        };
-        // Subscribed by hand, not with defer and catchError: two operators per task were a
-        // measurable part of a forwarded request (issue 13).
-        const first = subscribeTo(input, { next: emit, error: fail, complete: end });
-        // A task that failed synchronously runs its replacement already.
-        if (current === undefined) {
-          current = first;
-          if (!ended) inner.add(first);
-        }
-      };
-
+      // The places, the queue and the tasks of this subscription (internal/inFlightTasks.ts).
+      const tasks = createInFlightTasks<T, R>(subscriber, { maxInFlight, maxQueued, project, failed });
       const sourceSubscription = source.subscribe({
         next: (value) => {
-          if (!counts(value)) run(value, taskOf(value), false);
-          else if (running < maxInFlight) run(value, taskOf(value), true);
-          else if (queue.length < maxQueued) queue.push(value);
-          else run(value, taskOf(value, refuse), false);
+          if (!counts(value)) runTask(tasks, value, taskOf(value, project), false);
+          else if (tasks.running < maxInFlight) runTask(tasks, value, taskOf(value, project), true);
+          else if (tasks.queue.length < maxQueued) tasks.queue.push(value);
+          else runTask(tasks, value, taskOf(value, refuse), false);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
-          sourceDone = true;
-          checkDone();
+          tasks.sourceDone = true;
+          checkDone(tasks);
         },
       });
       return () => {
         sourceSubscription.unsubscribe();
-        for (const subscription of inner) subscription.unsubscribe();
-        inner.clear();
-        queue.length = 0;
+        unsubscribeAll(tasks);
+        tasks.queue.length = 0;
       };
     });
-}
-
-/**
- * Subscribes to `input`; a throw of `from` (an input that is not observable) is an error of that
- * subscription, as inside `defer`.
- */
-function subscribeTo<R>(input: ObservableInput<R>, observer: Observer<R>): Subscription {
-  let source: Observable<R>;
-  try {
-    source = from(input);
-  } catch (thrown: unknown) {
-    source = throwError(() => thrown);
-  }
-  return source.subscribe(observer);
 }

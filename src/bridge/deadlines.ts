@@ -14,7 +14,11 @@ export interface Deadline {
 }
 
 export interface DeadlineQueue {
-  /** Calls `fire` once, `delayMs` from now (capped at 2^31-1 ms), unless cancelled first. */
+  /**
+   * Calls `fire(arg)` once, `delayMs` from now (capped at 2^31-1 ms), unless cancelled first.
+   * With `arg`, a caller can pass a function made once instead of a closure per deadline (issue 13).
+   */
+  add<A>(delayMs: number, fire: (arg: A) => void, arg: A): Deadline;
   add(delayMs: number, fire: () => void): Deadline;
   /** Drops every entry and every scheduled action: nothing fires afterwards. */
   dispose(): void;
@@ -22,7 +26,10 @@ export interface DeadlineQueue {
 
 interface Entry extends Deadline {
   readonly due: number;
-  fire: (() => void) | undefined;
+  fire: ((arg: unknown) => void) | undefined;
+  readonly arg: unknown;
+  /** The lane of the entry's delay. */
+  readonly lane: Lane;
   prev: Entry | undefined;
   next: Entry | undefined;
 }
@@ -39,18 +46,33 @@ interface Lane {
 /** Node fires timers above 2^31-1 ms at once; a longer limit is no limit in practice. */
 const MAX_DELAY_MS = 2_147_483_647;
 
+function unlink(lane: Lane, entry: Entry): void {
+  if (entry.prev === undefined) lane.head = entry.next;
+  else entry.prev.next = entry.next;
+  if (entry.next === undefined) lane.tail = entry.prev;
+  else entry.next.prev = entry.prev;
+  entry.prev = undefined;
+  entry.next = undefined;
+}
+
+/**
+ * The `cancel` of every entry, called as its method: one function for all entries, not a
+ * closure per deadline (issue 13).
+ */
+function cancelEntry(this: Entry): void {
+  if (this.fire === undefined) return;
+  this.fire = undefined;
+  unlink(this.lane, this);
+  // The armed action stays, also when the lane is empty: it runs once at its time and arms for
+  // the head then, if any. Dropping it would cost a timer per request again when requests come
+  // one after the other; `dispose` drops it at the end.
+}
+
 export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): DeadlineQueue {
   const lanes = new Map<number, Lane>();
+  let lastDelay = -1;
+  let lastLane: Lane | undefined;
   let disposed = false;
-
-  const unlink = (lane: Lane, entry: Entry): void => {
-    if (entry.prev === undefined) lane.head = entry.next;
-    else entry.prev.next = entry.next;
-    if (entry.next === undefined) lane.tail = entry.prev;
-    else entry.next.prev = entry.prev;
-    entry.prev = undefined;
-    entry.next = undefined;
-  };
 
   const arm = (lane: Lane): void => {
     const head = lane.head;
@@ -70,40 +92,39 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
       unlink(lane, entry);
       const fire = entry.fire;
       entry.fire = undefined;
-      fire?.();
+      fire?.(entry.arg);
     }
     arm(lane);
   };
 
+  const add = (delayMs: number, fire: (arg: unknown) => void, arg?: unknown): Deadline => {
+    const delay = Math.min(Math.max(0, delayMs), MAX_DELAY_MS);
+    // Requests come with a few delays: the lane of the last one is looked up without the Map.
+    let lane = delay === lastDelay ? lastLane : lanes.get(delay);
+    if (lane === undefined) {
+      lane = { head: undefined, tail: undefined, action: undefined, armedFor: 0 };
+      lanes.set(delay, lane);
+    }
+    lastDelay = delay;
+    lastLane = lane;
+    const entry: Entry = {
+      due: scheduler.now() + delay,
+      fire,
+      arg,
+      lane,
+      prev: lane.tail,
+      next: undefined,
+      cancel: cancelEntry,
+    };
+    if (lane.tail === undefined) lane.head = entry;
+    else lane.tail.next = entry;
+    lane.tail = entry;
+    arm(lane);
+    return entry;
+  };
+
   return {
-    add(delayMs, fire) {
-      const delay = Math.min(Math.max(0, delayMs), MAX_DELAY_MS);
-      let lane = lanes.get(delay);
-      if (lane === undefined) {
-        lane = { head: undefined, tail: undefined, action: undefined, armedFor: 0 };
-        lanes.set(delay, lane);
-      }
-      const owner = lane;
-      const entry: Entry = {
-        due: scheduler.now() + delay,
-        fire,
-        prev: owner.tail,
-        next: undefined,
-        cancel: () => {
-          if (entry.fire === undefined) return;
-          entry.fire = undefined;
-          unlink(owner, entry);
-          // The armed action stays, also when the lane is empty: it runs once at its time and
-          // arms for the head then, if any. Dropping it would cost a timer per request again
-          // when requests come one after the other; `dispose` drops it at the end.
-        },
-      };
-      if (owner.tail === undefined) owner.head = entry;
-      else owner.tail.next = entry;
-      owner.tail = entry;
-      arm(owner);
-      return entry;
-    },
+    add,
     dispose() {
       disposed = true;
       for (const lane of lanes.values()) {
@@ -114,6 +135,8 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
         lane.tail = undefined;
       }
       lanes.clear();
+      lastLane = undefined;
+      lastDelay = -1;
     },
   };
 }

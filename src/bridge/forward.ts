@@ -4,7 +4,7 @@
  * (forwardRounds.ts) and the frames for the client (forwardShape.ts).
  */
 import { Observable, Subject } from 'rxjs';
-import type { Subscriber, Subscription } from 'rxjs';
+import type { Subscriber, Unsubscribable } from 'rxjs';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
 import { upstreamParams } from '../codec/meta.js';
 import { BridgeError } from '../errors.js';
@@ -18,7 +18,7 @@ import { roundLimitMs, roundMeta, startRounds } from './forwardRounds.js';
 import type { RoundHost } from './forwardRounds.js';
 import type { Abort, Stop } from './session.js';
 import { toErrorObject } from './session.js';
-import type { ExchangeEvent, ExchangeOptions } from './upstream.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink } from './upstream.js';
 
 export type { ForwardContext } from './forwardShape.js';
 export { shapeOptions } from './forwardShape.js';
@@ -43,12 +43,50 @@ interface Run extends RoundHost, ProgressState {
   readonly subscriber: Subscriber<Frame>;
   ended: boolean;
   /** The round-1 exchange, then the round driver once a result says `input_required`. */
-  current: Subscription | undefined;
+  current: Unsubscribable | undefined;
   /** The time limit of round 1, until its response or the hand-over. */
   deadline: Deadline | undefined;
+  /** The next slow-request line (§2.12) and how many were logged. */
+  slow: Deadline | undefined;
+  slowTicks: number;
+  /**
+   * When round 1's limit is longer than the wait for the first slow-request line, one deadline
+   * does both (one entry and one clock read per request, issue 13): the first line's entry arms
+   * the rest of the limit, this many ms, if round 1 still runs then.
+   */
+  limitAfterSlow: number | undefined;
   /** Only while the round driver runs: how a stop reaches it. */
   driverStop$: Subject<Abort> | undefined;
 }
+
+/**
+ * The round-1 exchange's sink and options in one object, whose functions are shared by all
+ * requests and read the request from `this` (the exchange calls them as methods): the steady
+ * path makes no closure for them (issue 13, fewer objects per call).
+ */
+interface FirstRound extends ExchangeSink, ExchangeOptions {
+  readonly run: Run;
+  cancelReason(this: FirstRound): string;
+}
+
+function firstRoundNext(this: FirstRound, event: ExchangeEvent): void {
+  onFirstRound(this.run, event);
+}
+function firstRoundError(this: FirstRound, error: unknown): void {
+  onFirstRoundError(this.run, error);
+}
+/** An exchange that ends without a response ends the request without a frame. */
+function firstRoundComplete(this: FirstRound): void {
+  if (this.run.driverStop$ === undefined) finish(this.run);
+}
+function firstRoundCancelReason(this: FirstRound): string {
+  return this.run.cancelReason;
+}
+
+/** RoundHost's functions before the hand-over: the round driver is the only caller (asRoundHost). */
+const notHandedOver = (): never => {
+  throw new Error('the round driver has not started');
+};
 
 /**
  * Forwards one client request; its state (cancel reason, progress) lives per subscription.
@@ -118,9 +156,10 @@ function onFirstRound(run: Run, event: ExchangeEvent): void {
     const round1 = run.current;
     run.deadline?.cancel();
     run.deadline = undefined;
+    run.limitAfterSlow = undefined;
     run.driverStop$ = new Subject<Abort>();
     try {
-      run.current = startRounds(run, event, run.driverStop$);
+      run.current = startRounds(asRoundHost(run), event, run.driverStop$);
     } catch (error: unknown) {
       run.subscriber.error(error);
       return;
@@ -148,6 +187,14 @@ function onFirstRoundError(run: Run, error: unknown): void {
   finish(run);
 }
 
+/** The request as the round driver's host: its functions are made only when the driver starts. */
+function asRoundHost(run: Run): RoundHost {
+  run.emitGuarded = (output) => emitGuarded(run, output);
+  run.fail = (error) => run.subscriber.error(error);
+  run.finish = () => finish(run);
+  return run;
+}
+
 function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subscriber<Frame>): () => void {
   const session = ctx.session;
   const clientMeta = request.params?.['_meta'];
@@ -163,15 +210,25 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
     ended: false,
     current: undefined,
     deadline: undefined,
+    slow: undefined,
+    slowTicks: 0,
+    limitAfterSlow: undefined,
     driverStop$: undefined,
-    emitGuarded: (output) => emitGuarded(run, output),
-    fail: (error) => subscriber.error(error),
-    finish: () => finish(run),
+    emitGuarded: notHandedOver,
+    fail: notHandedOver,
+    finish: notHandedOver,
   };
   const stop: Stop = (abort) => stopRun(run, abort);
 
   session.tasks += 1;
-  const slow = slowLines(run);
+  const { slowFirstMs } = ctx.limits;
+  const limitMs = roundLimitMs(request.method, 1, ctx.limits);
+  if (limitMs > slowFirstMs) {
+    run.limitAfterSlow = limitMs - slowFirstMs;
+    run.slow = session.deadlines.add(slowFirstMs, firstSlowLine, run);
+  } else {
+    run.slow = session.deadlines.add(slowFirstMs, slowLine, run);
+  }
   session.track(request.id, stop);
   if (!run.ended) {
     try {
@@ -183,66 +240,83 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
   }
   return () => {
     run.ended = true;
-    slow.cancel();
+    run.slow?.cancel();
     run.deadline?.cancel();
     session.untrack(request.id, stop);
     run.current?.unsubscribe();
     session.tasks -= 1;
-    session.taskEnded$.next();
+    // A Subject's next costs even without observers; only the stop after an upstream loss listens.
+    if (session.taskEnded$.observed) session.taskEnded$.next();
   };
 }
 
+/** §3.5: round 1 got no response in its time limit. */
+function firstRoundTimeout(run: Run): void {
+  // The round driver has its own limits once round 1 handed over.
+  if (run.driverStop$ !== undefined) return;
+  const method = run.request.method;
+  const limitMs = roundLimitMs(method, 1, run.ctx.limits);
+  run.deadline = undefined;
+  run.cancelReason = 'the request timed out';
+  onFirstRoundError(
+    run,
+    new BridgeError('timeout', { detail: `${method}: no response in ${formatDuration(limitMs)}` }),
+  );
+}
+
 /**
- * Round 1, subscribed directly (no exchange observable around it). §3.5: progress never extends
- * the limit; at the limit the exchange is unsubscribed, which sends notifications/cancelled with
- * the timeout reason.
+ * Round 1, subscribed directly (no exchange observable around it where the connection has
+ * `exchange`). §3.5: progress never extends the limit; at the limit the exchange is
+ * unsubscribed, which sends notifications/cancelled with the timeout reason.
  */
 function startFirstRound(run: Run): void {
   const { session, upstream, limits } = run.ctx;
   const request = run.request;
   const method = request.method;
-  const limitMs = roundLimitMs(method, 1, limits);
   const params = upstreamParams(request.params, roundMeta(run));
-  run.deadline = session.deadlines.add(limitMs, () => {
-    run.deadline = undefined;
-    run.cancelReason = 'the request timed out';
-    onFirstRoundError(
-      run,
-      new BridgeError('timeout', { detail: `${method}: no response in ${formatDuration(limitMs)}` }),
-    );
-  });
-  const options: ExchangeOptions = {
-    cancelReason: () => run.cancelReason,
+  // A limit longer than the first slow line's wait is armed by that line (Run.limitAfterSlow).
+  if (run.limitAfterSlow === undefined)
+    run.deadline = session.deadlines.add(roundLimitMs(method, 1, limits), firstRoundTimeout, run);
+  const io: FirstRound = {
+    run,
+    next: firstRoundNext,
+    error: firstRoundError,
+    complete: firstRoundComplete,
+    cancelReason: firstRoundCancelReason,
     trace: { round: 1, clientId: request.id },
+    // Made above for this exchange alone: the connection may set its progress token in place.
+    fresh: true,
   };
-  const first = upstream.request(method, params, options).subscribe({
-    next: (event) => onFirstRound(run, event),
-    error: (error: unknown) => onFirstRoundError(run, error),
-    // An exchange that ends without a response ends the request without a frame.
-    complete: () => {
-      if (run.driverStop$ === undefined) finish(run);
-    },
-  });
+  const first =
+    upstream.exchange === undefined
+      ? upstream.request(method, params, io).subscribe(io)
+      : upstream.exchange(method, params, io, io);
   // The round driver may have taken over already (a response in the same frame).
   if (run.driverStop$ === undefined) run.current = first;
 }
 
-/** Logs the slow-request lines while the work runs (reference-behaviors.md §2.12). */
-function slowLines(run: Run): Deadline {
+/** One slow-request line while the work runs, then the next one (reference-behaviors.md §2.12). */
+function slowLine(run: Run): void {
   const { session, limits, logger } = run.ctx;
   const { slowFirstMs, slowEveryMs } = limits;
   const request = run.request;
-  let tick = 0;
-  let next: Deadline;
-  const line = (): void => {
-    const seconds = Math.round((slowFirstMs + tick * slowEveryMs) / 1000);
-    tick += 1;
-    const what = run.waitingForClient
-      ? `still waiting for the answers of the client to the input requests of ${request.method}`
-      : `still waiting for the upstream server: ${request.method}`;
-    logger.log('bridge', 'info', `${what} (request ${String(request.id)}, ${seconds} s)`);
-    next = session.deadlines.add(slowEveryMs, line);
-  };
-  next = session.deadlines.add(slowFirstMs, line);
-  return { cancel: () => next.cancel() };
+  const seconds = Math.round((slowFirstMs + run.slowTicks * slowEveryMs) / 1000);
+  run.slowTicks += 1;
+  const what = run.waitingForClient
+    ? `still waiting for the answers of the client to the input requests of ${request.method}`
+    : `still waiting for the upstream server: ${request.method}`;
+  logger.log('bridge', 'info', `${what} (request ${String(request.id)}, ${seconds} s)`);
+  run.slow = session.deadlines.add(slowEveryMs, slowLine, run);
+}
+
+/**
+ * The first slow-request line of a request whose round-1 limit is longer: then the rest of that
+ * limit, while round 1 still runs (§3.5: the limit counts from the start of the request).
+ */
+function firstSlowLine(run: Run): void {
+  const left = run.limitAfterSlow;
+  run.limitAfterSlow = undefined;
+  slowLine(run);
+  if (left !== undefined && !run.ended)
+    run.deadline = run.ctx.session.deadlines.add(left, firstRoundTimeout, run);
 }

@@ -20,6 +20,7 @@ import {
 } from '../protocol/errors.js';
 import type { ErrorObject, Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, isObject, result } from '../protocol/jsonrpc.js';
+import { frozenJson } from '../codec/requestText.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import type { Logger } from './log.js';
 import type { ClientContext, Session } from './session.js';
@@ -32,10 +33,12 @@ function clientContext(params: JsonObject | undefined): ClientContext {
   const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
   const name = typeof info['name'] === 'string' && info['name'] !== '' ? info['name'] : 'unknown-client';
   const version = typeof info['version'] === 'string' ? info['version'] : '0.0.0';
+  // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
+  // for them (src/codec/requestText.ts, issue 13).
   return {
-    info: { name, version },
+    info: frozenJson({ name, version }),
     capabilities,
-    upstreamCapabilities: toUpstreamClientCapabilities(capabilities),
+    upstreamCapabilities: frozenJson(toUpstreamClientCapabilities(capabilities)),
   };
 }
 

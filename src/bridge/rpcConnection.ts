@@ -21,14 +21,16 @@ import {
   tap,
   timer,
 } from 'rxjs';
-import type { Subscriber } from 'rxjs';
+import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
+import { requestLine } from '../codec/requestText.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { Frame, JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse, notification, request } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Logger } from './log.js';
-import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './upstream.js';
+import { createPendingTable } from './pendingTable.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './upstream.js';
 import { refusedButSupported, retryWarning, selfRetrying } from './versionRetry.js';
 
 /** A line-based transport to an upstream (a child process or any stream of JSON-RPC lines). */
@@ -37,6 +39,12 @@ export interface LineTransport {
   readonly inbound$: Observable<Inbound>;
   /** Queues one frame for the upstream's stdin. */
   send(frame: Frame): void;
+  /**
+   * Queues one line for the upstream's stdin: the JSON text of one frame and a newline. A
+   * transport that writes text has it, so that requests go out as text made by requestLine
+   * (src/codec/requestText.ts, issue 13); one that passes objects (in memory) does not.
+   */
+  sendLine?(line: string): void;
   /** Emits once when the upstream process is gone. */
   readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
   close(): void;
@@ -48,17 +56,22 @@ export interface RpcConnectionConfig {
   readonly exitAfterCloseMs: number;
 }
 
-interface Pending {
+/** One exchange in flight; it is also the handle `exchange` returns (its unsubscribe cancels it). */
+interface Pending extends Unsubscribable {
   /** The upstream id of the request; a new one when it is sent once more (versionRetry.ts). */
   id: number;
   readonly method: string;
   readonly params: JsonObject;
-  readonly subscriber: Subscriber<ExchangeEvent>;
+  readonly sink: ExchangeSink;
+  /** Set by the handle's unsubscribe: the sink gets nothing more. */
+  closed: boolean;
   /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
   started: number;
-  readonly trace: ExchangeOptions['trace'];
+  readonly options: ExchangeOptions;
   /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
   retries: number;
+  /** ExchangeOptions.fresh, until the first send: a request sent once more is a copy. */
+  fresh: boolean;
 }
 
 const traceText = (trace: ExchangeOptions['trace']): string =>
@@ -92,7 +105,7 @@ export function createRpcConnection(
   logger: Logger,
   config: RpcConnectionConfig = { exitAfterCloseMs: 250 },
 ): UpstreamConnection {
-  const pending = new Map<number, Pending>();
+  const pending = createPendingTable<Pending>();
   const notifications = new Subject<NotificationFrame>();
   // Replayed: a request made after the exit must still see it.
   const exit$ = transport.exit$.pipe(
@@ -110,14 +123,13 @@ export function createRpcConnection(
   let retryLogger: Logger | undefined;
 
   const finish = (id: number, outcome: string): Pending | undefined => {
-    const entry = pending.get(id);
+    const entry = pending.take(id);
     if (entry === undefined) return undefined;
-    pending.delete(id);
     if (entry.started !== 0 && logger.enabled('debug')) {
       logger.log(
         'bridge',
         'debug',
-        `upstream request ${id} (${entry.method}, ${traceText(entry.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
+        `upstream request ${id} (${entry.method}, ${traceText(entry.options.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
       );
     }
     return entry;
@@ -125,7 +137,10 @@ export function createRpcConnection(
 
   const failAll = (error: BridgeError): void => {
     gone ??= error;
-    for (const id of [...pending.keys()]) finish(id, error.code)?.subscriber.error(error);
+    for (const id of pending.ids()) {
+      const entry = finish(id, error.code);
+      if (entry !== undefined && !entry.closed) entry.sink.error(error);
+    }
   };
 
   const dispatch = (inbound: Inbound): void => {
@@ -133,9 +148,9 @@ export function createRpcConnection(
       // reference-behaviors.md §3.1: a frame the bridge cannot read fails the request it names.
       const id = inbound.id;
       const entry = typeof id === 'number' ? finish(id, `bad frame (${inbound.cause})`) : undefined;
-      if (entry !== undefined)
-        entry.subscriber.error(new BridgeError('invalid_response', { detail: entry.method }));
-      else
+      if (entry !== undefined) {
+        if (!entry.closed) entry.sink.error(new BridgeError('invalid_response', { detail: entry.method }));
+      } else
         logger.log(
           'bridge',
           'warn',
@@ -158,8 +173,9 @@ export function createRpcConnection(
         send(entry);
         return;
       }
-      entry.subscriber.next({ type: 'response', frame });
-      entry.subscriber.complete();
+      if (!entry.closed) entry.sink.next({ type: 'response', frame });
+      // The sink may have unsubscribed inside next (the request ended with this response).
+      if (!entry.closed) entry.sink.complete();
       return;
     }
     if (isRequest(frame)) {
@@ -169,8 +185,9 @@ export function createRpcConnection(
     }
     const target = correlatedId(frame);
     const entry = typeof target === 'number' ? pending.get(target) : undefined;
-    if (entry !== undefined) entry.subscriber.next({ type: 'notification', frame });
-    else if (frame.method === 'notifications/message') notifications.next(frame);
+    if (entry !== undefined) {
+      if (!entry.closed) entry.sink.next({ type: 'notification', frame });
+    } else if (frame.method === 'notifications/message') notifications.next(frame);
     else if (logger.enabled('debug')) {
       logger.log(
         'bridge',
@@ -218,15 +235,71 @@ export function createRpcConnection(
   const send = (entry: Pending): void => {
     const id = nextId++;
     entry.id = id;
-    const meta = entry.params['_meta'];
-    // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
-    const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
-    sentMeta['progressToken'] = id;
-    const sent = shallowCopy(entry.params);
-    sent['_meta'] = sentMeta;
+    const params = entry.params;
+    const meta = params['_meta'];
+    let sent: JsonObject;
+    if (entry.fresh && isObject(meta)) {
+      // Objects made for this exchange alone (ExchangeOptions.fresh): set in place. Only once:
+      // the frame sent first may still be held (an in-memory server), so a resend copies.
+      entry.fresh = false;
+      meta['progressToken'] = id;
+      sent = params;
+    } else {
+      // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
+      const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
+      sentMeta['progressToken'] = id;
+      sent = shallowCopy(params);
+      sent['_meta'] = sentMeta;
+    }
     entry.started = logger.enabled('debug') ? Date.now() : 0;
-    pending.set(id, entry);
-    transport.send(request(id, entry.method, sent));
+    pending.set(entry);
+    if (transport.sendLine === undefined) transport.send(request(id, entry.method, sent));
+    else transport.sendLine(requestLine(id, entry.method, sent));
+  };
+
+  /**
+   * The unsubscribe of every exchange of this connection, called as the method of its entry (one
+   * function, not a closure per request, issue 13): the sink gets nothing more, and an exchange
+   * still waiting for its response is cancelled upstream.
+   */
+  function cancelPending(this: Pending): void {
+    if (this.closed) return;
+    this.closed = true;
+    const id = this.id;
+    if (finish(id, 'cancelled') === undefined) return;
+    const reason = this.options.cancelReason?.() ?? 'the client canceled the request';
+    transport.send(notification('notifications/cancelled', { requestId: id, reason }));
+  }
+
+  /**
+   * One exchange, delivered to `sink` (UpstreamConnection.exchange); `request` is the same
+   * exchange as an observable. Unsubscribing the handle before the response cancels it upstream.
+   */
+  const exchange = (
+    method: string,
+    params: JsonObject,
+    options: ExchangeOptions,
+    sink: ExchangeSink,
+  ): Unsubscribable => {
+    const entry: Pending = {
+      id: 0,
+      method,
+      params,
+      sink,
+      closed: false,
+      started: 0,
+      options,
+      retries: retryLogger === undefined ? 0 : 1,
+      fresh: options.fresh === true,
+      unsubscribe: cancelPending,
+    };
+    if (gone !== undefined) {
+      entry.closed = true;
+      sink.error(gone);
+      return entry;
+    }
+    send(entry);
+    return entry;
   };
 
   const requestFn = (
@@ -234,31 +307,11 @@ export function createRpcConnection(
     params: JsonObject,
     options: ExchangeOptions = {},
   ): Observable<ExchangeEvent> =>
-    new Observable<ExchangeEvent>((subscriber) => {
-      if (gone !== undefined) {
-        subscriber.error(gone);
-        return undefined;
-      }
-      const entry: Pending = {
-        id: 0,
-        method,
-        params,
-        subscriber,
-        started: 0,
-        trace: options.trace,
-        retries: retryLogger === undefined ? 0 : 1,
-      };
-      send(entry);
-      return () => {
-        const id = entry.id;
-        if (finish(id, 'cancelled') === undefined) return;
-        const reason = options.cancelReason?.() ?? 'the client canceled the request';
-        transport.send(notification('notifications/cancelled', { requestId: id, reason }));
-      };
-    });
+    new Observable<ExchangeEvent>((subscriber) => exchange(method, params, options, subscriber));
 
   const connection: UpstreamConnection = {
     request: requestFn,
+    exchange,
     notifications$: notifications.asObservable(),
     exit$,
     remote: false,

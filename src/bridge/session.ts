@@ -58,7 +58,8 @@ export interface Session {
   readonly taskEnded$: Subject<void>;
   /**
    * Registers how a running forwarded request stops, under its client id: a client cancel of
-   * that id and `abortAll$` reach it from one subscription of the session, by a Map lookup,
+   * that id and `abortAll$` reach it from one subscription of the session, through the session's
+   * list of running requests,
    * instead of a subscription per request (issue 13, deliverable 1). After `abortAll$` a new
    * registration is stopped at once with the last abort, as the replay of `abortAll$` would.
    */
@@ -71,15 +72,39 @@ export interface Session {
 
 const CLIENT_CANCEL: Abort = Object.freeze({ reason: 'the client canceled the request' });
 
+/** One running request in the list of the session (track). */
+interface Tracked {
+  readonly id: RequestId;
+  readonly stop: Stop;
+  prev: Tracked | undefined;
+  next: Tracked | undefined;
+}
+
 export function createSession(scheduler?: SchedulerLike): Session {
   let bridgeIds = 0;
   let elicitationIds = 0;
-  // Several requests may share an id (a client bug): a cancel of that id stops all of them.
-  const running = new Map<RequestId, Stop | Stop[]>();
+  // The running requests, oldest first, in a list rather than a Map by id (issue 13): a Map that
+  // shrinks and grows with every burst of requests leaves tables behind that keep finished
+  // requests alive through young-generation collections (src/bridge/pendingTable.ts). A cancel
+  // by id walks the list; several requests may share an id (a client bug): a cancel of that id
+  // stops all of them. Requests mostly end in the order they started, so an untrack finds its
+  // entry near the head.
+  let head: Tracked | undefined;
+  let tail: Tracked | undefined;
   let aborted: Abort | undefined;
-  const stopsOf = (id: RequestId): readonly Stop[] => {
-    const entry = running.get(id);
-    return entry === undefined ? [] : Array.isArray(entry) ? [...entry] : [entry];
+  const unlink = (node: Tracked): void => {
+    if (node.prev === undefined) head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === undefined) tail = node.prev;
+    else node.next.prev = node.prev;
+    node.prev = undefined;
+    node.next = undefined;
+  };
+  const stopsOf = (id: RequestId | undefined): Stop[] => {
+    const stops: Stop[] = [];
+    for (let node = head; node !== undefined; node = node.next)
+      if (id === undefined || node.id === id) stops.push(node.stop);
+    return stops;
   };
   const session: Session = {
     phase: 'awaiting_initialize',
@@ -102,18 +127,17 @@ export function createSession(scheduler?: SchedulerLike): Session {
         stop(aborted);
         return;
       }
-      const entry = running.get(id);
-      if (entry === undefined) running.set(id, stop);
-      else if (Array.isArray(entry)) entry.push(stop);
-      else running.set(id, [entry, stop]);
+      const node: Tracked = { id, stop, prev: tail, next: undefined };
+      if (tail === undefined) head = node;
+      else tail.next = node;
+      tail = node;
     },
     untrack(id, stop) {
-      const entry = running.get(id);
-      if (entry === stop) running.delete(id);
-      else if (Array.isArray(entry)) {
-        const rest = entry.filter((other) => other !== stop);
-        if (rest.length === 0) running.delete(id);
-        else running.set(id, rest.length === 1 ? (rest[0] as Stop) : rest);
+      for (let node = head; node !== undefined; node = node.next) {
+        if (node.stop === stop && node.id === id) {
+          unlink(node);
+          return;
+        }
       }
     },
     deadlines: createDeadlineQueue(scheduler),
@@ -123,8 +147,8 @@ export function createSession(scheduler?: SchedulerLike): Session {
   });
   session.abortAll$.subscribe((abort) => {
     aborted = abort;
-    const stops = [...running.values()].flat();
-    running.clear();
+    const stops = stopsOf(undefined);
+    for (let node = head; node !== undefined; node = head) unlink(node);
     for (const stop of stops) stop(abort);
   });
   return session;

@@ -90,6 +90,7 @@ export function spawnChildUpstream(
           share(),
         ),
         send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
+        sendLine: (line: string) => out$.next(line),
         exit$: exit$.asObservable(),
         // Back-pressure: the child's writes wait while the client does not read (flowControl.ts).
         pause: () => void stdout.pause(),

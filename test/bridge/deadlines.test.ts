@@ -25,6 +25,21 @@ function harness() {
 }
 
 describe('the deadline queue', () => {
+  it('passes its argument to a shared fire function, and a cancel called as a method of any entry drops only that entry', () => {
+    const { scheduler, queue, fired, runTo } = harness();
+    const fire = (name: string): void => void fired.push(`${name}@${scheduler.now()}`);
+    const a = queue.add(10, fire, 'a');
+    const b = queue.add(10, fire, 'b');
+    queue.add(10, fire, 'c');
+    const cancelB = b.cancel.bind(b);
+    cancelB();
+    b.cancel();
+    runTo(5);
+    a.cancel();
+    runTo(100);
+    expect(fired).toEqual(['c@10']);
+  });
+
   it('fires each entry at its own time, also with different delays added at different times', () => {
     const { scheduler, fired, add, runTo } = harness();
     add('a', 100);
@@ -119,6 +134,19 @@ describe('the stops of the session, by client id', () => {
     session.untrack(1, b);
     session.cancels$.next(1);
     expect(stopped).toEqual(['b']);
+  });
+
+  it('untrack removes the request it names, also when an older one has the same id', () => {
+    const session = createSession();
+    const stopped: string[] = [];
+    const older = (): void => void stopped.push('older');
+    const newer = (): void => void stopped.push('newer');
+    session.track(1, older);
+    session.track(1, newer);
+    session.untrack(1, newer);
+    session.untrack('1', older);
+    session.cancels$.next(1);
+    expect(stopped).toEqual(['older']);
   });
 
   it('abortAll stops every running request, and a request tracked later at once', () => {

@@ -5,7 +5,7 @@ import { withVersionRetry } from '../../src/bridge/versionRetry.js';
 import type { ExchangeEvent } from '../../src/bridge/upstream.js';
 import type { Logger } from '../../src/bridge/log.js';
 import type { UpstreamConnection } from '../../src/bridge/upstream.js';
-import type { Frame } from '../../src/protocol/jsonrpc.js';
+import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 
 const quiet: Logger = { enabled: () => false, log: () => undefined };
@@ -158,5 +158,132 @@ describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in th
     expect(sent).toHaveLength(1);
     expect(events).toHaveLength(1);
     expect(done()).toBe(true);
+  });
+});
+
+describe('createRpcConnection: exchange, fresh params and lines (issue 13)', () => {
+  function plain(withLines: boolean) {
+    const inbound$ = new Subject<Inbound>();
+    const sent: Frame[] = [];
+    const lines: string[] = [];
+    const conn = createRpcConnection(
+      {
+        inbound$,
+        send: (frame) => sent.push(frame),
+        ...(withLines ? { sendLine: (line: string) => lines.push(line) } : {}),
+        exit$: NEVER,
+        close: () => undefined,
+      },
+      quiet,
+    );
+    return { inbound$, sent, lines, conn };
+  }
+  const sinkLog = () => {
+    const log: string[] = [];
+    return {
+      log,
+      sink: {
+        next: (event: ExchangeEvent) => log.push(`next ${event.type} ${JSON.stringify(event.frame)}`),
+        error: (error: unknown) => log.push(`error ${(error as { code?: string }).code}`),
+        complete: () => log.push('complete'),
+      },
+    };
+  };
+
+  it('a transport with sendLine gets each request as one line of JSON text', () => {
+    const { lines, sent, conn } = plain(true);
+    const info = Object.freeze({ name: 'c', version: '1' });
+    conn.request('tools/call', { name: 'echo', _meta: { 'io.x/clientInfo': info } }).subscribe();
+    conn.request('tools/call', { name: 'echo', _meta: { 'io.x/clientInfo': info } }).subscribe();
+    expect(sent).toEqual([]);
+    expect(lines).toEqual([
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.x/clientInfo":{"name":"c","version":"1"},"progressToken":1}}}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"io.x/clientInfo":{"name":"c","version":"1"},"progressToken":2}}}\n',
+    ]);
+  });
+
+  it('exchange delivers the response and the completion to the sink, then nothing after an unsubscribe', () => {
+    const { inbound$, sent, conn } = plain(false);
+    const first = sinkLog();
+    conn.exchange?.('tools/call', { name: 'a' }, {}, first.sink);
+    inbound$.next(answer(1));
+    expect(first.log).toEqual(['next response {"jsonrpc":"2.0","id":1,"result":{"ok":1}}', 'complete']);
+
+    const second = sinkLog();
+    const handle = conn.exchange?.(
+      'tools/call',
+      { name: 'b' },
+      { cancelReason: () => 'because' },
+      second.sink,
+    );
+    handle?.unsubscribe();
+    handle?.unsubscribe();
+    inbound$.next(answer(2));
+    expect(second.log).toEqual([]);
+    expect(sent[2]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 2, reason: 'because' },
+    });
+    expect(sent).toHaveLength(3);
+  });
+
+  it('a sink that unsubscribes inside next on the response gets no completion', () => {
+    const { inbound$, conn } = plain(false);
+    const log: string[] = [];
+    const handle: { unsubscribe(): void } | undefined = conn.exchange?.(
+      'tools/call',
+      {},
+      {},
+      {
+        next: () => {
+          log.push('next');
+          handle?.unsubscribe();
+        },
+        error: () => log.push('error'),
+        complete: () => log.push('complete'),
+      },
+    );
+    inbound$.next(answer(1));
+    expect(log).toEqual(['next']);
+  });
+
+  it('fresh params get the progress token in place; a request sent once more is a copy', () => {
+    const inbound$ = new Subject<Inbound>();
+    const sent: Frame[] = [];
+    const raw = createRpcConnection(
+      { inbound$, send: (frame) => sent.push(frame), exit$: NEVER, close: () => undefined },
+      quiet,
+    );
+    const conn = withVersionRetry(raw, quiet);
+    const meta: JsonObject = { traceparent: 't' };
+    const params: JsonObject = { name: 'echo', _meta: meta };
+    conn.exchange?.(
+      'tools/call',
+      params,
+      { fresh: true },
+      { next: () => undefined, error: () => undefined, complete: () => undefined },
+    );
+    expect((sent[0] as { params: unknown }).params).toBe(params);
+    expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
+    inbound$.next(refusal(1, ['2026-07-28']));
+    const resent = (sent[1] as unknown as { params: JsonObject }).params;
+    expect(resent).not.toBe(params);
+    expect(resent['_meta']).not.toBe(meta);
+    expect(JSON.stringify(sent[1])).toBe(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}',
+    );
+    // The frame sent first is as it was sent.
+    expect(JSON.stringify(sent[0])).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}',
+    );
+  });
+
+  it('an exchange after the connection is gone fails at once', () => {
+    const { conn } = plain(false);
+    conn.close();
+    const { log, sink } = sinkLog();
+    conn.exchange?.('tools/list', {}, {}, sink);
+    expect(log).toEqual(['error closed']);
   });
 });

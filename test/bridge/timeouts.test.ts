@@ -228,3 +228,84 @@ describe('slow-request lines', () => {
     ]);
   });
 });
+
+describe('a round-1 limit longer than the wait for the first slow-request line', () => {
+  const LONG = { ...LIMITS, callTimeoutMs: 15_000 };
+  const elicitingClient = frame(
+    req(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { form: {} } },
+      clientInfo: { name: 'c', version: '1' },
+    }),
+  );
+  const askName: ExchangeEvent = {
+    type: 'response',
+    frame: res(2, {
+      resultType: 'input_required',
+      inputRequests: {
+        name: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: 'What is your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+        },
+      },
+    }),
+  };
+
+  it('logs the first line at 10 s and fails at the limit, 15 s after the request, with timeout', () => {
+    const ts = scheduler();
+    let fake: ReturnType<typeof setup> | undefined;
+    ts.run(({ hot, expectObservable }) => {
+      fake = setup(ts, {}, LONG);
+      expectObservable(fake.bridge(hot('i 4ms c', client)), '^ 20s !').toBe('I 15004ms C', {
+        ...out,
+        C: err(2, -32603, 'timeout', 'tools/call: no response in 15 s'),
+      });
+    });
+    expect(fake?.lines.filter((line) => line.includes('still waiting'))).toEqual([
+      'bridge: info: still waiting for the upstream server: tools/call (request 2, 10 s)',
+    ]);
+    expect(fake?.calls.find((call) => call.method === 'tools/call')?.cancelReason).toBe(
+      'the request timed out',
+    );
+  });
+
+  it('an answer after the first line and before the limit ends the request with no error later', () => {
+    const ts = scheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const answer = cold<ExchangeEvent>('12s a', {
+        a: { type: 'response', frame: res(2, { resultType: 'complete', content: [] }) },
+      });
+      const fake = setup(ts, { 'tools/call': answer }, LONG);
+      expectObservable(fake.bridge(hot('i 4ms c', client)), '^ 40s !').toBe('I 12004ms D', {
+        ...out,
+        D: res(2, { content: [] }),
+      });
+    });
+  });
+
+  it('after input_required in round 1 the limit is off: the lines say the bridge waits for the client', () => {
+    const ts = scheduler();
+    const frames: { at: number; frame: Frame }[] = [];
+    let fake: ReturnType<typeof setup> | undefined;
+    ts.run(({ hot, cold }) => {
+      fake = setup(ts, { 'tools/call': cold('1s (a|)', { a: askName }) }, LONG);
+      const subscription = fake
+        .bridge(hot('i 4ms c', { ...client, i: elicitingClient }))
+        .subscribe((value) => frames.push({ at: ts.now(), frame: value }));
+      ts.schedule(() => subscription.unsubscribe(), 45_000);
+    });
+    expect(fake?.lines.filter((line) => line.includes('still waiting'))).toEqual([
+      'bridge: info: still waiting for the answers of the client to the input requests of tools/call (request 2, 10 s)',
+      'bridge: info: still waiting for the answers of the client to the input requests of tools/call (request 2, 40 s)',
+    ]);
+    // The initialize result, then the elicitation for the client; no error at 15 s.
+    expect(frames.map(({ at, frame: sent }) => [at, 'method' in sent ? sent.method : sent.id])).toEqual([
+      [0, 1],
+      [1005, 'elicitation/create'],
+    ]);
+  });
+});
