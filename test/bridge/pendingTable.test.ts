@@ -25,12 +25,35 @@ describe('the table of the exchanges in flight (pendingTable.ts)', () => {
     expect(table.ids()).toEqual([1, 129]);
   });
 
-  it('grows as often as needed for an id that shares a slot with an older one', () => {
+  it('keeps an older entry whose slot a new id takes', () => {
     const table = createPendingTable<Entry>();
     table.set({ id: 1, name: 'old' });
     table.set({ id: 257, name: 'new' }); // 1 mod 64, 128 and 256
     expect(table.get(1)?.name).toBe('old');
     expect(table.get(257)?.name).toBe('new');
+    expect(table.ids()).toEqual([1, 257]);
+    expect(table.take(1)?.name).toBe('old');
+    expect(table.get(1)).toBeUndefined();
+    expect(table.get(257)?.name).toBe('new');
+  });
+
+  it('does not grow with the calls made while one long-lived entry stays (a listen stream)', () => {
+    const table = createPendingTable<Entry>();
+    table.set({ id: 1, name: 'listen' });
+    for (let id = 2; id <= 100_000; id++) {
+      table.set({ id, name: 'call' });
+      expect(table.take(id)?.id).toBe(id);
+    }
+    expect(table.slotCount()).toBe(64);
+    expect(table.get(1)?.name).toBe('listen');
+    expect(table.ids()).toEqual([1]);
+  });
+
+  it('grows when more than half of its slots are taken', () => {
+    const table = createPendingTable<Entry>();
+    for (let id = 1; id <= 200; id++) table.set({ id, name: String(id) });
+    expect(table.slotCount()).toBe(256);
+    for (let id = 1; id <= 200; id++) expect(table.get(id)?.id).toBe(id);
   });
 
   it('lists the ids in ascending order, also across the end of the slots', () => {
