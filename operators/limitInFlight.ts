@@ -1,6 +1,7 @@
 import { EMPTY, Observable } from 'rxjs';
 import type { ObservableInput, OperatorFunction } from 'rxjs';
-import { checkDone, createInFlightTasks, runTask, taskOf, unsubscribeAll } from './internal/inFlightTasks.js';
+import { checkDone, createInFlightTasks, unsubscribeAll } from './internal/inFlightTasks.js';
+import { runTask, taskOf } from './internal/runTask.js';
 
 /** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
@@ -67,7 +68,8 @@ export function limitInFlight<T, R>(
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError('maxQueued must be ≥ 0');
   return (source) =>
     new Observable<R>((subscriber) => {
-      // The places, the queue and the tasks of this subscription (internal/inFlightTasks.ts).
+      // The places, the queue and the tasks of this subscription (internal/inFlightTasks.ts; one task
+      // is internal/runTask.ts).
       const tasks = createInFlightTasks<T, R>(subscriber, { maxInFlight, maxQueued, project, failed });
       const sourceSubscription = source.subscribe({
         next: (value) => {

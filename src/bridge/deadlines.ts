@@ -2,11 +2,14 @@
  * One deadline queue per client connection (issue 13, deliverable 1): the time limits of the
  * forwarded requests (reference-behaviors.md §3.5) and their slow-request lines (§2.12) without a
  * timer per request. Entries of the same delay are due in the order they were added, so each
- * delay keeps a FIFO list (a linked list: removing an entry is O(1)) and one action of the RxJS
- * scheduler for the first entry of that list. Virtual time in tests works as with `timer`.
+ * delay keeps a FIFO list (a linked list of the entries themselves, operators/internal/linkedList.ts:
+ * removing an entry is O(1) and allocates nothing) and one action of the RxJS scheduler for the
+ * first entry of that list. Virtual time in tests works as with `timer`.
  */
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { append, unlink } from '../../operators/internal/linkedList.js';
+import type { LinkedList, ListNode } from '../../operators/internal/linkedList.js';
 
 /** One pending deadline; `cancel` is idempotent and never calls `fire`. */
 export interface Deadline {
@@ -24,20 +27,17 @@ export interface DeadlineQueue {
   dispose(): void;
 }
 
-interface Entry extends Deadline {
+/** An entry of a lane: pending while `fire` is set, and then in the lane's list. */
+interface Entry extends Deadline, ListNode<Entry> {
   readonly due: number;
   fire: ((arg: unknown) => void) | undefined;
   readonly arg: unknown;
   /** The lane of the entry's delay. */
   readonly lane: Lane;
-  prev: Entry | undefined;
-  next: Entry | undefined;
 }
 
-/** The entries of one delay, oldest first, and the action armed for the first one. */
-interface Lane {
-  head: Entry | undefined;
-  tail: Entry | undefined;
+/** The entries of one delay, oldest first (`head`), and the action armed for the first one. */
+interface Lane extends LinkedList<Entry> {
   action: Subscription | undefined;
   /** The time the action runs at. */
   armedFor: number;
@@ -45,15 +45,6 @@ interface Lane {
 
 /** Node fires timers above 2^31-1 ms at once; a longer limit is no limit in practice. */
 const MAX_DELAY_MS = 2_147_483_647;
-
-function unlink(lane: Lane, entry: Entry): void {
-  if (entry.prev === undefined) lane.head = entry.next;
-  else entry.prev.next = entry.next;
-  if (entry.next === undefined) lane.tail = entry.prev;
-  else entry.next.prev = entry.prev;
-  entry.prev = undefined;
-  entry.next = undefined;
-}
 
 /**
  * The `cancel` of every entry, called as its method: one function for all entries, not a
@@ -112,13 +103,11 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
       fire,
       arg,
       lane,
-      prev: lane.tail,
-      next: undefined,
+      older: undefined,
+      newer: undefined,
       cancel: cancelEntry,
     };
-    if (lane.tail === undefined) lane.head = entry;
-    else lane.tail.next = entry;
-    lane.tail = entry;
+    append(lane, entry);
     arm(lane);
     return entry;
   };
@@ -130,7 +119,7 @@ export function createDeadlineQueue(scheduler: SchedulerLike = asyncScheduler): 
       for (const lane of lanes.values()) {
         lane.action?.unsubscribe();
         lane.action = undefined;
-        for (let entry = lane.head; entry !== undefined; entry = entry.next) entry.fire = undefined;
+        for (let entry = lane.head; entry !== undefined; entry = entry.newer) entry.fire = undefined;
         lane.head = undefined;
         lane.tail = undefined;
       }

@@ -1,0 +1,163 @@
+/**
+ * The exchanges in flight of one line-based upstream connection (rpcConnection.ts): their ids,
+ * the request line with `_meta.progressToken` set to the id, the cancel sent upstream, and their
+ * end (a response, or the end of the connection). Which exchange an upstream line belongs to is
+ * rpcInbound.ts.
+ */
+import type { Unsubscribable } from 'rxjs';
+import { shallowCopy } from '../codec/objects.js';
+import { requestLine } from '../codec/requestText.js';
+import type { BridgeError } from '../errors.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import { isObject, notification, request } from '../protocol/jsonrpc.js';
+import type { Logger } from './log.js';
+import { createPendingTable } from './pendingTable.js';
+import type { PendingTable } from './pendingTable.js';
+import type { LineTransport } from './rpcConnection.js';
+import type { ExchangeOptions, ExchangeSink } from './upstream.js';
+
+/** One exchange in flight; it is also the handle `exchange` returns (its unsubscribe cancels it). */
+export interface Pending extends Unsubscribable {
+  /** The upstream id of the request; a new one when it is sent once more (versionRetry.ts). */
+  id: number;
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly sink: ExchangeSink;
+  /** Set by the handle's unsubscribe: the sink gets nothing more. */
+  closed: boolean;
+  /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
+  started: number;
+  readonly options: ExchangeOptions;
+  /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
+  retries: number;
+  /** ExchangeOptions.fresh, until the first send: a request sent once more is a copy. */
+  fresh: boolean;
+}
+
+/** The exchanges of one connection, made once with it. */
+export interface Exchanges {
+  readonly transport: LineTransport;
+  readonly logger: Logger;
+  /** The exchanges waiting for their response, by upstream id. */
+  readonly pending: PendingTable<Pending>;
+  nextId: number;
+  /** The failure that ended the connection: an exchange opened afterwards fails with it at once. */
+  gone: BridgeError | undefined;
+  /** Set by withVersionRetry: requests made from then on are sent once more after a -32022 offering 2026-07-28. */
+  retryLogger: Logger | undefined;
+  /**
+   * The unsubscribe of every exchange of this connection, called as the method of its entry (one
+   * function per connection, not a closure per request, issue 13).
+   */
+  readonly cancel: (this: Pending) => void;
+}
+
+export function createExchanges(transport: LineTransport, logger: Logger): Exchanges {
+  /** The sink gets nothing more, and an exchange still waiting for its response is cancelled upstream. */
+  function cancel(this: Pending): void {
+    if (this.closed) return;
+    this.closed = true;
+    const id = this.id;
+    if (finishExchange(exchanges, id, 'cancelled') === undefined) return;
+    const reason = this.options.cancelReason?.() ?? 'the client canceled the request';
+    transport.send(notification('notifications/cancelled', { requestId: id, reason }));
+  }
+  const exchanges: Exchanges = {
+    transport,
+    logger,
+    pending: createPendingTable<Pending>(),
+    nextId: 1,
+    gone: undefined,
+    retryLogger: undefined,
+    cancel,
+  };
+  return exchanges;
+}
+
+/**
+ * One exchange, delivered to `sink` (UpstreamConnection.exchange). Unsubscribing the handle
+ * before the response cancels it upstream.
+ */
+export function openExchange(
+  exchanges: Exchanges,
+  method: string,
+  params: JsonObject,
+  options: ExchangeOptions,
+  sink: ExchangeSink,
+): Unsubscribable {
+  const entry: Pending = {
+    id: 0,
+    method,
+    params,
+    sink,
+    closed: false,
+    started: 0,
+    options,
+    retries: exchanges.retryLogger === undefined ? 0 : 1,
+    fresh: options.fresh === true,
+    unsubscribe: exchanges.cancel,
+  };
+  if (exchanges.gone !== undefined) {
+    entry.closed = true;
+    sink.error(exchanges.gone);
+    return entry;
+  }
+  sendExchange(exchanges, entry);
+  return entry;
+}
+
+/** Sends a pending request under a new id, with `_meta.progressToken` set to that id. */
+export function sendExchange(exchanges: Exchanges, entry: Pending): void {
+  const id = exchanges.nextId++;
+  entry.id = id;
+  const params = entry.params;
+  const meta = params['_meta'];
+  let sent: JsonObject;
+  if (entry.fresh && isObject(meta)) {
+    // Objects made for this exchange alone (ExchangeOptions.fresh): set in place. Only once:
+    // the frame sent first may still be held (an in-memory server), so a resend copies.
+    entry.fresh = false;
+    meta['progressToken'] = id;
+    sent = params;
+  } else {
+    // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
+    const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
+    sentMeta['progressToken'] = id;
+    sent = shallowCopy(params);
+    sent['_meta'] = sentMeta;
+  }
+  entry.started = exchanges.logger.enabled('debug') ? Date.now() : 0;
+  exchanges.pending.set(entry);
+  const transport = exchanges.transport;
+  if (transport.sendLine === undefined) transport.send(request(id, entry.method, sent));
+  else transport.sendLine(requestLine(id, entry.method, sent));
+}
+
+const traceText = (trace: ExchangeOptions['trace']): string =>
+  trace === undefined
+    ? 'round 1 of no client request'
+    : `round ${trace.round} of ${trace.clientId === undefined ? 'no client request' : `client request ${trace.clientId}`}`;
+
+/** Takes the exchange of `id` out of the table (a debug line says how it ended), if it is there. */
+export function finishExchange(exchanges: Exchanges, id: number, outcome: string): Pending | undefined {
+  const entry = exchanges.pending.take(id);
+  if (entry === undefined) return undefined;
+  const logger = exchanges.logger;
+  if (entry.started !== 0 && logger.enabled('debug')) {
+    logger.log(
+      'bridge',
+      'debug',
+      `upstream request ${id} (${entry.method}, ${traceText(entry.options.trace)}): ${outcome} after ${Date.now() - entry.started} ms`,
+    );
+  }
+  return entry;
+}
+
+/** The end of the connection: every exchange in flight fails with `error`, and so does every later one. */
+export function failAll(exchanges: Exchanges, error: BridgeError): void {
+  exchanges.gone ??= error;
+  for (const id of exchanges.pending.ids()) {
+    const entry = finishExchange(exchanges, id, error.code);
+    if (entry !== undefined && !entry.closed) entry.sink.error(error);
+  }
+}

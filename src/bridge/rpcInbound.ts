@@ -1,0 +1,103 @@
+/**
+ * Where each upstream line goes (rpcConnection.ts): a response ends its exchange, a correlated
+ * notification goes to its exchange, `notifications/message` to the connection, the rest is
+ * logged and dropped. Lines are handled synchronously in arrival order, so an event the upstream
+ * wrote before a result reaches the client before that result (reference-behaviors.md §5.8).
+ */
+import type { Subject } from 'rxjs';
+import { BridgeError } from '../errors.js';
+import type { NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
+import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import { causeOf } from './causeOf.js';
+import { finishExchange, sendExchange } from './rpcExchanges.js';
+import type { Exchanges } from './rpcExchanges.js';
+import { refusedButSupported, retryWarning } from './versionRetry.js';
+
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** The request an upstream notification belongs to: progress token, listen tag, or cancel target. */
+function correlatedId(frame: NotificationFrame): RequestId | undefined {
+  const params = frame.params;
+  if (params === undefined) return undefined;
+  if (frame.method === 'notifications/progress') return params['progressToken'] as RequestId | undefined;
+  if (frame.method === 'notifications/cancelled') return params['requestId'] as RequestId | undefined;
+  const meta = params['_meta'];
+  return isObject(meta) ? (meta[SUBSCRIPTION_ID] as RequestId | undefined) : undefined;
+}
+
+/**
+ * Routes one upstream line; uncorrelated `notifications/message` frames go to `notifications`. A
+ * bug on one line drops that line (issue 10 item 2), never the connection.
+ */
+export function routeLine(
+  exchanges: Exchanges,
+  notifications: Subject<NotificationFrame>,
+  inbound: Inbound,
+): void {
+  try {
+    route(exchanges, notifications, inbound);
+  } catch (error: unknown) {
+    exchanges.logger.log(
+      'bridge',
+      'err',
+      `dropped a line of the upstream server: the bridge failed on it (${causeOf(error)})`,
+    );
+  }
+}
+
+function route(exchanges: Exchanges, notifications: Subject<NotificationFrame>, inbound: Inbound): void {
+  const logger = exchanges.logger;
+  if (inbound.kind === 'bad') {
+    // reference-behaviors.md §3.1: a frame the bridge cannot read fails the request it names.
+    const id = inbound.id;
+    const entry =
+      typeof id === 'number' ? finishExchange(exchanges, id, `bad frame (${inbound.cause})`) : undefined;
+    if (entry !== undefined) {
+      if (!entry.closed) entry.sink.error(new BridgeError('invalid_response', { detail: entry.method }));
+    } else
+      logger.log(
+        'bridge',
+        'warn',
+        `dropped a line of the upstream server that is not valid (${inbound.cause})`,
+      );
+    return;
+  }
+  if (inbound.kind !== 'frame') return;
+  const frame = inbound.frame;
+  if (isResponse(frame)) {
+    const entry = typeof frame.id === 'number' ? finishExchange(exchanges, frame.id, 'response') : undefined;
+    if (entry === undefined) {
+      logger.log('bridge', 'debug', 'dropped a response of the upstream server that belongs to no request');
+      return;
+    }
+    if (entry.retries > 0 && exchanges.retryLogger !== undefined && refusedButSupported(frame)) {
+      // versionRetry.ts, done here: the same warning, then the same request with a new id.
+      entry.retries -= 1;
+      exchanges.retryLogger.log('bridge', 'warn', retryWarning(entry.method));
+      sendExchange(exchanges, entry);
+      return;
+    }
+    if (!entry.closed) entry.sink.next({ type: 'response', frame });
+    // The sink may have unsubscribed inside next (the request ended with this response).
+    if (!entry.closed) entry.sink.complete();
+    return;
+  }
+  if (isRequest(frame)) {
+    // protocol-mapping.md §10.7 trap 35: a 2026-07-28 server never sends requests; never answer one.
+    logger.log('bridge', 'warn', `ignored the request ${frame.method} of the upstream server`);
+    return;
+  }
+  const target = correlatedId(frame);
+  const entry = typeof target === 'number' ? exchanges.pending.get(target) : undefined;
+  if (entry !== undefined) {
+    if (!entry.closed) entry.sink.next({ type: 'notification', frame });
+  } else if (frame.method === 'notifications/message') notifications.next(frame);
+  else if (logger.enabled('debug')) {
+    logger.log(
+      'bridge',
+      'debug',
+      `dropped the notification ${frame.method} of the upstream server: it belongs to no request`,
+    );
+  }
+}
