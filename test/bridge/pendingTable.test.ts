@@ -49,6 +49,17 @@ describe('the table of the exchanges in flight (pendingTable.ts)', () => {
     expect(table.ids()).toEqual([1]);
   });
 
+  it('finds nothing under ids an upstream may answer with that the bridge never sent', () => {
+    const table = createPendingTable<Entry>();
+    table.set({ id: 1, name: 'a' });
+    for (const id of [0, -1, -63, 1.5, 65, 2 ** 53, Number.MAX_VALUE, Infinity]) {
+      expect(table.get(id)).toBeUndefined();
+      expect(table.take(id)).toBeUndefined();
+    }
+    expect(table.ids()).toEqual([1]);
+    expect(table.get(1)?.name).toBe('a');
+  });
+
   it('grows when more than half of its slots are taken', () => {
     const table = createPendingTable<Entry>();
     for (let id = 1; id <= 200; id++) table.set({ id, name: String(id) });
