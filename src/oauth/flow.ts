@@ -13,6 +13,7 @@ import type { Fetch } from './http.js';
 import { checkEndpoint, isPlainHttp } from './endpoints.js';
 import type { RedirectResult } from './receiver.js';
 import type { ClientRegistration } from './store/types.js';
+import { acceptedTokens } from './tokens.js';
 import type { TokenResponse } from './tokens.js';
 
 /**
@@ -44,11 +45,30 @@ const customFetch = (fetch: Fetch, mcpUrl: string, stop?: AbortSignal): client.C
   };
 };
 
+/** One value encoded as `application/x-www-form-urlencoded` writes it (`-._*` stay as they are). */
+export const formEncode = (value: string): string => new URLSearchParams([['', value]]).toString().slice(1);
+
+/**
+ * HTTP Basic client authentication (RFC 6749 §2.3.1): the client id and secret, each form
+ * encoded, joined by `:`, in base64. oauth4webapi's own encoding also escapes `-`, `.`, `!` and
+ * more (`pre%2Dregistered`), which a server that does not form-decode the credentials compares as
+ * another client id; a server that does decode them reads the same value either way
+ * (SECURITY.md "Tolerances of the sign-in").
+ */
+export function formBasic(secret: string | undefined): client.ClientAuth {
+  if (secret === undefined)
+    throw new BridgeError('internal', { detail: 'client_secret_basic without a secret' });
+  return (_as, metadata, _body, headers) => {
+    const pair = `${formEncode(metadata.client_id)}:${formEncode(secret)}`;
+    headers.set('authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`);
+  };
+}
+
 /** The client authentication of the token endpoint, as the client was registered (§6.9). */
 function clientAuth(registration: ClientRegistration, secret: string | undefined): client.ClientAuth {
   switch (registration.authMethod) {
     case 'client_secret_basic':
-      return client.ClientSecretBasic(secret);
+      return formBasic(secret);
     case 'client_secret_post':
       return client.ClientSecretPost(secret);
     default:
@@ -143,21 +163,35 @@ export async function exchangeCode(
     readonly resource: string;
   },
 ): Promise<TokenResponse> {
+  let tokens: TokenResponse;
   try {
-    const tokens = await client.authorizationCodeGrant(
+    tokens = await client.authorizationCodeGrant(
       config,
       input.redirect.callbackUrl,
       { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
       { resource: input.resource },
     );
-    return tokens;
   } catch (error) {
     throw codeError(error);
   }
+  return acceptedTokens(tokens);
 }
+
+/** True when oauth4webapi refused the `token_type` of a token response (neither bearer nor dpop). */
+function unknownTokenType(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if (current.name === 'UnsupportedOperationError' && current.message.includes('token_type')) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+const NOT_BEARER = 'the token type is not Bearer; nothing was stored';
 
 /** Maps an error of {@link exchangeCode} to its cause. */
 export function codeError(error: unknown): BridgeError {
+  if (unknownTokenType(error)) return new BridgeError('sign_in_failed', { detail: NOT_BEARER });
   if (error instanceof client.AuthorizationResponseError) {
     const code = safeCode(error.error);
     return code === 'access_denied'
@@ -184,67 +218,12 @@ export async function refresh(
   config: client.Configuration,
   input: { readonly refreshToken: string; readonly resource: string },
 ): Promise<TokenResponse> {
+  let tokens: TokenResponse;
   try {
-    return await client.refreshTokenGrant(config, input.refreshToken, { resource: input.resource });
+    tokens = await client.refreshTokenGrant(config, input.refreshToken, { resource: input.resource });
   } catch (error) {
+    if (unknownTokenType(error)) throw new BridgeError('sign_in_failed', { detail: NOT_BEARER });
     throw new BridgeError('sign_in_failed', { detail: `the refresh failed: ${refusal(error)}` });
   }
-}
-
-/** What the bridge registers (protocol-mapping.md §8.4 item 3, reference §6.9). */
-export interface DynamicRegistration {
-  readonly metadataUrl: string;
-  readonly redirectUri: string;
-  readonly clientName: string;
-}
-
-/** Dynamic client registration (RFC 7591) at the server whose metadata was found at `metadataUrl`. */
-export async function registerClient(
-  as: ServerMetadata,
-  input: DynamicRegistration,
-  fetch: Fetch,
-  mcpUrl: string,
-): Promise<{ registration: ClientRegistration; secret?: string }> {
-  let registered: client.Configuration;
-  try {
-    registered = await client.dynamicClientRegistration(
-      new URL(input.metadataUrl),
-      {
-        application_type: 'native',
-        client_name: input.clientName,
-        redirect_uris: [input.redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      },
-      client.None(),
-      {
-        [client.customFetch]: customFetch(fetch, mcpUrl),
-        timeout: REQUEST_TIMEOUT_MS / 1000,
-        execute: needsInsecure(as, mcpUrl, [input.metadataUrl]) ? [client.allowInsecureRequests] : [],
-      },
-    );
-  } catch (error) {
-    throw new BridgeError('registration_failed', { detail: refusal(error) });
-  }
-  // The metadata was fetched again by openid-client: it must still be the server we checked.
-  if (registered.serverMetadata().issuer !== as.issuer) {
-    throw new BridgeError('registration_failed', { detail: 'the authorization server changed its issuer' });
-  }
-  const metadata = registered.clientMetadata();
-  const method = metadata.token_endpoint_auth_method;
-  const secret = typeof metadata.client_secret === 'string' ? metadata.client_secret : undefined;
-  const authMethod =
-    method === 'client_secret_basic' || method === 'client_secret_post'
-      ? method
-      : secret !== undefined && method === undefined
-        ? 'client_secret_basic'
-        : 'none';
-  const registration: ClientRegistration = {
-    clientId: metadata.client_id,
-    source: 'dynamic',
-    authMethod,
-    ...(secret === undefined ? {} : { clientSecret: secret }),
-  };
-  return secret === undefined ? { registration } : { registration, secret };
+  return acceptedTokens(tokens);
 }

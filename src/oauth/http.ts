@@ -82,7 +82,7 @@ const bounded = (signal: AbortSignal): AbortSignal =>
   AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
 
 /** Reads at most {@link MAX_BODY_BYTES} of a body. */
-async function readBody(response: Response): Promise<string> {
+export async function readBody(response: Response): Promise<string> {
   if (response.body === null) return '';
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];

@@ -8,7 +8,8 @@ import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import type { BearerChallenge } from './challenge.js';
-import { configuration, refresh, registerClient } from './flow.js';
+import { registerClient } from './dynamicRegistration.js';
+import { configuration, refresh } from './flow.js';
 import type { Fetch } from './http.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import { signInInteractively } from './interactive.js';
@@ -168,7 +169,7 @@ export async function signInAnew(
         ? choice
         : await registerClient(
             found.as,
-            { metadataUrl: found.metadataUrl, redirectUri, clientName: config.clientName },
+            { redirectUri, clientName: config.clientName },
             ctx.fetch,
             config.url,
           );

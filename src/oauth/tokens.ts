@@ -2,6 +2,7 @@
  * Token records (reference-behaviors.md §6.4, §6.11; src/oauth/store/types.ts): when a stored
  * access token may be used without any request, and the record a token response gives.
  */
+import { BridgeError } from '../errors.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
 /** A token that expires within this margin is refreshed first (reference §6.4: ~1 min). */
@@ -18,6 +19,37 @@ export interface TokenResponse {
   readonly expires_in?: number;
   readonly refresh_token?: string;
   readonly scope?: string;
+}
+
+/** RFC 6750 §2.1 `b64token`: the only access tokens an `Authorization: Bearer` header can carry. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+const refused = (detail: string): BridgeError => new BridgeError('sign_in_failed', { detail });
+
+/**
+ * A token response the bridge can use, checked at receipt so that nothing unusable is stored
+ * (SECURITY.md "Tolerances of the sign-in"): the access token is `b64token` syntax (a CR, LF,
+ * NUL or any character outside it would make every request fail without a 401) and the token
+ * type is `Bearer` in any case (RFC 6749 §5.1: case-insensitive; oauth4webapi writes it in lower
+ * case). DPoP-bound tokens are not supported. `expires_in` given as a string of digits is read
+ * as its number by oauth4webapi before this check.
+ */
+export function acceptedTokens(response: TokenResponse): TokenResponse {
+  if (typeof response.access_token !== 'string' || !B64TOKEN.test(response.access_token)) {
+    throw refused('the access token is not a bearer token value (RFC 6750 §2.1); nothing was stored');
+  }
+  const type = typeof response.token_type === 'string' ? response.token_type.toLowerCase() : undefined;
+  if (type === 'dpop') {
+    throw refused(
+      'the authorization server issued a DPoP token, which the bridge does not support; nothing was stored',
+    );
+  }
+  // oauth4webapi refuses other types before this (flow.ts maps that to the same detail).
+  if (type !== 'bearer') throw refused('the token type is not Bearer; nothing was stored');
+  if (response.refresh_token !== undefined && typeof response.refresh_token !== 'string') {
+    throw refused('the refresh token is not a string; nothing was stored');
+  }
+  return response;
 }
 
 export interface RecordInput {

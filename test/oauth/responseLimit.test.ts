@@ -9,7 +9,8 @@ import type { ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMetadata } from 'openid-client';
-import { configuration, refresh, registerClient } from '../../src/oauth/flow.js';
+import { registerClient } from '../../src/oauth/dynamicRegistration.js';
+import { configuration, refresh } from '../../src/oauth/flow.js';
 import { listenLoopback } from '../fixtures/loopbackServer.js';
 import type { LoopbackServer } from '../fixtures/loopbackServer.js';
 
@@ -109,7 +110,6 @@ describe('the size limit of the token, refresh and registration responses', () =
       registerClient(
         metadata(),
         {
-          metadataUrl: `${origin}/.well-known/oauth-authorization-server`,
           redirectUri: 'http://127.0.0.1:1/callback',
           clientName: 'test',
         },
