@@ -13,10 +13,12 @@
  *   as `--client-id` and `MCP_BRIDGE_CLIENT_SECRET`; the bridge hands a secret only to the issuer
  *   of `--client-issuer`, which this driver reads from the protected resource metadata the way a
  *   person configuring the bridge would.
- * - An elicitation is answered like VS Code's form does: accept with the defaults of the schema.
+ * - It declares form and URL elicitation, as VS Code does: a form is accepted with the defaults of
+ *   its schema; an accepted URL opens in the scripted browser (one argument, no shell).
  *
  * Exit code 0 when every step worked, 1 otherwise; the bridge's stderr goes to this stderr.
  */
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,6 +27,9 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { testBrowserPath } from '../../test/fixtures/oauth/testBrowser.js';
 
 const BRIDGE = fileURLToPath(new URL('../../bin/mcp-bridge-vscode.js', import.meta.url));
+
+/** The client ID metadata document URL that `auth/basic-cimd` expects (from the scenario source). */
+const SUITE_CLIENT_DOCUMENT = 'https://conformance-test.local/client-metadata.json';
 
 /** The tool each scenario checks, with its arguments (read from the scenario sources). */
 const TOOLS: Readonly<Record<string, { name: string; args: Record<string, unknown> }>> = {
@@ -106,12 +111,15 @@ async function main(): Promise<number> {
     '--sign-in-timeout',
     '20',
   ];
+  // The CIMD scenario checks for the suite's own document URL: a person would configure it so.
+  if (scenario === 'auth/basic-cimd') args.push('--client-metadata-url', SUITE_CLIENT_DOCUMENT);
   // The bridge's own log level (its logs never hold tokens, codes or the URL: SECURITY.md).
   const level = process.env['CONFORMANCE_BRIDGE_LOG_LEVEL'];
   if (level !== undefined) args.push('--log-level', level);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  env['BROWSER'] = testBrowserPath();
+  const browser = testBrowserPath();
+  env['BROWSER'] = browser;
   env['DBUS_SESSION_BUS_ADDRESS'] = 'unix:path=/nonexistent/bus';
   delete env['MCP_BRIDGE_CLIENT_SECRET'];
   if (context.client_id !== undefined) {
@@ -128,10 +136,16 @@ async function main(): Promise<number> {
   });
   const client = new Client(
     { name: 'mcp-bridge-conformance-driver', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } } },
+    { capabilities: { elicitation: { form: {}, url: {} } } },
   );
   client.setRequestHandler(ElicitRequestSchema, (request) => {
-    const params = request.params as { requestedSchema?: Schema };
+    const params = request.params as { mode?: string; url?: string; requestedSchema?: Schema };
+    if (params.mode === 'url' && typeof params.url === 'string') {
+      // As VS Code does: an accepted URL opens in the browser (here the scripted one), no shell.
+      step('elicitation: url, opened in the scripted browser');
+      spawn(browser, [params.url], { stdio: 'ignore', env }).on('error', () => undefined);
+      return { action: 'accept' };
+    }
     return { action: 'accept', content: defaultsOf(params.requestedSchema) as Record<string, string> };
   });
   try {
