@@ -1,77 +1,36 @@
 /**
- * `npm run conformance`: runs the client scenarios of the official MCP conformance suite
- * (`@modelcontextprotocol/conformance` 0.1.16) against the back face of the built bridge, through
- * the driver `client.ts`, one scenario at a time, and prints a table (scenario, checks passed,
- * the failed checks). Not part of `npm test`: the suite needs Node 22, which it installs once from
- * the npm registry (the `node` package carries the binary) into `$CONFORMANCE_DIR` (default: a
- * folder under the system temporary folder), with `npm install`, never through a shell.
+ * `npm run conformance`: runs the official MCP conformance suite (`@modelcontextprotocol/conformance`,
+ * version in scenarios.ts) against both faces of the built bridge and prints the auth score and a
+ * table per face. Not part of `npm test`: the suite needs Node 22, which it installs once from the
+ * npm registry (`node-<platform>-<arch>`, a package that carries the binary) into
+ * `$CONFORMANCE_DIR` (default: a folder under the system temporary folder), with `npm install`,
+ * never through a shell.
  *
- * The scenario servers of 0.1.16 speak MCP 2025-11-25 (none speaks 2026-07-28), so every scenario
- * ends at the bridge's `server/discover`; the sign-in checks (`auth/*`) happen before it. The exit
- * code is 0 when every scenario passes exactly the checks of BASELINE (the results README.md
- * reports), 1 when one differs: a change of the bridge's sign-in shows up here.
+ * - Back face (the bridge as a 2026-07-28 client): each client scenario of `--spec-version
+ *   2026-07-28` through the driver `client.ts`, which stands in for VS Code (form and URL
+ *   elicitation, a scripted browser).
+ * - Front face (the bridge as a 2025-11-25 server): server scenarios through frontAdapter.ts.
  *
- * `CONFORMANCE_PATCHED=1` runs a copy of the suite whose registration answer carries
- * `client_secret_expires_at` (RFC 7591 §3.2.1 requires it with a `client_secret`; 0.1.16 omits it
- * and openid-client refuses the registration): a diagnosis of the later sign-in steps, never the
- * official result. `CONFORMANCE_SCENARIOS=a,b` runs only those.
+ * Exit code 0 when every auth scenario in scope passes all its checks and every other scenario
+ * gives its baseline; 1 otherwise. `CONFORMANCE_SCENARIOS=a,b` runs only those;
+ * `CONFORMANCE_VERBOSE=1` shows the suite's output.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  AUTH_LEFT_OUT,
+  AUTH_SCENARIOS,
+  FRONT_BASELINE,
+  OTHER_BASELINE,
+  SUITE_NODE,
+  SUITE_VERSION,
+} from './scenarios.js';
 
-const VERSION = '0.1.16';
 const DRIVER = fileURLToPath(new URL('./client.js', import.meta.url));
 const ADAPTER = fileURLToPath(new URL('./frontAdapter.js', import.meta.url));
-
-/** Checks passed / checks counted of each scenario with 0.1.16, unpatched (README.md "Conformance"). */
-const BASELINE: Readonly<Record<string, string>> = {
-  initialize: '0/0',
-  tools_call: '0/1',
-  'elicitation-sep1034-client-defaults': '0/5',
-  'sse-retry': '0/1',
-  'auth/metadata-default': '4/6',
-  'auth/metadata-var1': '4/6',
-  'auth/metadata-var2': '4/6',
-  'auth/metadata-var3': '4/6',
-  'auth/basic-cimd': '4/5',
-  'auth/scope-from-www-authenticate': '4/5',
-  'auth/scope-from-scopes-supported': '4/5',
-  'auth/scope-omitted-when-undefined': '4/5',
-  'auth/scope-step-up': '4/6',
-  'auth/scope-retry-limit': '4/5',
-  'auth/token-endpoint-auth-basic': '4/7',
-  'auth/token-endpoint-auth-post': '4/7',
-  'auth/token-endpoint-auth-none': '16/16',
-  'auth/pre-registration': '9/10',
-  'auth/2025-03-26-oauth-metadata-backcompat': '0/4',
-  'auth/2025-03-26-oauth-endpoint-fallback': '0/3',
-  'auth/resource-mismatch': '2/2',
-  'auth/offline-access-scope': '13/13',
-  'auth/offline-access-not-supported': '4/5',
-  'auth/client-credentials-jwt': '9/11',
-  'auth/client-credentials-basic': '9/11',
-  'auth/cross-app-access-complete-flow': '9/11',
-};
-
-/**
- * The front face (server scenarios) through frontAdapter.ts, in front of the project's fixture
- * server. The scenarios left out call tools, resources or prompts of the suite's own server
- * (`test_simple_text`, `test://static-text`, ...), which the fixture does not have; they fail with
- * "not found" (README.md "Conformance"). The SSE and DNS-rebinding scenarios test the adapter.
- */
-const FRONT_BASELINE: Readonly<Record<string, string>> = {
-  'server-initialize': '1/1',
-  ping: '1/1',
-  'logging-set-level': '1/1',
-  'tools-list': '1/1',
-  'resources-list': '1/1',
-  'resources-subscribe': '1/1',
-  'resources-unsubscribe': '1/1',
-  'prompts-list': '1/1',
-};
 
 interface Check {
   readonly id: string;
@@ -80,8 +39,16 @@ interface Check {
 
 /** The folder with Node 22 and the suite, installed on first use. */
 function install(): { node: string; suite: string } {
-  const dir = process.env['CONFORMANCE_DIR'] ?? join(tmpdir(), `mcp-bridge-conformance-${VERSION}`);
-  const node = join(dir, 'node_modules/node/bin/node');
+  const dir = process.env['CONFORMANCE_DIR'] ?? join(tmpdir(), `mcp-bridge-conformance-${SUITE_VERSION}`);
+  const platform = process.platform === 'win32' ? 'win' : process.platform;
+  const nodePackage = `node-${platform}-${process.arch}`;
+  const node = join(
+    dir,
+    'node_modules',
+    nodePackage,
+    'bin',
+    process.platform === 'win32' ? 'node.exe' : 'node',
+  );
   const suite = join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
   if (!existsSync(node) || !existsSync(suite)) {
     mkdirSync(dir, { recursive: true });
@@ -90,25 +57,18 @@ function install(): { node: string; suite: string } {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const done = spawnSync(
       npm,
-      ['install', '--no-audit', '--no-fund', 'node@22', `@modelcontextprotocol/conformance@${VERSION}`],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        `${nodePackage}@${SUITE_NODE}`,
+        `@modelcontextprotocol/conformance@${SUITE_VERSION}`,
+      ],
       { cwd: dir, stdio: 'inherit' },
     );
     if (done.status !== 0 || !existsSync(node)) throw new Error(`npm install in ${dir} failed`);
   }
   return { node, suite };
-}
-
-/** A copy of the suite whose registration answer has client_secret_expires_at (see the header). */
-function patched(suite: string): string {
-  const copy = suite.replace(/index\.js$/, 'index.patched.js');
-  const source = readFileSync(suite, 'utf8');
-  const from = '...i&&{client_secret:i},client_name:t.body.client_name';
-  if (!source.includes(from)) throw new Error('the registration answer of the suite changed: no patch');
-  writeFileSync(
-    copy,
-    source.replace(from, '...i&&{client_secret:i,client_secret_expires_at:0},client_name:t.body.client_name'),
-  );
-  return copy;
 }
 
 function checksOf(outDir: string): Check[] {
@@ -126,50 +86,81 @@ function checksOf(outDir: string): Check[] {
 }
 
 interface Tally {
+  /** `passed/counted`, warnings counted as not passed. */
   readonly result: string;
+  /** Every check passed, none warned, at least one counted. */
+  readonly clean: boolean;
   readonly row: string;
 }
 
-function tally(scenario: string, out: string, expected: string | undefined, official: boolean): Tally {
+function tally(scenario: string, out: string, note: (result: string, clean: boolean) => string): Tally {
   const all = checksOf(out);
-  const warnings = all.filter((check) => check.status === 'WARNING').map((check) => check.id);
-  const checks = all.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
-  const passed = checks.filter((check) => check.status === 'SUCCESS').length;
-  const failed = checks.filter((check) => check.status === 'FAILURE').map((check) => check.id);
-  const result = `${passed}/${checks.length}`;
-  const mark = official && expected !== undefined && expected !== result ? ` (baseline ${expected})` : '';
+  const counted = all.filter((check) => ['SUCCESS', 'FAILURE', 'WARNING'].includes(check.status));
+  const passed = counted.filter((check) => check.status === 'SUCCESS').length;
+  const failed = counted.filter((check) => check.status === 'FAILURE').map((check) => check.id);
+  const warned = counted.filter((check) => check.status === 'WARNING').map((check) => check.id);
+  const result = `${passed}/${counted.length}`;
+  const clean = counted.length > 0 && passed === counted.length;
+  const mark = note(result, clean);
   return {
-    result: mark === '' ? result : `${result}${mark}`,
-    row: `| ${scenario} | ${result}${mark} | ${[...new Set(failed)].join(', ')} | ${warnings.join(', ')} |`,
+    result,
+    clean,
+    row: `| ${scenario} | ${result}${mark} | ${[...new Set(failed)].join(', ')} | ${[...new Set(warned)].join(', ')} |`,
   };
 }
 
 const HEADER = ['| scenario | checks passed | failed checks | warnings |', '|---|---|---|---|'];
 const quiet = (): 'inherit' | 'ignore' => (process.env['CONFORMANCE_VERBOSE'] === '1' ? 'inherit' : 'ignore');
 
-/** The back face: the client scenarios, each through the driver. Returns the rows that differ. */
-function back(node: string, entry: string, official: boolean, rows: string[]): number {
-  const only = process.env['CONFORMANCE_SCENARIOS']?.split(',').filter((name) => name !== '');
+function runClient(node: string, suite: string, scenario: string): string {
   // The suite splits --command at spaces and runs it with a shell (its own choice): both paths
   // are ours and hold no URL; the scenario URL is the one argument the suite appends.
-  const command = `${process.execPath} ${DRIVER}`;
   if (/\s/.test(process.execPath) || /\s/.test(DRIVER)) throw new Error('the paths must not hold spaces');
+  const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-out-'));
+  spawnSync(
+    node,
+    [
+      suite,
+      'client',
+      '--command',
+      `${process.execPath} ${DRIVER}`,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      '2026-07-28',
+      '--timeout',
+      '40000',
+      '-o',
+      out,
+    ],
+    { stdio: ['ignore', 'ignore', quiet()], timeout: 120_000 },
+  );
+  return out;
+}
+
+/** The back face. Returns the auth score and the number of other rows that differ. */
+function back(node: string, suite: string, only: readonly string[] | undefined) {
+  const authRows = [...HEADER];
+  const otherRows = [...HEADER];
+  let authPassed = 0;
+  let authRun = 0;
   let differs = 0;
-  for (const scenario of only ?? Object.keys(BASELINE)) {
-    const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-out-'));
-    spawnSync(
-      node,
-      [entry, 'client', '--command', command, '--scenario', scenario, '--timeout', '40000', '-o', out],
-      {
-        stdio: ['ignore', 'ignore', quiet()],
-        timeout: 120_000,
-      },
-    );
-    const row = tally(scenario, out, BASELINE[scenario], official);
-    if (row.result.includes('baseline')) differs += 1;
-    rows.push(row.row);
+  for (const scenario of AUTH_SCENARIOS) {
+    if (only !== undefined && !only.includes(scenario)) continue;
+    authRun += 1;
+    const row = tally(scenario, runClient(node, suite, scenario), (_r, clean) => (clean ? '' : ' (FAIL)'));
+    if (row.clean) authPassed += 1;
+    authRows.push(row.row);
   }
-  return differs;
+  for (const [scenario, expected] of Object.entries(OTHER_BASELINE)) {
+    if (only !== undefined && !only.includes(scenario)) continue;
+    const row = tally(scenario, runClient(node, suite, scenario), (result) =>
+      result === expected ? '' : ` (baseline ${expected})`,
+    );
+    if (row.result !== expected) differs += 1;
+    otherRows.push(row.row);
+  }
+  return { authRows, otherRows, authPassed, authRun, differs };
 }
 
 /** The front face: the adapter's URL, then each server scenario. Returns the rows that differ. */
@@ -181,14 +172,14 @@ async function front(node: string, suite: string, rows: string[]): Promise<numbe
       adapter.once('exit', () => reject(new Error('the front adapter stopped')));
     });
     let differs = 0;
-    for (const scenario of Object.keys(FRONT_BASELINE)) {
+    for (const [scenario, expected] of Object.entries(FRONT_BASELINE)) {
       const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-out-'));
       spawnSync(node, [suite, 'server', '--url', url, '--scenario', scenario, '-o', out], {
         stdio: ['ignore', 'ignore', quiet()],
         timeout: 120_000,
       });
-      const row = tally(scenario, out, FRONT_BASELINE[scenario], true);
-      if (row.result.includes('baseline')) differs += 1;
+      const row = tally(scenario, out, (result) => (result === expected ? '' : ` (baseline ${expected})`));
+      if (row.result !== expected) differs += 1;
       rows.push(row.row);
     }
     return differs;
@@ -199,21 +190,24 @@ async function front(node: string, suite: string, rows: string[]): Promise<numbe
 
 async function main(): Promise<number> {
   const { node, suite } = install();
-  const official = process.env['CONFORMANCE_PATCHED'] !== '1';
-  const entry = official ? suite : patched(suite);
-  const backRows = [...HEADER];
-  let differs = back(node, entry, official, backRows);
-  process.stdout.write(
-    `Back face (the bridge as a 2026-07-28 client; client scenarios):\n${backRows.join('\n')}\n`,
+  const only = process.env['CONFORMANCE_SCENARIOS']?.split(',').filter((name) => name !== '');
+  const result = back(node, suite, only);
+  const out = process.stdout;
+  out.write(`Client auth scenarios of 2026-07-28 (the bridge as a client, ${SUITE_VERSION}):\n`);
+  out.write(`${result.authRows.join('\n')}\n`);
+  out.write(`\nauth score: ${result.authPassed}/${result.authRun} scenarios pass every check\n`);
+  out.write(
+    `left out: ${Object.entries(AUTH_LEFT_OUT)
+      .map(([name, why]) => `${name} (${why})`)
+      .join('; ')}\n`,
   );
-  if (!official) {
-    process.stdout.write('(patched suite: a diagnosis, not the official result)\n');
-    return 0;
-  }
-  if (process.env['CONFORMANCE_SCENARIOS'] === undefined) {
+  if (result.otherRows.length > HEADER.length)
+    out.write(`\nOther client scenarios of 2026-07-28:\n${result.otherRows.join('\n')}\n`);
+  let differs = result.differs + (result.authRun - result.authPassed);
+  if (only === undefined) {
     const frontRows = [...HEADER];
     differs += await front(node, suite, frontRows);
-    process.stdout.write(
+    out.write(
       `\nFront face (the bridge as a 2025-11-25 server, through frontAdapter):\n${frontRows.join('\n')}\n`,
     );
   }
