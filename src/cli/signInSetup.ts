@@ -85,7 +85,9 @@ export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Prom
   const settings = signInSettings(input);
   const opened = await openTokenStore(settings.store, logger);
   if (!opened.ok) return { ok: false, message: opened.message };
-  const signInFetch = createSignInFetch(input.caPem === undefined ? { env } : { env, caPem: input.caPem });
+  const signInFetch = createSignInFetch(
+    input.caPem === undefined ? { env, mcpUrl: input.url } : { env, caPem: input.caPem, mcpUrl: input.url },
+  );
   const consent = createConsentRelay();
   const auth = createUpstreamAuth(settings.auth, {
     fetch: signInFetch.fetch,

@@ -4,6 +4,8 @@
  * the `resource` of the protected resource metadata with the MCP URL.
  */
 import { isLoopbackHost } from '../edges/http/dispatcher.js';
+import { CLASS_WORDS, allowedFor, classifyHost } from '../edges/http/hostClass.js';
+import type { HostClass } from '../edges/http/hostClass.js';
 
 export type EndpointCheck =
   { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
@@ -18,12 +20,34 @@ export function mcpIsLoopback(mcpUrl: string): boolean {
 }
 
 /**
+ * Why the host of a sign-in URL is refused (undefined: it is not): a literal loopback, link-local
+ * or private address, or a localhost name, is allowed only when the MCP URL's own host is of
+ * that kind (hostClass.ts allowedFor). An MCP host given by name counts as public here; a name
+ * of a sign-in URL is judged by the addresses it resolves to, when the connection is made
+ * (src/edges/http/lookup.ts).
+ */
+function refusedHost(host: string, mcpUrl: string): string | undefined {
+  const target = classifyHost(host);
+  if (target === 'name' || target === 'public') return undefined;
+  let mcp: HostClass = 'name';
+  try {
+    mcp = classifyHost(new URL(mcpUrl).hostname);
+  } catch {
+    // An MCP URL that does not parse allows no local address.
+  }
+  if (allowedFor(mcp === 'name' ? 'public' : mcp, target)) return undefined;
+  return `the URL is on ${CLASS_WORDS[target]}, allowed only for an MCP URL on one`;
+}
+
+/**
  * Every sign-in URL (metadata, authorization, token and registration endpoints, the issuer) is
  * `https`, or `http` on a loopback host only, and only when the MCP URL itself is on a loopback
  * host (issue #11 item 7: local test servers, in the spirit of RFC 8252; the reference refuses
  * loopback `http`). A remote server, or the authorization server it names, can therefore never
- * aim a sign-in request at a local `http` service. No user info, no fragment. The reason never
- * holds either URL.
+ * aim a sign-in request at a local `http` service. Its host is no loopback, link-local or
+ * private address (nor a localhost name) unless the MCP URL's host is one (refusedHost;
+ * SECURITY.md): nor at a local `https` service. No user info, no fragment. The reason never holds
+ * either URL.
  */
 export function checkEndpoint(value: unknown, mcpUrl: string): EndpointCheck {
   if (typeof value !== 'string') return { ok: false, reason: 'the URL is missing' };
@@ -43,6 +67,8 @@ export function checkEndpoint(value: unknown, mcpUrl: string): EndpointCheck {
   }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'the URL has user info' };
   if (url.hash !== '' || value.includes('#')) return { ok: false, reason: 'the URL has a fragment' };
+  const refused = refusedHost(url.hostname, mcpUrl);
+  if (refused !== undefined) return { ok: false, reason: refused };
   return { ok: true, url };
 }
 

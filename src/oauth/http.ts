@@ -4,6 +4,7 @@
  * them (time, body size, no redirects) and refuses any URL that is not a sign-in URL
  * (issue #11 item 7), whoever asks: the metadata requests here and openid-client's requests.
  */
+import { AddressRefusedError } from '../edges/http/lookup.js';
 import { checkEndpoint } from './endpoints.js';
 
 export type Fetch = typeof globalThis.fetch;
@@ -68,11 +69,15 @@ export function guardedFetch(fetch: Fetch, mcpUrl: string): Fetch {
   };
 }
 
-/** The reason of a {@link SignInHttpError} anywhere in the cause chain of an error (openid-client wraps it). */
+/**
+ * The reason of a {@link SignInHttpError} anywhere in the cause chain of an error (openid-client
+ * wraps it), or of an address the connection refused (undici wraps it).
+ */
 export function signInHttpReason(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth += 1) {
     if (current instanceof SignInHttpError) return current.reason;
+    if (current instanceof AddressRefusedError) return `a sign-in request was refused: ${current.reason}`;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -6,7 +6,10 @@
  *    scopes already granted: `access_refused` at once (no loop, §8.8).
  * 2. Under the sign-in lock (one holder across processes), the record is read again: a usable
  *    token that another holder stored meanwhile is taken as it is (no request, no browser).
- * 3. Discovery (resource metadata, then server metadata); a stored refresh token of the same
+ * 3. Discovery (resource metadata, then server metadata), at most {@link MAX_SIGN_INS_PER_WINDOW}
+ *    times in {@link SIGN_IN_WINDOW_MS}: a server that answers every request with 401 makes
+ *    the bridge send no more sign-in requests past that, and the request fails at once with
+ *    `sign_in_throttled` (SECURITY.md). A stored refresh token of the same
  *    issuer and resource is used silently (401 only); a refused refresh falls through. Right
  *    before the refresh token is spent, the hold of the lock is confirmed and the record read
  *    again: a rotating refresh token is never spent twice, even by a process that stalled past
@@ -44,6 +47,28 @@ const defaultOpenBrowser: typeof openBrowser = async (...args) =>
 
 const refusedAccess = (detail: string): BridgeError => new BridgeError('access_refused', { detail });
 
+/** A sign-in (discovery, then a refresh or a new sign-in) starts at most this many times… */
+export const MAX_SIGN_INS_PER_WINDOW = 5;
+/** …in this sliding window. */
+export const SIGN_IN_WINDOW_MS = 60_000;
+
+/**
+ * The starts of the sign-in within the window: `take()` is false, and counts nothing, once
+ * {@link MAX_SIGN_INS_PER_WINDOW} starts are less than {@link SIGN_IN_WINDOW_MS} old.
+ */
+function signInBudget(now: () => number): { take(): boolean } {
+  const starts: number[] = [];
+  return {
+    take() {
+      const at = now();
+      while (starts.length > 0 && at - (starts[0] ?? at) >= SIGN_IN_WINDOW_MS) starts.shift();
+      if (starts.length >= MAX_SIGN_INS_PER_WINDOW) return false;
+      starts.push(at);
+      return true;
+    },
+  };
+}
+
 export function createUpstreamAuth(
   config: SignInConfig,
   deps: SignInDeps,
@@ -78,6 +103,7 @@ export function createUpstreamAuth(
   const state: InteractiveState = { cooldownUntil: 0, elicitations: 0 };
   const signedIn = new Subject<void>();
   const stepUps = new WeakSet<AbortSignal>();
+  const budget = signInBudget(now);
   let current: TokenRecord | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -153,6 +179,16 @@ export function createUpstreamAuth(
     if (!canRefresh) {
       const early = refuseEarly(settings, interactiveDeps, state);
       if (early !== undefined) throw early;
+    }
+    if (!budget.take()) {
+      logger.log(
+        SCOPE,
+        'warn',
+        `the upstream server asked for a sign-in more than ${MAX_SIGN_INS_PER_WINDOW} times in ${SIGN_IN_WINDOW_MS / 1000} s: the bridge sends no sign-in request for it now`,
+      );
+      throw new BridgeError('sign_in_throttled', {
+        detail: `more than ${MAX_SIGN_INS_PER_WINDOW} sign-ins in ${SIGN_IN_WINDOW_MS / 1000} s`,
+      });
     }
     const found = await discover(ctx, input.bearer, AbortSignal.any([input.signal, held.signal]));
     if (

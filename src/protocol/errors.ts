@@ -98,6 +98,11 @@ export const ERROR_TABLE = {
     'The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. ' +
       'Start the sign-in again.',
   ],
+  sign_in_throttled: [
+    INTERNAL_ERROR,
+    'The upstream server asked for a sign-in too often in a short time, thus the bridge did not start ' +
+      `another one. Try again in a minute. ${UPSTREAM_LOG}`,
+  ],
   browser_launch_failed: [
     INTERNAL_ERROR,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${UPSTREAM_LOG}`,

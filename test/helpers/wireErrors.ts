@@ -77,6 +77,10 @@ export const WIRE_ERRORS = {
     -32603,
     'The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Start the sign-in again.',
   ],
+  sign_in_throttled: [
+    -32603,
+    `The upstream server asked for a sign-in too often in a short time, thus the bridge did not start another one. Try again in a minute. ${SEE_LOG}`,
+  ],
   browser_launch_failed: [
     -32603,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${SEE_LOG}`,

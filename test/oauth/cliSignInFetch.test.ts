@@ -16,6 +16,8 @@ import type { ConnectProxy } from '../fixtures/connectProxy.js';
 let certs: TestCerts;
 let server: Server;
 let port: number;
+/** A loopback MCP URL: every address is allowed to its sign-in. */
+const LOCAL_MCP = 'https://127.0.0.1/mcp';
 const hosts: string[] = [];
 let signInFetch: SignInFetch | undefined;
 let proxy: ConnectProxy | undefined;
@@ -43,7 +45,7 @@ afterAll(async () => {
 
 describe('the fetch of the sign-in', () => {
   it('trusts the CA of --ca-file', async () => {
-    signInFetch = createSignInFetch({ env: {}, caPem: certs.caPem });
+    signInFetch = createSignInFetch({ env: {}, caPem: certs.caPem, mcpUrl: LOCAL_MCP });
     const response = await signInFetch.fetch(
       `https://127.0.0.1:${port}/.well-known/oauth-authorization-server`,
     );
@@ -52,14 +54,18 @@ describe('the fetch of the sign-in', () => {
   });
 
   it('without the CA, the certificate of the server is refused', async () => {
-    signInFetch = createSignInFetch({ env: {} });
+    signInFetch = createSignInFetch({ env: {}, mcpUrl: LOCAL_MCP });
     await expect(signInFetch.fetch(`https://127.0.0.1:${port}/`)).rejects.toThrow();
     expect(hosts).toEqual([]);
   });
 
   it('goes through the CONNECT proxy of HTTPS_PROXY for a host that is not loopback', async () => {
     proxy = await startConnectProxy({ targetPort: port });
-    signInFetch = createSignInFetch({ env: { HTTPS_PROXY: proxy.url }, caPem: certs.caPem });
+    signInFetch = createSignInFetch({
+      env: { HTTPS_PROXY: proxy.url },
+      caPem: certs.caPem,
+      mcpUrl: LOCAL_MCP,
+    });
     // upstream.test (a name of the test certificate) is never resolved: the proxy maps every tunnel to the server.
     const response = await signInFetch.fetch(`https://upstream.test:${port}/token`, {
       method: 'POST',
@@ -72,7 +78,11 @@ describe('the fetch of the sign-in', () => {
 
   it('never proxies a loopback host', async () => {
     proxy = await startConnectProxy({ targetPort: port });
-    signInFetch = createSignInFetch({ env: { HTTPS_PROXY: proxy.url }, caPem: certs.caPem });
+    signInFetch = createSignInFetch({
+      env: { HTTPS_PROXY: proxy.url },
+      caPem: certs.caPem,
+      mcpUrl: LOCAL_MCP,
+    });
     expect((await signInFetch.fetch(`https://127.0.0.1:${port}/`)).status).toBe(200);
     expect(proxy.connects).toBe(0);
   });
@@ -81,6 +91,7 @@ describe('the fetch of the sign-in', () => {
     signInFetch = createSignInFetch({
       env: { HTTPS_PROXY: 'socks5://SECRET@proxy.example' },
       caPem: certs.caPem,
+      mcpUrl: LOCAL_MCP,
     });
     const failure = await signInFetch.fetch('https://upstream.test/token').then(
       () => undefined,

@@ -138,13 +138,73 @@ describe('checkEndpoint (issue #11 item 7)', () => {
       ok: false,
       reason: 'the URL is not https',
     });
-    expect(checkEndpoint('https://127.0.0.1:9/token', REMOTE_MCP).ok).toBe(true);
     expect(checkEndpoint('https://as.example/token', REMOTE_MCP).ok).toBe(true);
     expect(checkEndpoint('http://127.0.0.1:9/token', 'http://localhost:3000/mcp').ok).toBe(true);
     expect(checkEndpoint('http://127.0.0.1:9/token', 'not a url')).toEqual({
       ok: false,
       reason: LOOPBACK_HTTP,
     });
+  });
+
+  it('with a remote MCP URL refuses https to a literal loopback, link-local or private address (security review 4.2)', () => {
+    const refusal = (kind: string) => ({
+      ok: false,
+      reason: `the URL is on ${kind}, allowed only for an MCP URL on one`,
+    });
+    for (const endpoint of [
+      'https://127.0.0.1:9/token',
+      'https://127.1.2.3/token',
+      'https://localhost/token',
+      'https://idp.localhost/token',
+      'https://[::1]/token',
+      'https://0.0.0.0/token',
+      'https://[::]/token',
+      'https://[::ffff:127.0.0.1]/token',
+      'https://0x7f.1/token',
+    ]) {
+      expect(checkEndpoint(endpoint, REMOTE_MCP)).toEqual(refusal('a loopback address'));
+    }
+    for (const endpoint of ['https://169.254.169.254/latest/meta-data', 'https://[fe80::1]/token']) {
+      expect(checkEndpoint(endpoint, REMOTE_MCP)).toEqual(refusal('a link-local address'));
+    }
+    for (const endpoint of [
+      'https://10.0.0.1/token',
+      'https://172.16.0.1/token',
+      'https://172.31.255.255/token',
+      'https://192.168.1.1/token',
+      'https://100.64.0.1/token',
+      'https://[fd00::1]/token',
+      'https://[::ffff:10.0.0.1]/token',
+    ]) {
+      expect(checkEndpoint(endpoint, REMOTE_MCP)).toEqual(refusal('a private address'));
+    }
+    for (const endpoint of [
+      'https://172.32.0.1/token',
+      'https://100.128.0.1/token',
+      'https://8.8.8.8/token',
+    ]) {
+      expect(checkEndpoint(endpoint, REMOTE_MCP).ok).toBe(true);
+    }
+    // A name is judged by its addresses when the connection is made (lookup.ts).
+    expect(checkEndpoint('https://idp.internal.example/token', REMOTE_MCP).ok).toBe(true);
+  });
+
+  it('a private MCP URL allows private addresses, a loopback one every address', () => {
+    const privateMcp = 'https://10.1.2.3/mcp';
+    expect(checkEndpoint('https://10.9.9.9/token', privateMcp).ok).toBe(true);
+    expect(checkEndpoint('https://[fd00::1]/token', privateMcp).ok).toBe(true);
+    expect(checkEndpoint('https://127.0.0.1/token', privateMcp)).toEqual({
+      ok: false,
+      reason: 'the URL is on a loopback address, allowed only for an MCP URL on one',
+    });
+    expect(checkEndpoint('https://169.254.169.254/token', privateMcp)).toEqual({
+      ok: false,
+      reason: 'the URL is on a link-local address, allowed only for an MCP URL on one',
+    });
+    for (const endpoint of ['https://127.0.0.1/token', 'https://10.0.0.1/token', 'https://169.254.1.1/t']) {
+      expect(checkEndpoint(endpoint, LOCAL_MCP).ok).toBe(true);
+      expect(checkEndpoint(endpoint, 'http://mcp.localhost:3000/mcp').ok).toBe(true);
+    }
   });
 
   it('with a remote MCP URL skips a loopback http resource_metadata URL of the challenge', () => {

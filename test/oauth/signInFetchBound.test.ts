@@ -11,6 +11,8 @@ import type { SignInFetch } from '../../src/edges/http/signInFetch.js';
 import { listenLoopback } from '../fixtures/loopbackServer.js';
 import type { LoopbackServer } from '../fixtures/loopbackServer.js';
 
+/** A loopback MCP URL: every address is allowed to its sign-in. */
+const LOCAL_MCP = 'https://127.0.0.1/mcp';
 const servers: LoopbackServer[] = [];
 let signInFetch: SignInFetch | undefined;
 
@@ -45,7 +47,7 @@ afterEach(async () => {
 describe('the dispatchers of the sign-in fetch', () => {
   it('keeps sockets to the eight most recently used origins only, and closes the evicted ones', async () => {
     for (let i = 0; i < 12; i += 1) await origin();
-    signInFetch = createSignInFetch({ env: {} });
+    signInFetch = createSignInFetch({ env: {}, mcpUrl: LOCAL_MCP });
     for (const s of servers) {
       const response = await signInFetch.fetch(
         `http://127.0.0.1:${s.port}/.well-known/oauth-authorization-server`,
@@ -59,7 +61,7 @@ describe('the dispatchers of the sign-in fetch', () => {
 
   it('a use moves an origin to the front: the least recently used one is closed, and works again later', async () => {
     for (let i = 0; i < 9; i += 1) await origin();
-    signInFetch = createSignInFetch({ env: {} });
+    signInFetch = createSignInFetch({ env: {}, mcpUrl: LOCAL_MCP });
     const get = async (s: LoopbackServer | undefined): Promise<number> =>
       (await signInFetch!.fetch(`http://127.0.0.1:${s?.port ?? 0}/`)).status;
     for (const s of servers.slice(0, 8)) expect(await get(s)).toBe(200);

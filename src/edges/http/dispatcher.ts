@@ -1,13 +1,18 @@
 /**
  * The undici dispatcher of an HTTP upstream: trust (system CAs plus `--ca-file`) and the proxy
  * from the environment (reference-behaviors.md §6.3). Loopback hosts never go through a proxy; a
- * proxy is reached with a CONNECT tunnel, and its credentials come only from the proxy URL.
+ * proxy is reached with a CONNECT tunnel, and its credentials come only from the proxy URL. A
+ * direct connection to `localhost` or a `*.localhost` name goes to a loopback address without any
+ * DNS query (RFC 6761 §6.3, lookup.ts).
  */
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import tls from 'node:tls';
 import { Agent, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
+import { bareHost as bare, isLocalhostName } from './hostClass.js';
+import { localhostLookup } from './lookup.js';
+import type { Lookup } from './lookup.js';
 
 /** The environment variables the dispatcher reads. */
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
@@ -29,15 +34,10 @@ export type ProxyChoice =
 const LOOPBACK6 = new BlockList();
 LOOPBACK6.addAddress('::1', 'ipv6');
 
-const bare = (hostname: string): string => {
-  const lower = hostname.toLowerCase().replace(/\.$/, '');
-  return lower.startsWith('[') && lower.endsWith(']') ? lower.slice(1, -1) : lower;
-};
-
 /** `localhost`, names ending in `.localhost`, `127.0.0.0/8` and `::1` (reference-behaviors.md §6.1). */
 export function isLoopbackHost(hostname: string): boolean {
+  if (isLocalhostName(hostname)) return true;
   const host = bare(hostname);
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return isIP(host) === 6 && LOOPBACK6.check(host, 'ipv6');
 }
@@ -160,6 +160,12 @@ export interface DispatcherConfig {
   readonly caPem?: string;
   /** The proxy variables, and NODE_EXTRA_CA_CERTS for the default CAs. */
   readonly env: ProxyEnv;
+  /**
+   * The name lookup of a direct connection (lookup.ts). Default: localhost names are loopback
+   * without DNS (RFC 6761 §6.3), other names go to the system resolver. Through a proxy, the
+   * proxy resolves the names and this lookup is not used.
+   */
+  readonly lookup?: Lookup;
 }
 
 /** The dispatcher, or why none can be made (the reason never holds a URL or a credential). */
@@ -178,7 +184,8 @@ export function createDispatcher(target: URL, config: DispatcherConfig): Dispatc
   const tlsOptions = config.caPem === undefined ? {} : { ca: trustedCas(config.caPem, config.env) };
   try {
     if (choice.kind === 'direct') {
-      return { ok: true, proxied: false, dispatcher: new Agent({ ...NO_TIMEOUTS, connect: tlsOptions }) };
+      const connect = { ...tlsOptions, lookup: config.lookup ?? localhostLookup() };
+      return { ok: true, proxied: false, dispatcher: new Agent({ ...NO_TIMEOUTS, connect }) };
     }
     const { proxy } = choice;
     const user = decodeURIComponent(proxy.username);

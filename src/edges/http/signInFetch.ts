@@ -7,18 +7,30 @@
  * The origins are named by the upstream and its authorization server (resource metadata,
  * `authorization_servers`, client metadata documents), which reference §10 does not trust: the
  * dispatchers are kept in a small LRU (MAX_SIGN_IN_DISPATCHERS), and the one it evicts is closed,
- * so a hostile server cannot make the bridge keep sockets open to any number of origins.
+ * so a hostile server cannot make the bridge keep sockets open to any number of origins. Their
+ * direct connections refuse a name that resolves to a loopback, link-local or private address
+ * unless the MCP server is on one (lookup.ts); through a proxy, the proxy resolves the names.
  */
 import { fetch as undiciFetch } from 'undici';
 import type { Dispatcher } from 'undici';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatcherConfig } from './dispatcher.js';
+import { guardedLookup } from './lookup.js';
+import type { Resolve } from './lookup.js';
 
 /**
  * A sign-in talks to few origins (the MCP server, its resource metadata, the authorization
  * server, a client metadata document); eight keep them all with room for a migration.
  */
 export const MAX_SIGN_IN_DISPATCHERS = 8;
+
+/** What {@link createSignInFetch} needs: the upstream's trust and proxy settings, and its URL. */
+export interface SignInFetchConfig extends Omit<DispatcherConfig, 'lookup'> {
+  /** The MCP URL: its host decides which addresses the sign-in may reach (hostClass.ts). */
+  readonly mcpUrl: string;
+  /** The system resolver by default; a seam for tests. */
+  readonly resolve?: Resolve;
+}
 
 export interface SignInFetch {
   readonly fetch: typeof globalThis.fetch;
@@ -30,9 +42,11 @@ const urlOf = (input: Parameters<typeof globalThis.fetch>[0]): URL =>
   new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
 
 export function createSignInFetch(
-  config: DispatcherConfig,
+  settings: SignInFetchConfig,
   maxDispatchers: number = MAX_SIGN_IN_DISPATCHERS,
 ): SignInFetch {
+  const { mcpUrl, resolve, ...rest } = settings;
+  const config: DispatcherConfig = { ...rest, lookup: guardedLookup(new URL(mcpUrl).hostname, resolve) };
   // A Map iterates in insertion order: a hit is moved to the end, so the first key is the least
   // recently used one.
   const dispatchers = new Map<string, Dispatcher>();
