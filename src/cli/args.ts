@@ -10,6 +10,7 @@ import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
 import { helpText } from './help.js';
 import type { LogoutOptions } from './logout.js';
+import type { StatusOptions } from './status.js';
 import {
   DEFAULTS,
   LOG_LEVELS,
@@ -67,10 +68,12 @@ export type ParsedCommand =
   | { readonly kind: 'serve'; readonly options: ServeOptions }
   /** `logout [options] <url>` or `logout [options] --all` (reference-behaviors.md §6.12). */
   | { readonly kind: 'logout'; readonly options: LogoutOptions }
+  /** `status [options] [<url>]` (README.md, "Status"). */
+  | { readonly kind: 'status'; readonly options: StatusOptions }
   /** `message`: the diagnostic text, without the `mcp-bridge-vscode: vscode: error: ` prefix. */
   | { readonly kind: 'error'; readonly message: string };
 
-export type { HeaderSetting, LogoutOptions, SignInOptions };
+export type { HeaderSetting, LogoutOptions, SignInOptions, StatusOptions };
 
 export { DEFAULTS };
 
@@ -142,11 +145,11 @@ function checkForm(values: Values, form: Form): void {
   for (const name of Object.keys(OPTIONS) as OptionName[]) {
     const forms = optionSpec(name).forms;
     if (!given(values, name) || forms.includes(form)) continue;
-    if (form === 'logout') throw conflict(name, 'logout does not take it');
+    if (form === 'logout' || form === 'status') throw conflict(name, `${form} does not take it`);
     if (form === 'command' && forms.includes('url')) {
       throw conflict(name, 'it applies only to the URL of an upstream server, not to an upstream command');
     }
-    throw conflict(name, 'only logout takes it');
+    throw conflict(name, `only ${forms.includes('logout') ? 'logout' : 'status'} takes it`);
   }
 }
 
@@ -256,10 +259,38 @@ function logoutOptions(
     redirectPort: store.redirectPort,
     tokenStore: store.tokenStore,
     ...(store.tokenKeyFile === undefined ? {} : { tokenKeyFile: store.tokenKeyFile }),
+    noRevoke: given(values, 'no-revoke'),
     ...(caPem === undefined ? {} : { caPem }),
     logLevel: logLevel ?? DEFAULTS.logLevel,
     // The bridge name of the storage identity is the profile's (reference-behaviors.md §6.11);
     // main() gives runLogout the rest of the profile's identity (keychain service, token directory).
+    bridgeName: profile.name,
+  };
+}
+
+/** `status [options] [<url>]` (README.md, "Status"): the store options, `--account` as a filter. */
+function statusOptions(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  profile: Profile,
+): StatusOptions {
+  const { values, url } = parseArgv(args, profile.name);
+  checkForm(values, 'status');
+  const logLevel = last(
+    values,
+    'log-level',
+    (text) => LOG_LEVELS.find((level) => level === text),
+    'give err, warn, info or debug',
+  );
+  if (url !== undefined) checkUpstreamUrl(url);
+  const store = parseStoreOptions(values, env, profile.identity.redirectPort);
+  return {
+    ...(url === undefined ? {} : { url }),
+    ...(given(values, 'account') ? { account: store.account } : {}),
+    tokenStore: store.tokenStore,
+    ...(store.tokenKeyFile === undefined ? {} : { tokenKeyFile: store.tokenKeyFile }),
+    json: given(values, 'json'),
+    logLevel: logLevel ?? DEFAULTS.logLevel,
     bridgeName: profile.name,
   };
 }
@@ -285,9 +316,14 @@ export function parseCommandLine(
       return scan;
     case 'valid':
       try {
-        return scan.form === 'logout'
-          ? { kind: 'logout', options: logoutOptions(scan.args, env, profile) }
-          : { kind: 'serve', options: serveOptions(argv, env, profile) };
+        switch (scan.form) {
+          case 'logout':
+            return { kind: 'logout', options: logoutOptions(scan.args, env, profile) };
+          case 'status':
+            return { kind: 'status', options: statusOptions(scan.args, env, profile) };
+          case 'serve':
+            return { kind: 'serve', options: serveOptions(argv, env, profile) };
+        }
       } catch (error) {
         if (error instanceof UsageError) return { kind: 'error', message: error.message };
         throw error;

@@ -26,6 +26,7 @@ export const usageText = (profile: Profile): string => {
     `       ${program} [options] <url>`,
     `       ${program} logout [options] <url>`,
     `       ${program} logout [options] --all`,
+    `       ${program} status [options] [<url>]`,
     `Run "${program} --help" for the options.`,
   ].join('\n');
 };
@@ -39,6 +40,7 @@ export function helpText(profile: Profile): string {
        ${program} [options] <url>
        ${program} logout [options] <url>
        ${program} logout [options] --all
+       ${program} status [options] [<url>]
 
 Connects ${client.subject} (MCP 2025-11-25 on stdin and stdout) to an upstream server that speaks
 MCP 2026-07-28: a command started as a child process (everything after "--" is the command
@@ -96,10 +98,19 @@ during initialize, and later through a URL question of ${client.object}. An auth
   --sign-in-timeout <s>      seconds a sign-in may take, 1 to 4294967295 (default: 300)
 
 Logout deletes the stored sign-in of the URL (of --account), or with --all every stored
-sign-in and the token directory. It takes --account, --redirect-port, --token-store,
---token-key-file, --ca-file and --log-level; it never contacts the authorization server.
+sign-in and the token directory. First it revokes the tokens (RFC 7009) at the authorization
+server when it has a revocation endpoint, and says the outcome in one line; the sign-in is
+deleted whatever the outcome. It takes --account, --redirect-port, --token-store,
+--token-key-file, --ca-file and --log-level.
   --all                      logout only: delete every stored sign-in; not with a URL or
                              --account
+  --no-revoke                logout only: delete without contacting the authorization server
+
+Status lists the stored sign-ins on stdout (of the URL, of --account): server, account, store,
+issuer, scopes, access token expiry and last refresh; never a token, and of the server URL only
+its origin and path, never its query. It takes --account, --token-store, --token-key-file and
+--log-level, and sends no request.
+  --json                     status only: print a JSON array (the fields are in the README)
 
 Environment:
   HTTPS_PROXY, https_proxy   proxy for the upstream server (http://[user:password@]host:port)
@@ -112,8 +123,10 @@ Environment:
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)
 
 Exit status:
-  0  stdin ended, or --help or --version; logout deleted, or found nothing to delete
-  1  the upstream command stopped, or an internal error; logout failed to delete
+  0  stdin ended, or --help or --version; logout deleted, or found nothing to delete;
+     status listed at least one sign-in
+  1  the upstream command stopped, or an internal error; logout failed to delete; status
+     found no sign-in
   2  invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token
      store that does not open`;
 }

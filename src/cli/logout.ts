@@ -1,27 +1,29 @@
 /**
- * `<program> logout [options] <url>` and `logout --all` (reference-behaviors.md §6.12;
- * issue 12, deliverable 4). Deletes stored sign-ins; the authorization server is never contacted
- * (no revocation). Exit codes: 0 deleted or nothing to delete, 1 a deletion failed, 2 bad
- * arguments or a forced store that does not open.
+ * `<program> logout [options] <url>` and `logout --all` (README.md, "Logout"). Before it deletes
+ * a stored sign-in, logout revokes its tokens at the authorization server that issued them (RFC
+ * 7009, src/oauth/revocation.ts) when that server has a revocation endpoint, and says the outcome
+ * in one line; the record is deleted whatever the outcome. `--no-revoke` deletes without any
+ * request. Exit codes: 0 deleted or nothing to delete (a failed revocation included), 1 a
+ * deletion failed, 2 bad arguments or a forced store that does not open.
  *
- * Not done: the fallback of §6.12 that reads the server's protected resource metadata to locate
- * a record the index does not know. The index here is rebuilt from the records when it is
- * damaged (store/index.ts), and logout also deletes the record of the exact key directly, so the
- * lookup has no case left that needs the network. `caPem` and `logLevel` are therefore unused
- * here (the caller built the logger with the level).
+ * Not done: the fallback that reads the server's protected resource metadata to locate a record
+ * the index does not know. The index is rebuilt from the records when it is damaged
+ * (store/index.ts), and logout also deletes the record of the exact key directly, so the lookup
+ * has no case left that needs the network.
  */
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Logger, LogLevel } from '../bridge/log.js';
-import { openFileBackend } from '../oauth/store/fileStore.js';
+import { createSignInFetch } from '../edges/http/signInFetch.js';
+import type { Fetch } from '../oauth/http.js';
+import { outcomeLine, revokeRecord, secretOfRecord } from '../oauth/revocation.js';
 import { baseIdentity, loopbackRedirectUri } from '../oauth/store/identity.js';
-import { createIndexedStore, type ManagedStore } from '../oauth/store/index.js';
-import { openKeychainBackend, type KeyringModule } from '../oauth/store/keychainStore.js';
-import { createFileLock } from '../oauth/store/lock.js';
-import { resolveTokenKey, storePlaces, type TokenStoreChoice } from '../oauth/store/openStore.js';
+import type { ManagedStore } from '../oauth/store/index.js';
+import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
 import type { RecordKey } from '../oauth/store/types.js';
-import type { Profile, SignInIdentity } from '../profiles/profile.js';
+import type { Profile } from '../profiles/profile.js';
+import { accountEnvironment, openAccountStores, sameUrl, type AccountEnvironment } from './accountStores.js';
 
 export interface LogoutOptions {
   /** The MCP server URL; absent with `all`. */
@@ -31,53 +33,25 @@ export interface LogoutOptions {
   readonly redirectPort: number;
   readonly tokenStore: TokenStoreChoice;
   readonly tokenKeyFile?: string;
+  /** `--no-revoke`: delete without contacting the authorization server. */
+  readonly noRevoke: boolean;
+  /** The PEM text of `--ca-file`: trusted by the revocation requests, as by the sign-in's. */
   readonly caPem?: string;
   readonly logLevel: LogLevel;
   /** The profile's name: the bridge name of the storage identity (reference-behaviors.md §6.11). */
   readonly bridgeName: string;
 }
 
-/** Where logout looks; defaults are the process's. Tests point it at a temporary directory. */
-export interface LogoutEnvironment {
-  readonly env?: NodeJS.ProcessEnv;
-  readonly platform?: NodeJS.Platform;
-  readonly directory?: string;
-  readonly loadKeyring?: () => Promise<KeyringModule>;
-  /**
-   * Where the profile keeps its sign-ins (SignInIdentity): its keychain service (default
-   * `mcp-bridge-sdk/<bridgeName>`) and its token directory (default the one of
-   * `mcp-bridge-vscode`). The executable passes its profile's (logoutEnvironment).
-   */
-  readonly identity?: Pick<SignInIdentity, 'keychainService' | 'tokenDirectory'>;
+/** Where logout looks and how it reaches the authorization servers; defaults are the process's. */
+export interface LogoutEnvironment extends AccountEnvironment {
+  /** The fetch of the revocation requests (default: the sign-in's, with `--ca-file` and the proxy). */
+  readonly fetch?: Fetch;
 }
 
 /** The environment of the logout of an executable: the process's, with the profile's identity. */
-export const logoutEnvironment = (profile: Profile): LogoutEnvironment => ({
-  identity: {
-    keychainService: profile.identity.keychainService,
-    tokenDirectory: profile.identity.tokenDirectory,
-  },
-});
+export const logoutEnvironment = (profile: Profile): LogoutEnvironment => accountEnvironment(profile);
 
 const SCOPE = 'vscode';
-type Kind = 'keychain' | 'file';
-type Opened = { store: ManagedStore } | { skip: string; quiet?: boolean };
-
-const sameUrl = (a: string, b: string): boolean => {
-  try {
-    return new URL(a).href === new URL(b).href;
-  } catch {
-    return a === b;
-  }
-};
-
-async function hasTokenFiles(dir: string): Promise<boolean> {
-  try {
-    return (await readdir(dir)).some((name) => name.endsWith('.token'));
-  } catch {
-    return false;
-  }
-}
 
 export async function runLogout(
   options: LogoutOptions,
@@ -104,80 +78,48 @@ export async function runLogout(
     return 0;
   }
   const env = environment.env ?? process.env;
-  const places = storePlaces({
-    env,
-    ...(environment.platform === undefined ? {} : { platform: environment.platform }),
-    ...(environment.directory === undefined ? {} : { directory: environment.directory }),
-    ...(environment.identity === undefined ? {} : { tokenDirectory: environment.identity.tokenDirectory }),
-  });
-  const service = environment.identity?.keychainService ?? `mcp-bridge-sdk/${options.bridgeName}`;
+  const opened = await openAccountStores(
+    {
+      tokenStore: options.tokenStore,
+      bridgeName: options.bridgeName,
+      ...(options.tokenKeyFile === undefined ? {} : { tokenKeyFile: options.tokenKeyFile }),
+    },
+    'logout',
+    logger,
+    environment,
+  );
+  if (!opened.ok) return 2;
+  const { stores, places } = opened;
 
-  async function open(kind: Kind): Promise<Opened> {
-    try {
-      if (kind === 'keychain') {
-        const backend = await openKeychainBackend({
-          service,
-          platform: places.platform,
-          ...(environment.loadKeyring === undefined ? {} : { loadKeyring: environment.loadKeyring }),
-        });
-        return {
-          store: createIndexedStore(backend, logger, {
-            lock: createFileLock({ directory: places.lockDir, logger }),
-          }),
-        };
-      }
-      const key = await resolveTokenKey(
-        { env, ...(options.tokenKeyFile === undefined ? {} : { tokenKeyFile: options.tokenKeyFile }) },
-        places.tokenDir,
-        places.platform,
-      );
-      if (key === undefined)
-        return {
-          skip: 'no token key is set (MCP_BRIDGE_TOKEN_KEY or --token-key-file)',
-          // Quiet unless there are files that only a key could open.
-          quiet: !(await hasTokenFiles(places.tokenDir)),
-        };
-      const backend = await openFileBackend(
-        { directory: places.tokenDir, key, platform: places.platform },
-        logger,
-      );
-      return {
-        store: createIndexedStore(backend, logger, {
-          lock: createFileLock({ directory: places.tokenDir, logger }),
-        }),
-      };
-    } catch (error) {
-      return {
-        skip: kind === 'keychain' ? `the keychain is not available (${reason(error)})` : reason(error),
-      };
-    }
-  }
-
-  const kinds: Kind[] = options.tokenStore === 'auto' ? ['keychain', 'file'] : [options.tokenStore];
-  const stores: Array<{ kind: Kind; store: ManagedStore }> = [];
-  for (const kind of kinds) {
-    const opened = await open(kind);
-    if ('store' in opened) stores.push({ kind, store: opened.store });
-    else if (options.tokenStore !== 'auto') {
-      say('err', `the token store did not open: ${opened.skip}`);
-      return 2;
-    } else if (opened.quiet !== true) say('warn', `logout skips the ${kind} store: ${opened.skip}`);
-  }
+  // Made at the first revocation only: --no-revoke and an empty store need no network at all.
+  let signInFetch: ReturnType<typeof createSignInFetch> | undefined;
+  const fetchOf = (): Fetch => {
+    if (environment.fetch !== undefined) return environment.fetch;
+    signInFetch ??= createSignInFetch(options.caPem === undefined ? { env } : { env, caPem: options.caPem });
+    return signInFetch.fetch;
+  };
 
   let failed = false;
   let deleted = 0;
-  for (const { kind, store } of stores) {
-    try {
-      deleted += options.all ? await store.clear() : await deleteAccount(store, options.url ?? '');
-    } catch (error) {
-      failed = true;
-      say('err', `logout failed in the ${kind} store: ${reason(error)}`);
+  try {
+    for (const { kind, store } of stores) {
+      try {
+        if (options.all) {
+          for (const key of await store.list()) await revoke(store, key);
+          deleted += await store.clear();
+        } else deleted += await deleteAccount(store, options.url ?? '');
+      } catch (error) {
+        failed = true;
+        say('err', `logout failed in the ${kind} store: ${reason(error)}`);
+      }
     }
+  } finally {
+    signInFetch?.close();
   }
 
   if (options.all) {
     say('info', `logout deleted ${deleted} stored sign-in${deleted === 1 ? '' : 's'}`);
-    if (kinds.includes('file') && existsSync(places.tokenDir)) {
+    if (options.tokenStore !== 'keychain' && existsSync(places.tokenDir)) {
       try {
         await rm(places.tokenDir, { recursive: true, force: true });
         say('info', `deleted the token directory ${places.tokenDir}`);
@@ -196,7 +138,31 @@ export async function runLogout(
   }
   return failed ? 1 : 0;
 
-  /** Deletes the records of the URL and account: the base identity and its client variants. */
+  /**
+   * Revokes the tokens of the record of `key`, unless --no-revoke, and says the outcome in one
+   * line; never rejects, so that the deletion follows whatever happened.
+   */
+  async function revoke(store: ManagedStore, key: RecordKey): Promise<void> {
+    if (options.noRevoke) return;
+    let record;
+    try {
+      record = await store.read(key);
+    } catch (error) {
+      say('warn', `logout did not revoke the tokens: the stored sign-in was not read (${reason(error)})`);
+      return;
+    }
+    if (record === undefined) return;
+    // logout takes no --client-issuer: a pre-registered client's secret is never sent (revocation.ts).
+    const secret = secretOfRecord(record, {});
+    const outcome = await revokeRecord({
+      record,
+      fetch: fetchOf(),
+      ...(secret === undefined ? {} : { secret }),
+    });
+    say(outcome.kind === 'failed' ? 'warn' : 'info', outcomeLine(record, outcome));
+  }
+
+  /** Revokes and deletes the records of the URL and account: the base identity and its client variants. */
   async function deleteAccount(store: ManagedStore, url: string): Promise<number> {
     const base = baseIdentity({
       bridgeName: options.bridgeName,
@@ -210,7 +176,10 @@ export async function runLogout(
     // The exact key too, in case an index update failed when it was written.
     if (!keys.some((key) => key.url === url && key.identity === base)) keys.push({ url, identity: base });
     let count = 0;
-    for (const key of keys) if (await store.delete(key)) count += 1;
+    for (const key of keys) {
+      await revoke(store, key);
+      if (await store.delete(key)) count += 1;
+    }
     return count;
   }
 }

@@ -4,7 +4,8 @@
  * serves through serveStdio (src/node/serveStdio.ts), which wires stdio, the upstream and the
  * bridge and maps how the bridge ended to an exit code (reference-behaviors.md §8):
  * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments, or
- * a forced token store that does not open. `logout` has the exit codes of §6.12 (src/cli/logout.ts).
+ * a forced token store that does not open. `logout` and `status` have their own (src/cli/logout.ts,
+ * src/cli/status.ts).
  */
 import { tap } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
@@ -158,7 +159,7 @@ export async function main(argv: readonly string[], profile: Profile, early?: Pr
   }
 }
 
-/** Help, version, invalid arguments and logout. */
+/** Help, version, invalid arguments, logout and status. */
 async function notServe(
   parsed: Exclude<ParsedCommand, { kind: 'serve' }>,
   profile: Profile,
@@ -178,6 +179,17 @@ async function notServe(
         parsed.options,
         createStderrLogger(parsed.options.logLevel, undefined, profile.name),
         logoutEnvironment(profile),
+      );
+    }
+    case 'status': {
+      const [{ accountEnvironment }, { runStatus }] = await Promise.all([
+        import('./accountStores.js'),
+        import('./status.js'),
+      ]);
+      return runStatus(
+        parsed.options,
+        createStderrLogger(parsed.options.logLevel, undefined, profile.name),
+        accountEnvironment(profile),
       );
     }
   }

@@ -1,13 +1,13 @@
 /**
  * The first pass over argv: the rules of reference-behaviors.md §8 that yargs cannot express.
- * It finds the form (`logout` first, else a URL or "--"), where the options end, refuses unknown
+ * It finds the form (`logout` or `status` first, else a URL or "--"), where the options end, refuses unknown
  * options (naming them without their value), missing values (a separate value may not start with
  * `--`), flags with a value and misplaced arguments, and returns at once for `--help` and
  * `--version`. yargs then parses what passed.
  */
 
 /** The forms of the command line (reference-behaviors.md §8). */
-export type Form = 'command' | 'url' | 'logout';
+export type Form = 'command' | 'url' | 'logout' | 'status';
 
 /** One option: the forms it applies to, whether it is a flag, and whether it belongs to the sign-in. */
 export interface OptionSpec {
@@ -21,7 +21,8 @@ export interface OptionSpec {
 const SERVE: readonly Form[] = ['command', 'url'];
 const URL_ONLY: readonly Form[] = ['url'];
 const URL_LOGOUT: readonly Form[] = ['url', 'logout'];
-const ALL: readonly Form[] = ['command', 'url', 'logout'];
+const STORE: readonly Form[] = ['url', 'logout', 'status'];
+const ALL: readonly Form[] = ['command', 'url', 'logout', 'status'];
 
 /** The options of the bridge, by name without the leading `--` (the table of §8). */
 export const OPTIONS = {
@@ -37,12 +38,14 @@ export const OPTIONS = {
   'client-issuer': { forms: URL_ONLY, signIn: true },
   'client-metadata-url': { forms: URL_ONLY, signIn: true },
   'redirect-port': { forms: URL_LOGOUT, signIn: true },
-  account: { forms: URL_LOGOUT, signIn: true },
-  'token-store': { forms: URL_LOGOUT, signIn: true },
-  'token-key-file': { forms: URL_LOGOUT, signIn: true },
+  account: { forms: STORE, signIn: true },
+  'token-store': { forms: STORE, signIn: true },
+  'token-key-file': { forms: STORE, signIn: true },
   'no-browser': { forms: URL_ONLY, flag: 'plain', signIn: true },
   'sign-in-timeout': { forms: URL_ONLY, signIn: true },
   all: { forms: ['logout'], flag: 'plain' },
+  'no-revoke': { forms: ['logout'], flag: 'plain' },
+  json: { forms: ['status'], flag: 'plain' },
   help: { forms: ALL, flag: 'exits' },
   version: { forms: ALL, flag: 'exits' },
 } as const satisfies Record<string, OptionSpec>;
@@ -54,8 +57,12 @@ export const optionSpec = (name: OptionName): OptionSpec => OPTIONS[name];
 export type ScanResult =
   | { readonly kind: 'help' | 'version' }
   | { readonly kind: 'error'; readonly message: string }
-  /** `args`: what yargs parses (without the word `logout`). */
-  | { readonly kind: 'valid'; readonly form: 'serve' | 'logout'; readonly args: readonly string[] };
+  /** `args`: what yargs parses (without the word `logout` or `status`). */
+  | {
+      readonly kind: 'valid';
+      readonly form: 'serve' | 'logout' | 'status';
+      readonly args: readonly string[];
+    };
 
 const NOT_AN_OPTION =
   'an argument is not an option: give the options first, then the URL of the upstream server, ' +
@@ -63,6 +70,9 @@ const NOT_AN_OPTION =
 const NOT_AN_OPTION_LOGOUT =
   'an argument is not an option: give the options of logout first, then the URL of the upstream ' +
   'server, or --all';
+const NOT_AN_OPTION_STATUS =
+  'an argument is not an option: give the options of status first, then the URL of an upstream ' +
+  'server, or no URL for every stored sign-in';
 const AFTER_URL = 'an argument follows the URL of the upstream server: the URL must be the last argument';
 const URL_AND_COMMAND =
   'both a URL and an upstream command are given: give the URL of the upstream server, ' +
@@ -78,19 +88,22 @@ const unknownOption = (written: string): string =>
 
 export function scanArgv(argv: readonly string[]): ScanResult {
   const error = (message: string): ScanResult => ({ kind: 'error', message });
-  const logout = argv[0] === 'logout';
-  const args = logout ? argv.slice(1) : argv;
+  const form = argv[0] === 'logout' ? 'logout' : argv[0] === 'status' ? 'status' : 'serve';
+  const sub = form !== 'serve';
+  const notAnOption =
+    form === 'logout' ? NOT_AN_OPTION_LOGOUT : form === 'status' ? NOT_AN_OPTION_STATUS : NOT_AN_OPTION;
+  const args = sub ? argv.slice(1) : argv;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] ?? '';
     if (arg === '--') {
-      if (logout) return error(NOT_AN_OPTION_LOGOUT);
+      if (sub) return error(notAnOption);
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
-      if (!arg.includes('://')) return error(logout ? NOT_AN_OPTION_LOGOUT : NOT_AN_OPTION);
+      if (!arg.includes('://')) return error(notAnOption);
       const next = args[i + 1];
       if (next === undefined) break;
-      return error(next === '--' && !logout ? URL_AND_COMMAND : AFTER_URL);
+      return error(next === '--' && !sub ? URL_AND_COMMAND : AFTER_URL);
     }
     const eq = arg.indexOf('=');
     const written = eq < 0 ? arg : arg.slice(0, eq);
@@ -108,5 +121,5 @@ export function scanArgv(argv: readonly string[]): ScanResult {
       i += 1;
     }
   }
-  return { kind: 'valid', form: logout ? 'logout' : 'serve', args };
+  return { kind: 'valid', form, args };
 }

@@ -27,6 +27,7 @@ export const needsInsecure = (as: ServerMetadata, mcpUrl: string, extra: readonl
     as.authorization_endpoint,
     as.token_endpoint,
     as.registration_endpoint,
+    as.revocation_endpoint,
     ...extra,
   ].filter((url): url is string => typeof url === 'string' && isPlainHttp(url));
   return plain.length > 0 && plain.every((url) => checkEndpoint(url, mcpUrl).ok);

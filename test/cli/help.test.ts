@@ -39,22 +39,31 @@ describe('--help text (reference-behaviors.md §8)', () => {
 
   it('lists the exit codes 0, 1 and 2', () => {
     expect(HELP_TEXT).toMatch(
-      /^ {2}0 {2}stdin ended, or --help or --version; logout deleted, or found nothing to delete$/m,
+      /^ {2}0 {2}stdin ended, or --help or --version; logout deleted, or found nothing to delete;$/m,
     );
+    expect(HELP_TEXT).toMatch(/^ {5}status listed at least one sign-in$/m);
     expect(HELP_TEXT).toMatch(
-      /^ {2}1 {2}the upstream command stopped, or an internal error; logout failed to delete$/m,
+      /^ {2}1 {2}the upstream command stopped, or an internal error; logout failed to delete; status$/m,
     );
+    expect(HELP_TEXT).toMatch(/^ {5}found no sign-in$/m);
     expect(HELP_TEXT).toMatch(
       /^ {2}2 {2}invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token$/m,
     );
     expect(HELP_TEXT).toMatch(/^ {5}store that does not open$/m);
   });
 
-  it('shows the logout forms in the help and in the usage lines', () => {
+  it('shows the logout and status forms in the help and in the usage lines', () => {
     for (const text of [HELP_TEXT, USAGE_TEXT]) {
       expect(text).toContain('mcp-bridge-vscode logout [options] <url>');
       expect(text).toContain('mcp-bridge-vscode logout [options] --all');
+      expect(text).toContain('mcp-bridge-vscode status [options] [<url>]');
     }
+  });
+
+  it('says that status never prints a token or the query of the URL', () => {
+    expect(HELP_TEXT).toContain(
+      'never a token, and of the server URL only\nits origin and path, never its query',
+    );
   });
 
   it('lists the environment variables of the sign-in', () => {

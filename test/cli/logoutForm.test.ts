@@ -31,6 +31,7 @@ describe('logout [options] <url>', () => {
       account: 'default',
       redirectPort: 41894,
       tokenStore: 'auto',
+      noRevoke: false,
       logLevel: 'info',
       bridgeName: 'mcp-bridge-vscode',
     });
@@ -57,6 +58,7 @@ describe('logout [options] <url>', () => {
       redirectPort: 5000,
       tokenStore: 'file',
       tokenKeyFile: '/keys/token.hex',
+      noRevoke: false,
       logLevel: 'debug',
       bridgeName: 'mcp-bridge-vscode',
     });
@@ -73,6 +75,16 @@ describe('logout [options] <url>', () => {
   it('--help returns the help', () => {
     expect(parse(['logout', '--help', URL]).kind).toBe('help');
   });
+
+  it('--no-revoke deletes without revocation; it takes no value', () => {
+    expect(logout(['--no-revoke', URL]).noRevoke).toBe(true);
+    expect(logout(['--no-revoke', '--all']).noRevoke).toBe(true);
+    expect(refused(['--no-revoke=SECRET', URL])).toBe('the option --no-revoke takes no value');
+  });
+
+  it('--json: logout does not take it', () => {
+    expect(refused(['--json', URL])).toBe('the option --json cannot be used here: logout does not take it');
+  });
 });
 
 describe('logout [options] --all', () => {
@@ -82,6 +94,7 @@ describe('logout [options] --all', () => {
       account: 'default',
       redirectPort: 41894,
       tokenStore: 'auto',
+      noRevoke: false,
       logLevel: 'info',
       bridgeName: 'mcp-bridge-vscode',
     });

@@ -40,6 +40,7 @@ const USAGE = [
   '       mcp-bridge-vscode [options] <url>',
   '       mcp-bridge-vscode logout [options] <url>',
   '       mcp-bridge-vscode logout [options] --all',
+  '       mcp-bridge-vscode status [options] [<url>]',
   'Run "mcp-bridge-vscode --help" for the options.',
 ];
 

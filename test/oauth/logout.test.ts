@@ -45,6 +45,8 @@ const logoutOptions = (overrides: Partial<LogoutOptions>): LogoutOptions => ({
   account: 'default',
   redirectPort: 41894,
   tokenStore: 'file',
+  // These tests are about the deletion; revocation.test.ts and e2eAccounts.test.ts revoke.
+  noRevoke: true,
   logLevel: 'info',
   bridgeName: 'mcp-bridge-vscode',
   ...overrides,

@@ -61,6 +61,7 @@ describe('keychain store (real keychain)', () => {
         all: false,
         account: 'default',
         redirectPort: 41894,
+        noRevoke: true,
         logLevel: 'info' as const,
       };
       const code = await runLogout({ ...options, tokenStore: 'keychain', bridgeName }, logger, {

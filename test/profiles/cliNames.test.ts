@@ -61,6 +61,7 @@ describe('the names of the command line of a profile', () => {
         '       mcp-bridge [options] <url>',
         '       mcp-bridge logout [options] <url>',
         '       mcp-bridge logout [options] --all',
+        '       mcp-bridge status [options] [<url>]',
         'Run "mcp-bridge --help" for the options.',
       ].join('\n'),
     );
@@ -102,6 +103,7 @@ describe('the built executables (npm run build)', () => {
       '       mcp-bridge [options] <url>',
       '       mcp-bridge logout [options] <url>',
       '       mcp-bridge logout [options] --all',
+      '       mcp-bridge status [options] [<url>]',
       'Run "mcp-bridge --help" for the options.',
       '',
     ]);

@@ -134,7 +134,8 @@ describe('the token places of a profile', () => {
       [...keyring.secrets.keys()].filter((name) => name.startsWith(`${service}/`)).length;
     expect([count('mcp-bridge-sdk/mcp-bridge'), count('mcp-bridge-sdk/mcp-bridge-vscode')]).toEqual([2, 2]);
     const parsed = parseCommandLine(
-      ['logout', '--token-store', 'keychain', SERVER_URL],
+      // --no-revoke: this test is about where the record is; it contacts no server.
+      ['logout', '--no-revoke', '--token-store', 'keychain', SERVER_URL],
       {},
       '1.0.0',
       genericProfile,

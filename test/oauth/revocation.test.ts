@@ -1,0 +1,216 @@
+/**
+ * Token revocation at logout (RFC 7009, src/oauth/revocation.ts) against a small hand-written
+ * authorization server on loopback http: the order of the tokens, the client authentication,
+ * the time bound, and the outcome lines. The end-to-end test with oidc-provider is
+ * e2eAccounts.test.ts.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { guardedFetch } from '../../src/oauth/http.js';
+import { outcomeLine, revokeRecord, secretOfRecord } from '../../src/oauth/revocation.js';
+import type { TokenRecord } from '../../src/oauth/store/types.js';
+import { makeRecord } from './storeTestKit.js';
+
+interface Revocation {
+  readonly token: string | null;
+  readonly hint: string | null;
+  readonly clientId: string | null;
+  readonly secretInBody: string | null;
+  readonly basic: boolean;
+}
+
+interface HandServer {
+  readonly issuer: string;
+  readonly revocations: Revocation[];
+  /** Resolves at the first revocation request that arrives. */
+  readonly arrived: Promise<void>;
+  close(): Promise<void>;
+}
+
+type Answer = 'ok' | 'error' | 'hang';
+
+const servers: HandServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function start(options: {
+  answer: Answer;
+  endpoint?: boolean;
+  endpointUrl?: string;
+}): Promise<HandServer> {
+  const revocations: Revocation[] = [];
+  let arrive = (): void => undefined;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  const read = async (request: IncomingMessage): Promise<string> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  let issuer = '';
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      if (request.method === 'GET' && request.url === '/.well-known/oauth-authorization-server') {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            issuer,
+            authorization_endpoint: `${issuer}/authorize`,
+            token_endpoint: `${issuer}/token`,
+            ...(options.endpoint === false
+              ? {}
+              : { revocation_endpoint: options.endpointUrl ?? `${issuer}/revoke` }),
+            code_challenge_methods_supported: ['S256'],
+          }),
+        );
+        return;
+      }
+      if (request.method === 'POST' && request.url === '/revoke') {
+        const form = new URLSearchParams(await read(request));
+        revocations.push({
+          token: form.get('token'),
+          hint: form.get('token_type_hint'),
+          clientId: form.get('client_id'),
+          secretInBody: form.get('client_secret'),
+          basic: /^basic /i.test(request.headers.authorization ?? ''),
+        });
+        arrive();
+        if (options.answer === 'hang') return;
+        if (options.answer === 'error')
+          response
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: 'invalid_client' }));
+        else response.writeHead(200).end();
+        return;
+      }
+      response.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const hand: HandServer = {
+    issuer,
+    revocations,
+    arrived,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  servers.push(hand);
+  return hand;
+}
+
+const URL_OF_MCP = 'http://127.0.0.1:9/mcp';
+
+const recordAt = (issuer: string, overrides: Partial<TokenRecord> = {}): TokenRecord =>
+  makeRecord({ url: URL_OF_MCP, resource: URL_OF_MCP, issuer, ...overrides });
+
+const fetch = guardedFetch(globalThis.fetch, URL_OF_MCP);
+
+describe('revokeRecord', () => {
+  it('revokes the refresh token first, then the access token, with the client ID of a public client', async () => {
+    const as = await start({ answer: 'ok' });
+    const record = recordAt(as.issuer);
+    const outcome = await revokeRecord({ record, fetch });
+    expect(outcome).toEqual({ kind: 'revoked' });
+    expect(as.revocations).toEqual([
+      {
+        token: 'refresh-token-7e41aa',
+        hint: 'refresh_token',
+        clientId: 'client-1',
+        secretInBody: null,
+        basic: false,
+      },
+      {
+        token: 'access-token-9f3b2c',
+        hint: 'access_token',
+        clientId: 'client-1',
+        secretInBody: null,
+        basic: false,
+      },
+    ]);
+    expect(outcomeLine(record, outcome)).toBe(`logout revoked the tokens at ${as.issuer}`);
+  });
+
+  it('a dynamic client with client_secret_post sends its stored secret in the body', async () => {
+    const as = await start({ answer: 'ok' });
+    const record = recordAt(as.issuer, {
+      client: {
+        clientId: 'c-2',
+        source: 'dynamic',
+        authMethod: 'client_secret_post',
+        clientSecret: 'dyn-secret',
+      },
+    });
+    const secret = secretOfRecord(record, {});
+    expect(secret).toBe('dyn-secret');
+    expect(await revokeRecord({ record, fetch, ...(secret === undefined ? {} : { secret }) })).toEqual({
+      kind: 'revoked',
+    });
+    expect(as.revocations.map((r) => [r.hint, r.clientId, r.secretInBody])).toEqual([
+      ['refresh_token', 'c-2', 'dyn-secret'],
+      ['access_token', 'c-2', 'dyn-secret'],
+    ]);
+  });
+
+  it('a pre-registered client gets MCP_BRIDGE_CLIENT_SECRET only for its issuer; without it nothing is sent', async () => {
+    const as = await start({ answer: 'ok' });
+    const record = recordAt(as.issuer, {
+      client: { clientId: 'pre', source: 'pre-registered', authMethod: 'client_secret_basic' },
+    });
+    expect(
+      secretOfRecord(record, { clientIssuer: 'https://other.example', clientSecret: 'env-secret' }),
+    ).toBe(undefined);
+    expect(secretOfRecord(record, { clientIssuer: as.issuer, clientSecret: 'env-secret' })).toBe(
+      'env-secret',
+    );
+    const outcome = await revokeRecord({ record, fetch });
+    expect(outcome).toEqual({ kind: 'failed', detail: 'the secret of the client is not available' });
+    expect(as.revocations).toEqual([]);
+  });
+
+  it('an error of the endpoint is the outcome, with its status and code', async () => {
+    const as = await start({ answer: 'error' });
+    const record = recordAt(as.issuer);
+    const outcome = await revokeRecord({ record, fetch });
+    expect(outcome).toEqual({ kind: 'failed', detail: 'HTTP status 400, invalid_client' });
+    expect(outcomeLine(record, outcome)).toBe(
+      'logout did not revoke the tokens: the revocation failed (HTTP status 400, invalid_client); the local sign-in is deleted',
+    );
+  });
+
+  it('a server without a revocation endpoint gets no revocation request', async () => {
+    const as = await start({ answer: 'ok', endpoint: false });
+    const record = recordAt(as.issuer);
+    const outcome = await revokeRecord({ record, fetch });
+    expect(outcome).toEqual({ kind: 'no_endpoint' });
+    expect(outcomeLine(record, outcome)).toBe(
+      `logout did not revoke the tokens: the authorization server ${as.issuer} has no revocation endpoint`,
+    );
+    expect(as.revocations).toEqual([]);
+  });
+
+  it('a server that never answers ends the revocation at the time bound', async () => {
+    const as = await start({ answer: 'hang' });
+    const started = Date.now();
+    const outcome = revokeRecord({ record: recordAt(as.issuer), fetch, timeoutMs: 1_000 });
+    await as.arrived;
+    expect(await outcome).toEqual({
+      kind: 'failed',
+      detail: 'the authorization server did not answer within 1 s',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a revocation endpoint that is not a sign-in URL is refused before any request', async () => {
+    const as = await start({ answer: 'ok', endpointUrl: 'http://revoke.example.test/revoke' });
+    const outcome = await revokeRecord({ record: recordAt(as.issuer), fetch });
+    expect(outcome).toEqual({
+      kind: 'failed',
+      detail: 'the revocation endpoint is not usable: the URL is not https',
+    });
+    expect(as.revocations).toEqual([]);
+  });
+});
