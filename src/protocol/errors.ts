@@ -98,6 +98,11 @@ export const ERROR_TABLE = {
     'The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. ' +
       'Start the sign-in again.',
   ],
+  sign_in_hijacked: [
+    INTERNAL_ERROR,
+    'The start URL of the sign-in received a second request after the sign-in, thus the bridge did ' +
+      'not use it: someone else may have signed in with their own account. Start the sign-in again.',
+  ],
   browser_launch_failed: [
     INTERNAL_ERROR,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${UPSTREAM_LOG}`,

@@ -77,6 +77,10 @@ export const WIRE_ERRORS = {
     -32603,
     'The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Start the sign-in again.',
   ],
+  sign_in_hijacked: [
+    -32603,
+    'The start URL of the sign-in received a second request after the sign-in, thus the bridge did not use it: someone else may have signed in with their own account. Start the sign-in again.',
+  ],
   browser_launch_failed: [
     -32603,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${SEE_LOG}`,
