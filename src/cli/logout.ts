@@ -91,12 +91,19 @@ export async function runLogout(
   if (!opened.ok) return 2;
   const { stores, places } = opened;
 
-  // Made at the first revocation only: --no-revoke and an empty store need no network at all.
-  let signInFetch: ReturnType<typeof createSignInFetch> | undefined;
-  const fetchOf = (): Fetch => {
+  // Made at the first revocation only: --no-revoke and an empty store need no network at all. One
+  // per MCP URL: which hosts the sign-in may reach depends on the MCP server's host (SECURITY.md).
+  const signInFetches = new Map<string, ReturnType<typeof createSignInFetch>>();
+  const fetchOf = (mcpUrl: string): Fetch => {
     if (environment.fetch !== undefined) return environment.fetch;
-    signInFetch ??= createSignInFetch(options.caPem === undefined ? { env } : { env, caPem: options.caPem });
-    return signInFetch.fetch;
+    let made = signInFetches.get(mcpUrl);
+    if (made === undefined) {
+      made = createSignInFetch(
+        options.caPem === undefined ? { env, mcpUrl } : { env, mcpUrl, caPem: options.caPem },
+      );
+      signInFetches.set(mcpUrl, made);
+    }
+    return made.fetch;
   };
 
   let failed = false;
@@ -114,7 +121,7 @@ export async function runLogout(
       }
     }
   } finally {
-    signInFetch?.close();
+    for (const made of signInFetches.values()) made.close();
   }
 
   if (options.all) {
@@ -156,7 +163,7 @@ export async function runLogout(
     const secret = secretOfRecord(record, {});
     const outcome = await revokeRecord({
       record,
-      fetch: fetchOf(),
+      fetch: fetchOf(record.url),
       ...(secret === undefined ? {} : { secret }),
     });
     say(outcome.kind === 'failed' ? 'warn' : 'info', outcomeLine(record, outcome));

@@ -247,8 +247,9 @@ export async function signInInteractively(
     );
     asking = false;
     const redirect = await raced(armed.result, attempt.signal);
+    let response: TokenResponse;
     try {
-      return await raced(
+      response = await raced(
         exchangeCode(config, { redirect, request, resource: input.resource }),
         attempt.signal,
       );
@@ -257,6 +258,12 @@ export async function signInInteractively(
       if (!attempt.signal.aborted) logFailure(deps.logger, mapped, redirect);
       throw mapped;
     }
+    // The user's part is done: the watch of the start URL is not bounded by --sign-in-timeout.
+    clearTimeout(timer);
+    // A second request of the start URL after the redirect discards the tokens (SECURITY.md,
+    // requirement 14): they may be of the account of whoever followed the start URL first.
+    await raced(armed.confirm(), attempt.signal);
+    return response;
   } catch (error) {
     // reference §10 item 4 (cooldown "after a declined/failed client sign-in"), which §6.7 words
     // for a decline only: a question the user accepted whose sign-in then failed (an error of the

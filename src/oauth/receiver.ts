@@ -1,20 +1,33 @@
 /**
- * The loopback receiver of the sign-in (reference-behaviors.md §6.6, §10 items 5, 6): an HTTP
- * server on `127.0.0.1:<redirect port>` only, that serves the one-time start path and waits for
- * the redirect of the authorization server on `/callback`.
+ * The loopback receiver of the sign-in (reference-behaviors.md §6.6, §10 items 5, 6; SECURITY.md
+ * requirements 5, 6 and 14): an HTTP server on `127.0.0.1:<redirect port>` only, that serves the
+ * one-time start path and waits for the redirect of the authorization server on `/callback`.
  *
- * Limits (§6.6): the request head must arrive within 10 s and hold at most 16 KiB (else 431), at
- * most 16 connections at once (more are dropped at accept), and `close()` gives open responses
- * 2 s before it destroys their connections. Every response closes its connection, so one
- * connection carries one request and the head limit bounds the life of every connection.
+ * Owner check (Linux): each connection is held unread until the owner of its client socket is
+ * known from `/proc/net/tcp`; a connection of another user is destroyed before a byte of it is
+ * read. A connection whose row is not found is looked up once more after 25 ms, then refused.
+ * Where the table cannot be read (macOS, Windows) connections are accepted unchecked, and the
+ * sign-in waits `startWatchMs` after the code for a second request of the start URL instead.
+ *
+ * Limits (§6.6): the request head must arrive within 10 s and hold at most 16 KiB (else 431), and
+ * exactly one `Host` header (else 400); at most 16 connections at once: a 17th pushes out the
+ * oldest connection that has not sent a complete head (so idle connections cannot lock the browser
+ * out), and is closed only when all 16 have sent theirs; `close()` gives open responses 2 s before
+ * it destroys their connections. Every response closes its connection, so one connection carries
+ * one request and the head limit bounds the life of every connection.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../bridge/log.js';
 import { BridgeError } from '../errors.js';
+import { connectionTable } from './loopback/connections.js';
 import { sendPage } from './loopback/pages.js';
-import { onCallback, onStart, stopWait } from './loopback/wait.js';
+import { ownerGate } from './loopback/ownerGate.js';
+import { procNetOwner } from './loopback/peerOwner.js';
+import type { PeerOwnerLookup } from './loopback/peerOwner.js';
+import { onCallback, onStart, stopWait, watchStart } from './loopback/wait.js';
 import type { RedirectResult, Wait } from './loopback/wait.js';
 import { newStartToken } from './startUrl.js';
 import type { RandomSource } from './startUrl.js';
@@ -26,18 +39,27 @@ export interface ReceiverLimits {
   readonly headTimeoutMs: number;
   /** Size of the request head (request line and headers, bytes); larger gets 431. */
   readonly maxHeadBytes: number;
-  /** Connections at once; more are closed at accept. */
+  /** Connections at once; one more pushes out the oldest without a complete head. */
   readonly maxConnections: number;
   /** Time `close()` (and a refused head) gives a connection before it is destroyed (ms). */
   readonly closeGraceMs: number;
+  /** Wait before the second owner lookup of a connection whose row was not found (ms). */
+  readonly ownerRetryMs: number;
+  /**
+   * Time the start path stays watched after the code when the 303 went to a connection whose
+   * owner could not be checked: a second GET in it discards the sign-in (ms).
+   */
+  readonly startWatchMs: number;
 }
 
-/** reference-behaviors.md §6.6. */
+/** reference-behaviors.md §6.6; SECURITY.md requirement 14 for the last two. */
 export const RECEIVER_LIMITS: ReceiverLimits = {
   headTimeoutMs: 10_000,
   maxHeadBytes: 16 * 1024,
   maxConnections: 16,
   closeGraceMs: 2_000,
+  ownerRetryMs: 25,
+  startWatchMs: 30_000,
 };
 
 export interface ExpectInput {
@@ -60,9 +82,15 @@ export interface Receiver {
    * Arms the wait for `state`; returns the one-time start URL (when `withStartUrl` and random data
    * is available) that 303s once to `authorizationUrl`. Throws while another wait is before its
    * redirect (one sign-in at a time, §6.4). `result` rejects with a `BridgeError` of cause
-   * `sign_in_start_reused` on a second start GET before the redirect.
+   * `sign_in_start_reused` on a second start GET before the redirect. After the token exchange,
+   * `confirm()` resolves when the sign-in may be used and rejects with `sign_in_hijacked` on a
+   * second start GET after the redirect (see `watchStart`).
    */
-  expect(input: ExpectInput): { startUrl?: string; result: Promise<RedirectResult> };
+  expect(input: ExpectInput): {
+    startUrl?: string;
+    result: Promise<RedirectResult>;
+    confirm: () => Promise<void>;
+  };
   /** Stops the server and releases the port; a pending result rejects. */
   close(): Promise<void>;
 }
@@ -74,6 +102,10 @@ export interface ReceiverOptions {
   readonly limits?: Partial<ReceiverLimits>;
   /** Random bytes for the start token (tests inject a failing source). */
   readonly random?: RandomSource;
+  /** The owner of a client socket (tests inject another user); default: `/proc/net/tcp`. */
+  readonly peerOwner?: PeerOwnerLookup;
+  /** The uid the owner must have; default: the effective uid (none on Windows: no check). */
+  readonly uid?: number | undefined;
 }
 
 const HOST = '127.0.0.1';
@@ -83,10 +115,13 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Head
 /**
  * True for the Host header a browser sends to the receiver: `127.0.0.1:<port>`, or `127.0.0.1`
  * on port 80 (the default port is left out). Any other name is refused, so that a web page cannot
- * reach the receiver under its own name through DNS rebinding.
+ * reach the receiver under its own name through DNS rebinding. Takes every `Host` header of the
+ * request: more than one is refused (RFC 9112 §3.2), as Node keeps only the first in `headers`.
  */
-export function isReceiverHost(host: string | undefined, port: number): boolean {
-  const value = host?.toLowerCase();
+export function isReceiverHost(hosts: readonly string[] | string | undefined, port: number): boolean {
+  const all = typeof hosts === 'string' ? [hosts] : (hosts ?? []);
+  if (all.length !== 1) return false;
+  const value = all[0]!.toLowerCase();
   return value === `${HOST}:${port}` || (port === 80 && value === HOST);
 }
 
@@ -94,22 +129,20 @@ export function isReceiverHost(host: string | undefined, port: number): boolean 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   const limits: ReceiverLimits = { ...RECEIVER_LIMITS, ...options.limits };
   const { logger } = options;
-  const sockets = new Map<Socket, { timer: NodeJS.Timeout; requested: boolean }>();
+  const connections = connectionTable(limits);
+  const warned = new Set<string>();
+  // Once per receiver: a flood of refused or pushed-out connections must not flood the log.
+  const warnOnce = (text: string): void => {
+    if (warned.has(text)) return;
+    warned.add(text);
+    logger.log(SCOPE, 'warn', text);
+  };
   let wait: Wait | undefined;
   let port = options.port;
-
-  // After the head arrived (or was refused) a connection gets the close grace to finish.
-  const deadline = (socket: Socket, ms: number): void => {
-    const entry = sockets.get(socket);
-    if (entry === undefined) return;
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => socket.destroy(), ms);
-  };
+  let closing: Promise<void> | undefined;
 
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    const entry = sockets.get(request.socket);
-    if (entry !== undefined) entry.requested = true;
-    deadline(request.socket, limits.closeGraceMs);
+    connections.answered(request.socket, limits.closeGraceMs);
     try {
       route(request, response);
     } catch (error) {
@@ -122,38 +155,52 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const route = (request: IncomingMessage, response: ServerResponse): void => {
     const target = request.url ?? '';
     // Origin-form only, and only our own host: no absolute-form target, no DNS-rebinding name.
-    if (!target.startsWith('/') || !isReceiverHost(request.headers.host, port)) {
+    if (!target.startsWith('/') || !isReceiverHost(request.headersDistinct.host, port)) {
       return sendPage(response, 'bad');
     }
     // Appended, not resolved: `//host/path` stays a path of ours.
     const url = new URL(`http://${HOST}:${port}${target}`);
     if (url.pathname === '/callback') return onCallback(wait, url, request, response, logger);
     if (url.pathname.startsWith('/start/')) {
-      return onStart(wait, url.pathname.slice('/start/'.length), request, response, logger);
+      const checked = connections.checked(request.socket);
+      return onStart(wait, url.pathname.slice('/start/'.length), request, response, logger, checked);
     }
     sendPage(response, 'notFound');
   };
 
-  const server = createServer({ maxHeaderSize: limits.maxHeadBytes }, onRequest);
-  server.maxConnections = limits.maxConnections;
-  server.on('connection', (socket: Socket) => {
-    sockets.set(socket, {
-      timer: setTimeout(() => socket.destroy(), limits.headTimeoutMs),
-      requested: false,
-    });
-    socket.once('close', () => {
-      clearTimeout(sockets.get(socket)?.timer);
-      sockets.delete(socket);
-    });
+  const http = createServer({ maxHeaderSize: limits.maxHeadBytes }, onRequest);
+  // Hands a connection to HTTP: until then not a byte of it is read (pauseOnConnect).
+  const admit = (socket: Socket, checked: boolean): void => {
+    if (socket.destroyed || closing !== undefined) return void socket.destroy();
+    const { admitted, evicted } = connections.admit(socket, checked);
+    if (evicted) {
+      warnOnce(
+        `the loopback receiver has ${limits.maxConnections} connections open: it closed the oldest one that sent no request`,
+      );
+    }
+    if (!admitted) return;
+    http.emit('connection', socket);
+    socket.resume();
+  };
+  const gate = ownerGate({
+    lookup: options.peerOwner ?? procNetOwner,
+    uid: 'uid' in options ? options.uid : process.geteuid?.(),
+    retryMs: limits.ownerRetryMs,
+    local: () => ({ address: HOST, port }),
+    refused: warnOnce,
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+  const server = createNetServer({ pauseOnConnect: true }, (socket) => {
+    socket.on('error', () => socket.destroy());
+    gate(socket, (checked) => admit(socket, checked));
+  });
+  http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     if (status === 431)
       logger.log(SCOPE, 'warn', 'the loopback receiver refused a request head that is too large');
     if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
     // end(), not destroy(): a reset could drop the status line before the client reads it.
     socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
-    deadline(socket, limits.closeGraceMs);
+    connections.answered(socket, limits.closeGraceMs);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -183,7 +230,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   );
   port = (server.address() as AddressInfo).port;
 
-  let closing: Promise<void> | undefined;
   return {
     redirectUri: `http://${HOST}:${port}/callback`,
     expect(input) {
@@ -216,6 +262,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         token,
         phase: 'waiting',
         startServed: false,
+        startChecked: false,
+        reused: false,
+        watcher: undefined,
       };
       wait = armed;
       const { signal } = input;
@@ -223,17 +272,17 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         if (signal.aborted) stopWait(armed, signal.reason);
         else signal.addEventListener('abort', () => stopWait(armed, signal.reason), { once: true });
       }
-      return token === undefined ? { result } : { startUrl: `http://${HOST}:${port}/start/${token}`, result };
+      const confirm = (): Promise<void> => watchStart(armed, limits.startWatchMs, logger);
+      return token === undefined
+        ? { result, confirm }
+        : { startUrl: `http://${HOST}:${port}/start/${token}`, result, confirm };
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
         stopWait(wait, new Error('the loopback receiver closed before the redirect'));
         server.close(() => resolve());
         // Connections without a request are closed now; a response in progress gets the grace.
-        for (const [socket, entry] of sockets) {
-          if (entry.requested) deadline(socket, limits.closeGraceMs);
-          else socket.destroy();
-        }
+        connections.closeAll(limits.closeGraceMs);
       });
       return closing;
     },

@@ -103,6 +103,11 @@ export const ERROR_TABLE = {
     'The upstream server asked for a sign-in too often in a short time, thus the bridge did not start ' +
       `another one. Try again in a minute. ${UPSTREAM_LOG}`,
   ],
+  sign_in_hijacked: [
+    INTERNAL_ERROR,
+    'The start URL of the sign-in received a second request after the sign-in, thus the bridge did ' +
+      'not use it: someone else may have signed in with their own account. Start the sign-in again.',
+  ],
   browser_launch_failed: [
     INTERNAL_ERROR,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${UPSTREAM_LOG}`,

@@ -81,6 +81,10 @@ export const WIRE_ERRORS = {
     -32603,
     `The upstream server asked for a sign-in too often in a short time, thus the bridge did not start another one. Try again in a minute. ${SEE_LOG}`,
   ],
+  sign_in_hijacked: [
+    -32603,
+    'The start URL of the sign-in received a second request after the sign-in, thus the bridge did not use it: someone else may have signed in with their own account. Start the sign-in again.',
+  ],
   browser_launch_failed: [
     -32603,
     `The bridge cannot open the browser for the sign-in. Open the URL of the sign-in line in a browser. ${SEE_LOG}`,

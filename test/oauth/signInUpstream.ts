@@ -79,7 +79,10 @@ export function rewritingReceiver(
             ...(iss === undefined ? {} : { iss }),
           };
         });
-        return armed.startUrl === undefined ? { result } : { startUrl: armed.startUrl, result };
+        const { confirm } = armed;
+        return armed.startUrl === undefined
+          ? { result, confirm }
+          : { startUrl: armed.startUrl, result, confirm };
       },
     };
   };

@@ -55,6 +55,7 @@ describe('the wire error table (§3.10)', () => {
       sign_in_invalid_url: -32603,
       sign_in_start_reused: -32603,
       sign_in_throttled: -32603,
+      sign_in_hijacked: -32603,
       browser_launch_failed: -32603,
       redirect_port_unavailable: -32603,
       registration_unavailable: -32603,

@@ -28,12 +28,12 @@ const PAGES: Record<PageName, { readonly status: number; readonly title: string;
       'have opened it. Start the sign-in again.',
   },
   startAgainWarning: {
-    status: 200,
-    title: 'Start URL used again',
+    status: 410,
+    title: 'Start URL used twice',
     text:
-      'This start URL was opened again after the sign-in finished in a browser. If you did not sign ' +
-      'in yourself, the bridge may now use an account that is not yours: log out with ' +
-      '"mcp-bridge-vscode logout" and sign in again.',
+      'This start URL was opened a second time after a sign-in had come back through it, so the ' +
+      'bridge does not use that sign-in: someone else may have opened the start URL and signed in ' +
+      'with their own account. Start the sign-in again.',
   },
   method: { status: 405, title: 'Method not allowed', text: 'The bridge answers only GET here.' },
 };

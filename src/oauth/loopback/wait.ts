@@ -20,9 +20,10 @@ export interface RedirectResult {
 }
 
 /**
- * `waiting`: before the redirect. `received`: the redirect came, the token exchange may still run
- * (a second start GET then only warns). `stopped`: the sign-in ended (start reused, aborted or
- * closed): the start path answers 404 and the callback 400.
+ * `waiting`: before the redirect. `received`: the redirect came; the token exchange and the watch
+ * of `watchStart` may still run (a second start GET then discards the sign-in). `stopped`: the
+ * sign-in ended (start reused, aborted, closed, or the watch is over): the start path answers 404
+ * and the callback 400.
  */
 type Phase = 'waiting' | 'received' | 'stopped';
 
@@ -33,6 +34,12 @@ export interface Wait {
   readonly token: string | undefined;
   phase: Phase;
   startServed: boolean;
+  /** The connection that got the 303 passed the owner check of the receiver (Linux). */
+  startChecked: boolean;
+  /** A second start GET came after the redirect: the sign-in must not be used. */
+  reused: boolean;
+  /** Ends a running `watchStart`: with an error to refuse the sign-in, without to allow it. */
+  watcher: ((error?: unknown) => void) | undefined;
   readonly resolve: (result: RedirectResult) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -46,6 +53,42 @@ export function stopWait(wait: Wait | undefined, error: unknown): void {
   const waiting = wait.phase === 'waiting';
   wait.phase = 'stopped';
   if (waiting) wait.reject(error);
+  wait.watcher?.(error);
+}
+
+const reusedError = (): BridgeError => new BridgeError('sign_in_hijacked');
+
+/**
+ * Resolves when the sign-in of `wait` may be used (SECURITY.md, "Shared hosts"); call it after the
+ * token exchange. It rejects with `sign_in_hijacked` when the start URL got a second GET after the
+ * redirect: another browser followed it first, so the code may be of another account. When the
+ * 303 went to a connection whose owner the receiver could not check, it keeps the start path
+ * served for `watchMs` more and rejects on a second GET in that time; when no start URL was
+ * followed, or the receiver checked that its owner is the bridge's user, it resolves at once.
+ */
+export function watchStart(wait: Wait, watchMs: number, logger: Logger): Promise<void> {
+  if (wait.reused) return Promise.reject(reusedError());
+  if (wait.phase !== 'received') return Promise.reject(new Error('the sign-in has no redirect to watch'));
+  if (!wait.startServed || wait.startChecked) {
+    wait.phase = 'stopped';
+    return Promise.resolve();
+  }
+  logger.log(
+    SCOPE,
+    'info',
+    `the bridge uses the sign-in in ${watchMs / 1000} s, unless the start URL gets a second request (SECURITY.md)`,
+  );
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => end(), watchMs);
+    const end = (error?: unknown): void => {
+      clearTimeout(timer);
+      wait.watcher = undefined;
+      wait.phase = 'stopped';
+      if (error === undefined) resolve();
+      else reject(error instanceof Error ? error : new Error('the sign-in stopped'));
+    };
+    wait.watcher = end;
+  });
 }
 
 /** GET /start/<token> (§6.6). */
@@ -55,6 +98,7 @@ export function onStart(
   request: IncomingMessage,
   response: ServerResponse,
   logger: Logger,
+  checked: boolean,
 ): void {
   if (request.method !== 'GET') return sendPage(response, 'method');
   // Compared even when no start URL is armed, so the answer time says nothing about the state.
@@ -66,17 +110,23 @@ export function onStart(
     return sendPage(response, 'notFound');
   }
   if (wait.phase === 'received') {
+    // The sign-in line was used and the browser came late: nobody followed the start URL.
+    if (!wait.startServed) return sendPage(response, 'received');
+    // Another browser followed the start URL first and its code came back: not ours to use.
     logger.log(
       SCOPE,
       'warn',
-      'the start URL of the sign-in received a second request after the redirect. If you did not ' +
-        'open it a second time, the sign-in may belong to another account: run ' +
-        '"mcp-bridge-vscode logout <url>" and sign in again.',
+      'the start URL of the sign-in received a second request after the redirect, thus the bridge ' +
+        'does not use the sign-in: someone else may have opened the start URL and signed in with ' +
+        'their own account',
     );
+    wait.reused = true;
+    wait.watcher?.(reusedError());
     return sendPage(response, 'startAgainWarning');
   }
   if (!wait.startServed) {
     wait.startServed = true;
+    wait.startChecked = checked;
     return sendStartRedirect(response, wait.authorizationUrl);
   }
   // A second GET before the redirect: someone else may hold the URL (§6.6, §10 item 6).
