@@ -12,7 +12,9 @@
  *    again: a rotating refresh token is never spent twice, even by a process that stalled past
  *    the lock's stale time while another took the lock over (security review finding 1). A hold
  *    found lost aborts the refresh and the write, and the whole step runs once more under a new
- *    hold, which then finds the record the other process stored.
+ *    hold, which then finds the record the other process stored. A refresh token is sent at most
+ *    once: the record is marked right before the refresh (refreshMark.ts), and a record read with
+ *    that mark (its answer never came) is not refreshed: a new sign-in follows.
  * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
  *    (migration: a new client at the new server, §8.10).
  * Each new token is written to the store, which keeps a newer record it finds (the record it
