@@ -1,10 +1,12 @@
 /**
  * Loads the PEM file of `--ca-file` (reference-behaviors.md §6.3): readable, not empty, and at
  * least one certificate block, each block a valid X.509 certificate. An unusable file is exit
- * code 2. Messages never echo the path or the contents of the file.
+ * code 2; so is a path that is not a regular file (a pipe or a device would hang the start;
+ * regularFile.ts). Messages never echo the path or the contents of the file.
  */
 import { X509Certificate } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { notRegularFile, READ_NONBLOCK } from './regularFile.js';
 
 export type CaFileResult =
   { readonly ok: true; readonly pem: string } | { readonly ok: false; readonly message: string };
@@ -14,9 +16,15 @@ export const CA_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
+/** Thrown for a path that is not a regular file; its message is the reason (no path in it). */
+class NotRegular extends Error {}
+
 function readBounded(path: string): Buffer {
-  const fd = openSync(path, 'r');
+  const why = notRegularFile(path);
+  if (why !== undefined) throw new NotRegular(why);
+  const fd = openSync(path, READ_NONBLOCK);
   try {
+    if (!fstatSync(fd).isFile()) throw new NotRegular('it does not name a regular file');
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -47,6 +55,7 @@ export function loadCaFile(path: string): CaFileResult {
     pem = readBounded(path).toString('utf8');
   } catch (error) {
     if (error instanceof RangeError) return fail(`the file is larger than ${CA_FILE_MAX_BYTES} bytes`);
+    if (error instanceof NotRegular) return fail(error.message);
     return fail(`the file cannot be read${errorCode(error)}`);
   }
   if (pem.trim() === '') return fail('the file is empty');

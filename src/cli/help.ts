@@ -71,8 +71,8 @@ Options for a URL only:
                              VAR (repeatable; default: none)
   --max-response-bytes <n>   largest JSON response or SSE event, in bytes, 1 to 1073741824
                              (default: 67108864)
-  --ca-file <path>           PEM file of CA certificates trusted besides the system ones
-                             (default: none)
+  --ca-file <path>           PEM file of CA certificates trusted besides the system ones;
+                             a regular file, not a pipe or a device (default: none)
 
 Headers the bridge or the HTTP client sets (Host, Accept, Content-Type, Mcp-*, ...) and
 Proxy-Authorization cannot be given.
@@ -92,8 +92,8 @@ during initialize, and later through a URL question of ${client.object}. An auth
                              of A-Z a-z 0-9 . _ @ + - (default: default)
   --token-store <store>      auto, keychain, file or memory; auto takes the keychain, then
                              encrypted files when a key is set, then memory (default: auto)
-  --token-key-file <path>    file with the 64 hex digits of the key of the encrypted files;
-                             not with MCP_BRIDGE_TOKEN_KEY (default: none)
+  --token-key-file <path>    regular file with the 64 hex digits of the key of the encrypted
+                             files; not with MCP_BRIDGE_TOKEN_KEY (default: none)
   --no-browser               do not open a browser: open the URL of the sign-in line yourself
   --sign-in-timeout <s>      seconds a sign-in may take, 1 to 4294967295 (default: 300)
 

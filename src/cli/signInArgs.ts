@@ -5,6 +5,7 @@
  * diagnostics name options and variables, never values.
  */
 import { conflict, decimal, envValue, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
+import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
 import { clientIssuerHint, clientMetadataUrlHint } from './urlRules.js';
 import { UsageError } from './usageError.js';
@@ -95,6 +96,9 @@ export function parseStoreOptions(values: Values, env: Env, defaultRedirectPort:
     );
   }
   if (tokenKeyFile !== undefined) {
+    // A pipe or a device would hang the start when the store reads the key (regularFile.ts).
+    const why = notRegularFile(tokenKeyFile);
+    if (why !== undefined) throw new UsageError(`the value of --token-key-file is not valid: ${why}`);
     if (tokenStore === 'keychain' || tokenStore === 'memory') {
       throw conflict('token-key-file', `--token-store ${tokenStore} uses no key`);
     }

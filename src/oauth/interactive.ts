@@ -16,6 +16,7 @@ import type { AuthorizationRequest } from './flow.js';
 import type { Receiver, RedirectResult, startReceiver } from './receiver.js';
 import type { TokenResponse } from './tokens.js';
 import type { ConsentPort } from './ports.js';
+import { LockLostError } from './store/hold.js';
 
 const SCOPE = 'oauth';
 /**
@@ -57,7 +58,15 @@ export interface InteractiveInput {
   readonly mcpUrl: string;
   readonly resource: string;
   readonly scope: string | undefined;
+  /** Ends the sign-in: the request stopped, or the sign-in lock was lost (a LockLostError). */
   readonly signal: AbortSignal;
+  /**
+   * Resolves while the sign-in lock is still this holder's (LockHold.confirm); awaited right
+   * before the receiver starts and again before the sign-in line is written and the browser
+   * opens, so that a holder that stalled and lost the lock shows no second sign-in. Absent: a
+   * lock that cannot be lost.
+   */
+  readonly confirm?: () => Promise<void>;
 }
 
 /** Rejects with the abort reason as soon as `signal` aborts. */
@@ -182,13 +191,17 @@ export async function signInInteractively(
 ): Promise<TokenResponse> {
   const early = refuseEarly(settings, deps, state);
   if (early !== undefined) throw early;
+  // A holder that lost the lock registers no client and starts no receiver (and see below).
+  await input.confirm?.();
   const receiver: Receiver = await deps.startReceiver({ port: settings.redirectPort, logger: deps.logger });
   const attempt = new AbortController();
   const onStop = (): void => {
     const reason: unknown = input.signal.reason;
-    deps.logger.log(SCOPE, 'warn', 'The request stopped before the sign-in completed.');
+    // A lost lock has its own line (lock.ts); the work under it just stops.
+    if (!(reason instanceof LockLostError))
+      deps.logger.log(SCOPE, 'warn', 'The request stopped before the sign-in completed.');
     attempt.abort(
-      isBridgeError(reason)
+      isBridgeError(reason) || reason instanceof LockLostError
         ? reason
         : new BridgeError('sign_in_failed', { detail: 'the request stopped before the sign-in completed' }),
     );
@@ -212,6 +225,8 @@ export async function signInInteractively(
       );
       throw new BridgeError('sign_in_invalid_url');
     }
+    // Finding 1 of the security review: no sign-in line and no browser from a lost hold.
+    await input.confirm?.();
     if (input.signal.aborted) onStop();
     else input.signal.addEventListener('abort', onStop, { once: true });
     // `prepare` (a client registration) does not watch the signal: a sign-in stopped meanwhile

@@ -181,7 +181,9 @@ export async function signInAnew(
     mcpUrl: config.url,
     resource: found.resource,
     scope,
-    signal: input.signal,
+    // A lost hold ends the sign-in, and no lost hold shows one (security review finding 1).
+    signal: AbortSignal.any([input.signal, ctx.held.signal]),
+    confirm: () => ctx.held.confirm(),
   });
   if (client === undefined) throw new BridgeError('internal', { detail: 'the sign-in has no client' });
   await ctx.save(

@@ -15,7 +15,9 @@
  *    again: a rotating refresh token is never spent twice, even by a process that stalled past
  *    the lock's stale time while another took the lock over (security review finding 1). A hold
  *    found lost aborts the refresh and the write, and the whole step runs once more under a new
- *    hold, which then finds the record the other process stored.
+ *    hold, which then finds the record the other process stored. A refresh token is sent at most
+ *    once: the record is marked right before the refresh (refreshMark.ts), and a record read with
+ *    that mark (its answer never came) is not refreshed: a new sign-in follows.
  * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
  *    (migration: a new client at the new server, §8.10).
  * Each new token is written to the store, which keeps a newer record it finds (the record it
@@ -32,6 +34,7 @@ import { startReceiver as defaultStartReceiver } from './receiver.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
 import { discover, signInAnew, silentRefresh } from './renewal.js';
 import { covers } from './scopes.js';
+import { markedForRefresh, refreshUnanswered } from './refreshMark.js';
 import { LockLostError } from './store/hold.js';
 import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
 import type { LockHold, RecordKey, TokenRecord } from './store/types.js';
@@ -145,6 +148,34 @@ export function createUpstreamAuth(
     adopt(kept);
   };
 
+  /**
+   * Stores `stored` marked as in refresh (refreshMark.ts) right before its refresh token is sent:
+   * `marked` when the store kept the mark, `changed` when it kept a newer record instead, `failed`
+   * when the store failed (the token is not sent then: a mark that is not kept cannot stop the next
+   * start from sending it again).
+   */
+  const markRefresh = async (
+    stored: TokenRecord & { readonly refreshToken: string },
+  ): Promise<'marked' | 'changed' | 'failed'> => {
+    const marked = markedForRefresh(stored);
+    let kept: TokenRecord;
+    try {
+      kept = await store.write(marked);
+    } catch {
+      logger.log(
+        SCOPE,
+        'warn',
+        'the token store did not keep the refresh about to be sent: the bridge does not refresh, a new sign-in follows',
+      );
+      return 'failed';
+    }
+    return kept.savedAt === marked.savedAt &&
+      kept.refreshToken === marked.refreshToken &&
+      kept.refreshInFlight === marked.refreshInFlight
+      ? 'marked'
+      : 'changed';
+  };
+
   const contextOf = (held: LockHold): RenewalContext => ({
     config,
     fetch: deps.fetch,
@@ -174,7 +205,16 @@ export function createUpstreamAuth(
       adopt(stored);
       return;
     }
-    const canRefresh = !stepUp && stored?.refreshToken !== undefined;
+    // A refresh token is sent at most once: one marked as sent without an answer is not sent again.
+    const unanswered = !stepUp && stored !== undefined && refreshUnanswered(stored);
+    if (unanswered) {
+      logger.log(
+        SCOPE,
+        'warn',
+        'a refresh of the stored sign-in got no answer (a bridge stopped during it): its refresh token is not sent again, a new sign-in follows',
+      );
+    }
+    const canRefresh = !stepUp && !unanswered && stored?.refreshToken !== undefined;
     // §6.13 and §6.7: what fails at once fails before any request.
     if (!canRefresh) {
       const early = refuseEarly(settings, interactiveDeps, state);
@@ -191,23 +231,32 @@ export function createUpstreamAuth(
       });
     }
     const found = await discover(ctx, input.bearer, AbortSignal.any([input.signal, held.signal]));
+    const refreshToken = stored?.refreshToken;
     if (
       canRefresh &&
       stored !== undefined &&
+      refreshToken !== undefined &&
       stored.issuer === found.as.issuer &&
       stored.resource === found.resource
     ) {
       // Finding 1: spend the refresh token only while the lock is still ours, and only if no
-      // other holder renewed the record since it was read (discovery took a while).
+      // other holder renewed (or began to renew) the record since it was read (discovery took a
+      // while); then mark it as sent before it is (refreshMark.ts).
       await held.confirm();
       const latest = await store.read(key);
-      if (latest?.savedAt !== stored.savedAt || latest.refreshToken !== stored.refreshToken) {
+      const mark =
+        latest?.savedAt !== stored.savedAt ||
+        latest.refreshToken !== refreshToken ||
+        latest.refreshInFlight !== stored.refreshInFlight
+          ? 'changed'
+          : await markRefresh({ ...stored, refreshToken });
+      if (mark === 'changed') {
         // Judged anew from the top; a record that changes again under a confirmed hold means a
         // writer outside the lock: spend nothing.
         if (again) return renew(input, held, false);
         throw new LockLostError();
       }
-      if (await silentRefresh(ctx, stored, found)) return;
+      if (mark === 'marked' && (await silentRefresh(ctx, stored, found))) return;
     }
     await signInAnew(ctx, input, found, stored);
   };

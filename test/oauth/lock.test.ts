@@ -78,6 +78,13 @@ if (cfg.mode === 'count') {
     // The event loop stops: no heartbeat, while the process lives on.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
   });
+} else if (cfg.mode === 'exit') {
+  await lock.hold(key, async () => {
+    say('held');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    // As the bridge ends at the end of stdin, SIGTERM or its watchdog: no finally of the work runs.
+    process.exit(0);
+  });
 } else if (cfg.mode === 'wait') {
   say('waiting');
   await lock.hold(key, async () => { say('acquired'); });
@@ -172,6 +179,17 @@ describe('sign-in lock across processes', () => {
     expect(waiter.lines).toContain(
       `log warn the sign-in lock of another bridge process is taken over: its process ${holder.process.pid} ended`,
     );
+  });
+
+  it('a holder that exits (process.exit) while it holds the lock deletes its lock file', async () => {
+    const locks = path.join(dir, 'locks');
+    const holder = start({ mode: 'exit', dir: locks });
+    await holder.line((line) => line === 'held');
+    expect(await readdir(locks)).toEqual([LOCK_NAME]);
+    const exited = new Promise((resolve) => holder.process.once('exit', (code) => resolve(code)));
+    holder.process.stdin.write('exit\n');
+    expect(await exited).toBe(0);
+    expect(await readdir(locks)).toEqual([]);
   });
 
   it('takes over from a hung holder (alive, heartbeat stopped) after the stale bound', async () => {

@@ -82,6 +82,8 @@ export interface HarnessOptions {
   readonly deps?: Partial<SignInDeps>;
   /** Awaited before each request of the sign-in goes to the network (a test holds one back). */
   readonly gate?: (url: string, form: URLSearchParams | undefined) => Promise<void>;
+  /** What the sign-in gets for a request that went to the network (a test loses an answer). */
+  readonly answer?: (form: URLSearchParams | undefined, response: Promise<Response>) => Promise<Response>;
 }
 
 export function signInConfig(config: HarnessOptions['config']): SignInConfig {
@@ -170,7 +172,8 @@ export function harness(options: HarnessOptions): Harness {
     init?.signal?.throwIfAborted();
     const refreshToken = form?.get('refresh_token');
     if (refreshToken !== null && refreshToken !== undefined) refreshTokens.push(refreshToken);
-    return net.fetch(input, init);
+    const response = net.fetch(input, init);
+    return options.answer === undefined ? response : options.answer(form, response);
   }) as typeof globalThis.fetch;
   const auth = createUpstreamAuth(signInConfig(options.config), {
     fetch,

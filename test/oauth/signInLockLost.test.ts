@@ -7,7 +7,7 @@
  * time. oidc-provider rotates refresh tokens, and its log of token requests shows every refresh
  * that reached it: the refresh token of the store is spent once, whatever A does after it wakes.
  */
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileLock } from '../../src/oauth/store/lock.js';
@@ -158,21 +158,16 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     expect(a.opened).toEqual([]);
   });
 
-  it('a hold lost while the refresh request waits aborts it and writes nothing; a new hold refreshes once', async () => {
+  it('a hold lost while the refresh request is out stores nothing; the new hold sends that refresh token no second time and signs in anew', async () => {
     const { store, as, url } = await expiredSignIn();
     const locks = recordingLogger();
     const refreshGate = gate();
-    const writes: Array<string | undefined> = [];
-    const watched: TokenStore = {
-      ...store,
-      read: (key) => store.read(key),
-      delete: (key) => store.delete(key),
-      list: () => store.list(),
-      write: (record) => {
-        writes.push(locks.lines.at(-1)); // what the lock did last before the write
-        return store.write(record);
-      },
-    };
+    const writes: Array<{ lock: string | undefined; marked: boolean }> = [];
+    const watched = writingThrough(store, (record) => {
+      // What the lock did last before the write, and whether the record marks a refresh as sent.
+      writes.push({ lock: locks.lines.at(-1), marked: record.refreshInFlight !== undefined });
+      return store.write(record);
+    });
     const a = make({
       config: { url },
       store: watched,
@@ -183,7 +178,7 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     });
     await a.auth.load();
     const done = request(suite.net.fetch, url, a.auth);
-    await refreshGate.reached; // the hold was confirmed; the refresh request is about to go
+    await refreshGate.reached; // the hold was confirmed, the refresh marked; its request is out
     const [name] = (await readdir(dir)).filter((file) => file.endsWith('.lock'));
     // Another process took the lock over (it judged A's heartbeat stale) and has not written yet.
     await writeFile(
@@ -195,21 +190,30 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     refreshGate.open();
     expect((await done).status).toBe(200);
 
-    // The first request never left; the second, under a new hold (after the other's stale time), did.
-    expect(refreshes(as)).toEqual([['refresh_token', 200]]);
-    expect(a.refreshTokens).toHaveLength(1);
-    // One write, made under the new hold, after the other's lock was judged stale and taken over.
+    // Whether the request reached the server or not, its answer never came: the refresh token
+    // is not sent again (here it never left: the lost hold aborted it); a sign-in follows.
+    expect(refreshes(as)).toEqual([]);
+    expect(a.refreshTokens).toEqual([]);
+    expect(as.stats().codeGrants).toBe(2); // the first sign-in of expiredSignIn, and this one
+    expect(a.opened).toHaveLength(1);
+    // The mark under the first hold; the new sign-in under the new hold, after the takeover.
     expect(writes).toEqual([
-      'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+      { lock: undefined, marked: true },
+      {
+        lock: 'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+        marked: false,
+      },
     ]);
-    expect(a.opened).toEqual([]);
+    expect(a.logs.map((l) => l.text)).toContain(
+      'a refresh of the stored sign-in got no answer (a bridge stopped during it): its refresh token is not sent again, a new sign-in follows',
+    );
     expect(locks.lines).toEqual([
       'vscode: warn: the sign-in lock of this process was taken over by another bridge process',
       'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
     ]);
   });
 
-  it('a hold lost during a sign-in in the browser writes nothing, and takes what the new holder stored', async () => {
+  it('a hold lost during a sign-in in the browser ends that sign-in, writes nothing, and takes what the new holder stored', async () => {
     const { as, mcp } = await servers();
     const store = createMemoryStore();
     const locks = recordingLogger();
@@ -226,27 +230,113 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     const aDone = request(suite.net.fetch, mcp.url, a.auth);
     while (a.opened.length === 0) await sleep(10);
     const [name] = (await readdir(dir)).filter((file) => file.endsWith('.lock'));
-    await writeFile(
-      path.join(dir, name ?? 'missing'),
-      JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'other' }),
-    );
-    while (!locks.lines.some((line) => line.includes('taken over by another bridge process')))
-      await sleep(10);
-    // The process that took the lock over signs in and stores its sign-in.
-    const b = make({ config: { url: mcp.url }, store });
-    expect((await request(suite.net.fetch, mcp.url, b.auth)).status).toBe(200);
-    // Now the user of A completes A's sign-in in the browser.
-    await browse(a.opened[0] ?? '', { ca: suite.certs.caPem });
+    const lockFile = path.join(dir, name ?? 'missing');
+    // Another process takes the lock over and keeps its heartbeat while it signs in.
+    await writeFile(lockFile, JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'other' }));
+    const beat = setInterval(() => {
+      const now = new Date();
+      void utimes(lockFile, now, now).catch(() => undefined);
+    }, 50);
+    let b: ReturnType<typeof make>;
+    try {
+      // A stops its sign-in (no user completes it) and waits for the lock again.
+      while (!a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')))
+        await sleep(10);
+      // Its start URL is dead: the receiver closed with the sign-in.
+      await expect(browse(a.opened[0] ?? '', { ca: suite.certs.caPem })).rejects.toThrow();
+      b = make({ config: { url: mcp.url }, store });
+      expect((await request(suite.net.fetch, mcp.url, b.auth)).status).toBe(200);
+    } finally {
+      clearInterval(beat);
+    }
+    await unlink(lockFile); // the other process is done and releases its lock
     expect((await aDone).status).toBe(200);
 
-    expect(as.stats().codeGrants).toBe(2);
+    expect(as.stats().codeGrants).toBe(1); // B's only
     expect(aWrites).toBe(0);
+    // It stopped at the loss, not at the end of its time limit.
+    expect(a.logs.filter((l) => l.text.startsWith('The sign-in did not complete'))).toEqual([]);
+    expect(a.opened).toHaveLength(1);
     expect(a.auth.header()).toBe(b.auth.header());
-    const stored = await store.read({
-      url: mcp.url,
-      identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
+  });
+
+  it('a refresh whose answer never came (its holder was killed): the next holder does not send that refresh token again and signs in anew', async () => {
+    const { store, as, url } = await expiredSignIn();
+    let loseAnswer = (): void => undefined;
+    const lost = new Promise<Response>(
+      (_resolve, reject) => (loseAnswer = () => reject(new TypeError('fetch failed'))),
+    );
+    const refreshed = gate();
+    // A's heartbeat never runs within the test: the lock sees a dead holder, as after a SIGKILL.
+    const a = make({
+      config: { url },
+      store,
+      lock: createFileLock({ directory: dir, heartbeatMs: 600_000 }),
+      // The server takes the refresh (and rotates the token); its answer never reaches A.
+      answer: (form, response) =>
+        form?.get('grant_type') === 'refresh_token'
+          ? response.then(() => {
+              void refreshed.wait();
+              return lost;
+            })
+          : response,
     });
-    expect(`Bearer ${stored?.accessToken ?? 'none'}`).toBe(b.auth.header());
+    const b = make({
+      config: { url },
+      store,
+      lock: createFileLock({ directory: dir, staleMs: 300, pollMs: 20 }),
+    });
+    await Promise.all([a.auth.load(), b.auth.load()]);
+    const aDone = request(suite.net.fetch, url, a.auth);
+    await refreshed.reached;
+    expect(refreshes(as)).toEqual([['refresh_token', 200]]);
+
+    expect((await request(suite.net.fetch, url, b.auth)).status).toBe(200);
+    // The refresh token A sent is not sent again: B signed in in the browser instead.
+    expect(refreshes(as)).toEqual([['refresh_token', 200]]);
+    expect(b.refreshTokens).toEqual([]);
+    expect(b.opened).toHaveLength(1);
+    expect(as.stats().codeGrants).toBe(2);
+    expect(b.logs.map((l) => l.text)).toContain(
+      'a refresh of the stored sign-in got no answer (a bridge stopped during it): its refresh token is not sent again, a new sign-in follows',
+    );
+
+    // Should A still come back, it finds its hold lost: no browser, and it takes B's sign-in.
+    loseAnswer();
+    expect((await aDone).status).toBe(200);
+    expect(a.opened).toEqual([]);
+    expect(a.signInLines).toEqual([]);
+    expect(a.refreshTokens).toHaveLength(1);
+    expect(a.auth.header()).toBe(b.auth.header());
+    expect(refreshes(as)).toEqual([['refresh_token', 200]]);
+  });
+
+  it('a holder that stalled before its sign-in and lost the lock opens no browser and writes no sign-in line', async () => {
+    const { as, mcp } = await servers();
+    const store = createMemoryStore();
+    const aGate = gate();
+    const a = make({
+      config: { url: mcp.url },
+      store,
+      lock: createFileLock({ directory: dir, heartbeatMs: 600_000 }),
+      gate: aGate.wait,
+    });
+    const b = make({
+      config: { url: mcp.url },
+      store,
+      lock: createFileLock({ directory: dir, staleMs: 300, pollMs: 20 }),
+    });
+    const aDone = request(suite.net.fetch, mcp.url, a.auth);
+    await aGate.reached; // A holds the lock and stalls in discovery
+    expect((await request(suite.net.fetch, mcp.url, b.auth)).status).toBe(200);
+    aGate.open(); // A wakes up, past the lock's stale time
+    expect((await aDone).status).toBe(200);
+
+    expect(a.opened).toEqual([]);
+    expect(a.signInLines).toEqual([]);
+    expect(b.opened).toHaveLength(1);
+    expect(as.stats().codeGrants).toBe(1);
+    expect(a.auth.header()).toBe(b.auth.header());
   });
 
   it('under a hold it still has, reads the record again before the refresh and takes a newer one', async () => {

@@ -5,6 +5,7 @@
  * longer decrypts. Layout: version byte (1) | IV (12) | ciphertext | tag (16).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open as openFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -72,8 +73,11 @@ export async function loadKeyFile(
   platform: NodeJS.Platform,
 ): Promise<Buffer> {
   // One open file for the checks and the read: a path swapped between a check and the read (a
-  // symlink in a directory another user can write) cannot give the bridge another key.
-  const handle = await openFile(file, 'r').catch((error: unknown) => {
+  // symlink in a directory another user can write) cannot give the bridge another key. The open
+  // never blocks (O_NONBLOCK; Windows has no FIFOs and no such flag): a FIFO opens at once and
+  // is refused as "not a file" below, instead of waiting for a writer.
+  const nonBlocking = (constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
+  const handle = await openFile(file, constants.O_RDONLY | nonBlocking).catch((error: unknown) => {
     throw new Error(
       `the token key file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );

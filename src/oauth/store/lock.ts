@@ -14,7 +14,8 @@
  * - A takeover is itself serialised by a short-lived `<lock>.break` file (also `wx`): under it the
  *   waiter judges the lock again and deletes it, so two waiters never both break the same lock,
  *   and a waiter never deletes a lock a third process has just taken.
- * - Release deletes the file only if it still holds our owner id (after a takeover it is not ours).
+ * - Release deletes the file only if it still holds our owner id (after a takeover it is not ours);
+ *   so does the exit of the process while it holds the lock (releaseAtExit).
  * - A holder that stalled past `staleMs` may have lost the lock: the heartbeat that finds another
  *   owner (or none) aborts the hold's signal, and `confirm()` checks the owner on demand under the
  *   `.break` file (so no waiter deletes the lock between the check and what follows it), so the
@@ -29,6 +30,7 @@
  * hold per key and process touches the file.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -80,6 +82,31 @@ async function readHolder(file: string): Promise<Holder | undefined> {
   } catch {
     return undefined; // absent, or created but not yet written: judged by its mtime alone
   }
+}
+
+/**
+ * The lock files this process holds now, by path, with their owner ids. A bridge that exits
+ * while it holds one (the end of stdin, SIGTERM and the watchdog all end in `process.exit`, which
+ * runs no `finally` of the work under the lock) deletes it at its `exit` event, synchronously and
+ * only if it still holds our owner id; a waiter then need not wait for the stale time. A killed
+ * process (SIGKILL) runs nothing: the pid check of the waiters covers it on the same host.
+ */
+const heldFiles = new Map<string, string>();
+let exitHook = false;
+
+function releaseAtExit(file: string, owner: string): void {
+  heldFiles.set(file, owner);
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const [held, id] of heldFiles) {
+      try {
+        if ((JSON.parse(readFileSync(held, 'utf8')) as Partial<Holder>).owner === id) unlinkSync(held);
+      } catch {
+        // Gone, or taken over and rewritten: not ours to delete.
+      }
+    }
+  });
 }
 
 /** True when `pid` names a live process on this host (EPERM: it exists but is not ours). */
@@ -203,6 +230,7 @@ export function createFileLock(options: FileLockOptions): SignInLock {
     }
     const holder: Holder = { pid: process.pid, host, owner: randomBytes(16).toString('hex') };
     await acquire(file, holder, signal);
+    releaseAtExit(file, holder.owner);
     let released = false;
     const lost = new AbortController();
     const markLost = (): void => {
@@ -244,6 +272,7 @@ export function createFileLock(options: FileLockOptions): SignInLock {
       return await work(held);
     } finally {
       released = true;
+      heldFiles.delete(file);
       clearInterval(timer);
       if ((await readHolder(file))?.owner === holder.owner) await unlink(file).catch(() => undefined);
     }

@@ -37,6 +37,7 @@ export function parseRecord(value: unknown): TokenRecord | undefined {
     isNumber(r['savedAt']) &&
     isOptional(r['expiresAt'], isNumber) &&
     isOptional(r['refreshToken'], isString) &&
+    isOptional(r['refreshInFlight'], isString) &&
     isOptional(r['scope'], isString) &&
     typeof client === 'object' &&
     client !== null &&

@@ -34,6 +34,13 @@ export interface TokenRecord extends RecordKey {
   /** Epoch ms; absent when the server gave no `expires_in`. */
   readonly expiresAt?: number;
   readonly refreshToken?: string;
+  /**
+   * The SHA-256 (hex) of `refreshToken`, written right before that token is sent in a refresh
+   * (refreshMark.ts); a record read back with it got no answer to that refresh, and its refresh
+   * token is never sent again (SECURITY.md, sign-in requirement 4). Absent in records of older
+   * versions of the bridge, which stay readable.
+   */
+  readonly refreshInFlight?: string;
   /** The granted scopes, space separated, as the token response (or the request) gave them. */
   readonly scope?: string;
   /** Epoch ms of the write; a store never replaces a record with an older one. */
