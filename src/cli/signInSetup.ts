@@ -61,6 +61,7 @@ export function signInSettings(input: SignInSetupInput): {
         ? {}
         : { defaultMetadataUrl: identity.metadataDocumentUrl }),
       defaultMetadataPort: identity.redirectPort,
+      browserWithoutUrlElicitation: identity.browserWithoutUrlElicitation,
       noBrowser: signIn.noBrowser,
       signInTimeoutMs: signIn.signInTimeoutMs,
       sandbox: signIn.sandbox,
@@ -86,7 +87,9 @@ export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Prom
   const opened = await openTokenStore(settings.store, logger);
   if (!opened.ok) return { ok: false, message: opened.message };
   const signInFetch = createSignInFetch(input.caPem === undefined ? { env } : { env, caPem: input.caPem });
-  const consent = createConsentRelay();
+  const consent = createConsentRelay({
+    browserWithoutUrlElicitation: input.profile.identity.browserWithoutUrlElicitation,
+  });
   const auth = createUpstreamAuth(settings.auth, {
     fetch: signInFetch.fetch,
     store: opened.store,

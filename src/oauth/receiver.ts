@@ -17,6 +17,7 @@ import { sendPage } from './loopback/pages.js';
 import { onCallback, onStart, stopWait } from './loopback/wait.js';
 import type { RedirectResult, Wait } from './loopback/wait.js';
 import { newStartToken } from './startUrl.js';
+import { loopbackRedirectUri } from './store/identity.js';
 import type { RandomSource } from './startUrl.js';
 
 export type { RedirectResult } from './loopback/wait.js';
@@ -185,7 +186,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   let closing: Promise<void> | undefined;
   return {
-    redirectUri: `http://${HOST}:${port}/callback`,
+    // One definition with the storage identity and the client metadata documents (site/*/client.json).
+    redirectUri: loopbackRedirectUri(port),
     expect(input) {
       if (closing !== undefined) throw new Error('the loopback receiver is closed');
       if (wait?.phase === 'waiting') throw new Error('the loopback receiver already waits for a sign-in');
