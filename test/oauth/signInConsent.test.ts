@@ -71,17 +71,33 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     expect(as.stats().codeGrants).toBe(1);
   });
 
-  it('a dismissed question (cancel) fails the sign-in without a cooldown', async () => {
-    const { mcp } = await servers();
-    const h = make({ config: { url: mcp.url }, consent: ready() });
+  it('a dismissed question (cancel) fails with declined, then asks nothing for 60 s (cooldown)', async () => {
+    const { as, mcp } = await servers();
+    let clock = 1_000_000;
+    const h = make({ config: { url: mcp.url }, consent: ready(), now: () => clock });
     h.consent.answer = 'cancel';
     await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'declined',
     });
+    expect(h.consent.completed).toEqual([]);
+
+    clock += 59_000;
     h.consent.answer = 'accept';
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(texts(h)).toContain(
+      'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
+    );
+    expect(h.consent.asked).toHaveLength(1);
+    expect(h.signInLines).toHaveLength(1);
+
+    clock += 2_000;
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.consent.asked).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
   });
 
   it('a client without URL elicitation: no_consent, no line, no browser, no request', async () => {
