@@ -19,6 +19,11 @@ export interface ConsentRelay {
   readonly port: ConsentPort;
   /** Binds the port of a connection; the returned function unbinds it (at the end of the connection). */
   bind(port: ConsentPort): () => void;
+  /**
+   * A later sign-in of a client without URL elicitation opens the browser (the profile's
+   * SignInIdentity.browserWithoutUrlElicitation): the start line of such a client says so.
+   */
+  readonly browserWithoutUrlElicitation?: boolean;
 }
 
 const gone = (): BridgeError =>
@@ -32,9 +37,12 @@ const UNBOUND: ConsentPort = {
   complete: () => undefined,
 };
 
-export function createConsentRelay(): ConsentRelay {
+export function createConsentRelay(
+  options: { readonly browserWithoutUrlElicitation?: boolean } = {},
+): ConsentRelay {
   let bound: ConsentPort = UNBOUND;
   return {
+    ...(options.browserWithoutUrlElicitation === true ? { browserWithoutUrlElicitation: true } : {}),
     port: {
       phase: () => bound.phase(),
       clientSupportsUrl: () => bound.clientSupportsUrl(),

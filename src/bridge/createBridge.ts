@@ -191,7 +191,10 @@ export function createBridge(
     });
 }
 
-/** reference-behaviors.md §6.7: the info line at start for a client without URL elicitation. */
+/**
+ * reference-behaviors.md §6.7: the info line at start for a client without URL elicitation (a
+ * profile that opens the browser for it says so instead, README.md "Sign-in and tokens").
+ */
 function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never> {
   return session.ready$.pipe(
     take(1),
@@ -200,7 +203,9 @@ function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never>
       deps.logger.log(
         'bridge',
         'info',
-        'the client did not declare URL elicitation: a later sign-in fails, and a restart of the server signs in again',
+        deps.consent?.browserWithoutUrlElicitation === true
+          ? 'the client did not declare URL elicitation: a later sign-in opens the browser'
+          : 'the client did not declare URL elicitation: a later sign-in fails, and a restart of the server signs in again',
       );
     }),
     mergeMap(() => EMPTY),

@@ -36,6 +36,16 @@ export function helpText(profile: Profile): string {
   const program = profile.name;
   const client = clientWords(profile);
   const redirectPort = profile.identity.redirectPort;
+  // A profile whose clients cannot show a URL opens the browser after initialize too.
+  const signIn =
+    profile.identity.browserWithoutUrlElicitation === true
+      ? `Sign-in (URL only): when the server answers 401, the bridge signs in with OAuth in the browser
+during initialize; later through a URL question of ${client.object}, or in the browser again when
+${client.object} has none. An authorization header of --header or --header-env turns the sign-in
+off; the sign-in options are then refused.`
+      : `Sign-in (URL only): when the server answers 401, the bridge signs in with OAuth in the browser
+during initialize, and later through a URL question of ${client.object}. An authorization header of
+--header or --header-env turns the sign-in off; the sign-in options are then refused.`;
   return `Usage: ${program} [options] -- <command> [args...]
        ${program} [options] <url>
        ${program} logout [options] <url>
@@ -77,16 +87,15 @@ Options for a URL only:
 Headers the bridge or the HTTP client sets (Host, Accept, Content-Type, Mcp-*, ...) and
 Proxy-Authorization cannot be given.
 
-Sign-in (URL only): when the server answers 401, the bridge signs in with OAuth in the browser
-during initialize, and later through a URL question of ${client.object}. An authorization header of
---header or --header-env turns the sign-in off; the sign-in options are then refused.
+${signIn}
   --client-id <id>           a client registered at the authorization server (default: the
                              client metadata document of the bridge, else registration)
   --client-issuer <url>      the only issuer of --client-id, and the only one that gets the
                              secret of MCP_BRIDGE_CLIENT_SECRET; https (http for a loopback
                              host) (default: any issuer)
-  --client-metadata-url <u>  an https URL of another client metadata document; not with
-                             --client-id (default: the document of the bridge)
+  --client-metadata-url <u>  an https URL of another client metadata document, or none for
+                             no document; not with --client-id (default: the document of
+                             the bridge)
   --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: ${redirectPort})
   --account <label>          a name for one of several sign-ins to the same server, 1 to 64
                              of A-Z a-z 0-9 . _ @ + - (default: default)

@@ -9,6 +9,7 @@ import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
 import { clientIssuerHint, clientMetadataUrlHint } from './urlRules.js';
 import { UsageError } from './usageError.js';
+import { NO_METADATA_DOCUMENT } from '../oauth/registration.js';
 
 export type TokenStoreChoice = 'auto' | 'keychain' | 'file' | 'memory';
 
@@ -38,6 +39,7 @@ export interface SignInOptions extends StoreOptions {
   readonly clientIssuer?: string;
   /** `MCP_BRIDGE_CLIENT_SECRET`, only with `--client-id` and `--client-issuer`. A secret. */
   readonly clientSecret?: string;
+  /** An https URL, or `none`: no client ID metadata document. */
   readonly clientMetadataUrl?: string;
   readonly noBrowser: boolean;
   readonly signInTimeoutMs: number;
@@ -139,7 +141,10 @@ export function parseSignInOptions(
     'give the client ID in visible ASCII characters and spaces',
   );
   const clientIssuer = lastUrl(values, 'client-issuer', (text) => clientIssuerHint(text, mcpUrl));
-  const clientMetadataUrl = lastUrl(values, 'client-metadata-url', clientMetadataUrlHint);
+  // `none` turns the client ID metadata document off (the bridge registers dynamically).
+  const clientMetadataUrl = lastUrl(values, 'client-metadata-url', (text) =>
+    text === NO_METADATA_DOCUMENT ? undefined : clientMetadataUrlHint(text),
+  );
   const seconds = last(values, 'sign-in-timeout', decimal(MAX_SECONDS), rangeHint(MAX_SECONDS, 'seconds'));
   const store = parseStoreOptions(values, env, defaultRedirectPort);
   const clientSecret = envValue(env, CLIENT_SECRET_VARIABLE);

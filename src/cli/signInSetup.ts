@@ -61,6 +61,7 @@ export function signInSettings(input: SignInSetupInput): {
         ? {}
         : { defaultMetadataUrl: identity.metadataDocumentUrl }),
       defaultMetadataPort: identity.redirectPort,
+      browserWithoutUrlElicitation: identity.browserWithoutUrlElicitation,
       noBrowser: signIn.noBrowser,
       signInTimeoutMs: signIn.signInTimeoutMs,
       sandbox: signIn.sandbox,
@@ -88,7 +89,9 @@ export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Prom
   const signInFetch = createSignInFetch(
     input.caPem === undefined ? { env, mcpUrl: input.url } : { env, caPem: input.caPem, mcpUrl: input.url },
   );
-  const consent = createConsentRelay();
+  const consent = createConsentRelay({
+    browserWithoutUrlElicitation: input.profile.identity.browserWithoutUrlElicitation,
+  });
   const auth = createUpstreamAuth(settings.auth, {
     fetch: signInFetch.fetch,
     store: opened.store,

@@ -154,7 +154,8 @@ export function refusal(error: unknown): string {
  * of the response (protocol-mapping.md §8.6): `iss` missing while the server advertises
  * `authorization_response_iss_parameter_supported` -> refused; `iss` present and not exactly the
  * issuer of the metadata (no normalisation) -> refused, advertised or not; then `state`; only
- * then an `error` of the response is acted upon.
+ * then an `error` of the response is acted upon. Rejects with openid-client's error, which
+ * {@link codeError} maps to its cause (and {@link refusedClientCode} reads first).
  */
 export async function exchangeCode(
   config: client.Configuration,
@@ -164,18 +165,26 @@ export async function exchangeCode(
     readonly resource: string;
   },
 ): Promise<TokenResponse> {
-  let tokens: TokenResponse;
-  try {
-    tokens = await client.authorizationCodeGrant(
-      config,
-      input.redirect.callbackUrl,
-      { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
-      { resource: input.resource },
-    );
-  } catch (error) {
-    throw codeError(error);
-  }
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    input.redirect.callbackUrl,
+    { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
+    { resource: input.resource },
+  );
   return acceptedTokens(tokens);
+}
+
+/**
+ * `invalid_client` or `unauthorized_client` when an error of {@link exchangeCode} is the
+ * authorization server refusing the client: in the authorization response (RFC 6749 §4.1.2.1)
+ * or from the token endpoint (§5.2). Undefined for any other error.
+ */
+export function refusedClientCode(error: unknown): 'invalid_client' | 'unauthorized_client' | undefined {
+  const code =
+    error instanceof client.AuthorizationResponseError || error instanceof client.ResponseBodyError
+      ? error.error
+      : undefined;
+  return code === 'invalid_client' || code === 'unauthorized_client' ? code : undefined;
 }
 
 /** True when oauth4webapi refused the `token_type` of a token response (neither bearer nor dpop). */

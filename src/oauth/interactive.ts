@@ -4,6 +4,11 @@
  * then the browser opens (before `notifications/initialized`, unless `--no-browser`) or the client
  * is asked with a URL elicitation (after it); the redirect is awaited within `--sign-in-timeout`,
  * and the code is exchanged. The caller holds the sign-in lock.
+ *
+ * After `initialized`, a client that declared no URL elicitation gets the browser again where the
+ * profile says so (`browserWithoutUrlElicitation`, the `mcp-bridge` profile: README.md "Sign-in
+ * and tokens"), with the start URL and the cooldown of a failed sign-in; else (the reference rule
+ * of `mcp-bridge-vscode`) it gets `reauthorization_required` with detail `no_consent` at once.
  */
 import type * as client from 'openid-client';
 import type { Logger } from '../bridge/log.js';
@@ -11,7 +16,7 @@ import { BridgeError, isBridgeError } from '../errors.js';
 import { formatDuration } from '../protocol/errors.js';
 import { checkAuthorizationUrl } from './authorizationUrl.js';
 import type { openBrowser } from './browser.js';
-import { authorizationRequest, codeError, exchangeCode, safeCode } from './flow.js';
+import { authorizationRequest, codeError, exchangeCode, refusedClientCode, safeCode } from './flow.js';
 import type { AuthorizationRequest } from './flow.js';
 import type { Receiver, RedirectResult, startReceiver } from './receiver.js';
 import type { TokenResponse } from './tokens.js';
@@ -20,8 +25,9 @@ import { LockLostError } from './store/hold.js';
 
 const SCOPE = 'oauth';
 /**
- * After a declined URL elicitation, or an accepted one whose sign-in then failed, no new question
- * for this long (reference §6.7, §10 item 4).
+ * After a declined or dismissed URL elicitation, an accepted one whose sign-in then failed, or a
+ * failed sign-in in the browser after `initialized`, no new sign-in through the client for this
+ * long (reference §6.7, §10 item 4).
  */
 export const DECLINE_COOLDOWN_MS = 60_000;
 export const CONSENT_MESSAGE =
@@ -43,6 +49,11 @@ export interface InteractiveSettings {
   readonly signInTimeoutMs: number;
   readonly sandbox: boolean;
   readonly secretVariables: readonly string[];
+  /**
+   * After `notifications/initialized`, a client without URL elicitation gets the browser (true:
+   * the `mcp-bridge` profile) or `no_consent` (false or absent: the reference rule).
+   */
+  readonly browserWithoutUrlElicitation?: boolean;
 }
 
 /** State that outlives one sign-in: the cooldown of §6.7 and §10 item 4, and the elicitation counter. */
@@ -67,6 +78,21 @@ export interface InteractiveInput {
    * lock that cannot be lost.
    */
   readonly confirm?: () => Promise<void>;
+  /**
+   * Asked when the authorization server refuses the client (`invalid_client` or
+   * `unauthorized_client` in the redirect or from the token endpoint): true when the caller will
+   * start the sign-in again with another client. The sign-in then fails without its failure line
+   * and without a cooldown (the caller logs its own line).
+   */
+  readonly clientRefused?: (code: 'invalid_client' | 'unauthorized_client') => boolean;
+}
+
+/** Whether this sign-in shows its URL through the browser (else: a URL elicitation of the client). */
+export function viaBrowser(settings: InteractiveSettings, consent: ConsentPort): boolean {
+  return (
+    consent.phase() !== 'ready' ||
+    (settings.browserWithoutUrlElicitation === true && !consent.clientSupportsUrl())
+  );
 }
 
 /** Rejects with the abort reason as soon as `signal` aborts. */
@@ -106,15 +132,18 @@ export function refuseEarly(
     return new BridgeError('sandbox');
   }
   if (deps.consent.phase() !== 'ready') return undefined;
+  const browser = viaBrowser(settings, deps.consent);
   if (deps.now() < state.cooldownUntil) {
     deps.logger.log(
       SCOPE,
       'warn',
-      'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
+      browser
+        ? 'A sign-in in the browser did not complete a short time ago, thus the bridge does not open it again yet.'
+        : 'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
     );
     return new BridgeError('reauthorization_required', { detail: 'cooldown' });
   }
-  if (!deps.consent.clientSupportsUrl()) {
+  if (!browser && !deps.consent.clientSupportsUrl()) {
     return new BridgeError('reauthorization_required', { detail: 'no_consent' });
   }
   return undefined;
@@ -133,7 +162,10 @@ function logFailure(logger: Logger, error: BridgeError, redirect: RedirectResult
   } else logger.log(SCOPE, 'warn', `the sign-in failed: ${error.detail ?? error.code}`);
 }
 
-/** Shows the authorization URL: the browser before `initialized`, the client's question after. */
+/**
+ * Shows the authorization URL: the browser before `initialized` (and after it, for a client
+ * without URL elicitation where the profile says so), the client's question after.
+ */
 async function show(
   settings: InteractiveSettings,
   deps: InteractiveDeps,
@@ -141,7 +173,7 @@ async function show(
   url: { readonly authorizationUrl: string; readonly startUrl: string | undefined },
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  if (deps.consent.phase() !== 'ready') {
+  if (viaBrowser(settings, deps.consent)) {
     if (settings.noBrowser) return undefined;
     // The opener logs its own failure; without a start URL (no random data, §6.6) it never runs.
     // Either way the sign-in waits: the sign-in line shows the URL.
@@ -177,8 +209,9 @@ async function show(
   });
   if (action === 'accept') return elicitationId;
   deps.logger.log(SCOPE, 'info', 'The user declined the sign-in.');
-  // A dismissed question (cancel) ends this sign-in too, but starts no cooldown (§6.7 names decline).
-  if (action === 'decline') state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
+  // A dismissed question (cancel) is a refusal as well as a decline: both start the cooldown, or
+  // the next request would show the question again at once (README.md "Sign-in and tokens").
+  state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
   throw new BridgeError('reauthorization_required', { detail: 'declined' });
 }
 
@@ -208,6 +241,10 @@ export async function signInInteractively(
   };
   let timer: NodeJS.Timeout | undefined;
   let accepted: string | undefined;
+  // A sign-in in the browser after `initialized` whose line was written: its failure starts the
+  // cooldown as a failed client sign-in does, or each request would open a new browser tab.
+  let laterBrowser = false;
+  let refused = false;
   try {
     const config = await input.prepare(receiver.redirectUri);
     const request: AuthorizationRequest = await authorizationRequest(config, {
@@ -232,7 +269,8 @@ export async function signInInteractively(
     // `prepare` (a client registration) does not watch the signal: a sign-in stopped meanwhile
     // writes no sign-in line and opens no browser (reference-behaviors.md §6.13).
     if (attempt.signal.aborted) throw attempt.signal.reason;
-    const withStartUrl = deps.consent.phase() !== 'ready' && !settings.noBrowser;
+    const browser = viaBrowser(settings, deps.consent);
+    const withStartUrl = browser && !settings.noBrowser;
     const armed = receiver.expect({
       state: request.state,
       authorizationUrl: request.url,
@@ -240,8 +278,9 @@ export async function signInInteractively(
       signal: attempt.signal,
     });
     deps.writeSignInLine(request.url);
+    laterBrowser = browser && deps.consent.phase() === 'ready';
     const limit = settings.signInTimeoutMs;
-    let asking = deps.consent.phase() === 'ready';
+    let asking = !browser;
     timer = setTimeout(() => {
       if (asking) {
         deps.logger.log(
@@ -270,7 +309,9 @@ export async function signInInteractively(
       );
     } catch (error) {
       const mapped = isBridgeError(error) ? error : codeError(error);
-      if (!attempt.signal.aborted) logFailure(deps.logger, mapped, redirect);
+      const code = refusedClientCode(error);
+      refused = code !== undefined && !attempt.signal.aborted && input.clientRefused?.(code) === true;
+      if (!attempt.signal.aborted && !refused) logFailure(deps.logger, mapped, redirect);
       throw mapped;
     }
     // The user's part is done: the watch of the start URL is not bounded by --sign-in-timeout.
@@ -285,7 +326,8 @@ export async function signInInteractively(
     // redirect, a refused exchange, the time limit) starts the cooldown too, or each request that
     // needs the sign-in would show the user a new question at once. Not when the request itself
     // stopped (a client cancel, §6.7: no cooldown), and a decline has already started it in show().
-    if (accepted !== undefined && !input.signal.aborted) {
+    // A client refused for a sign-in the caller starts again starts none either.
+    if ((accepted !== undefined || laterBrowser) && !input.signal.aborted && !refused) {
       state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
     }
     throw error;

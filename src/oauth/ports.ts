@@ -74,7 +74,7 @@ export interface SignInConfig {
   readonly clientIssuer?: string;
   /** From MCP_BRIDGE_CLIENT_SECRET only. */
   readonly clientSecret?: string;
-  /** Explicit --client-metadata-url. */
+  /** Explicit --client-metadata-url; `none` turns the client ID metadata document off. */
   readonly clientMetadataUrl?: string;
   /** The profile's published document (SignInIdentity.metadataDocumentUrl); absent: none. */
   readonly defaultMetadataUrl?: string;
@@ -87,6 +87,11 @@ export interface SignInConfig {
   readonly sandbox: boolean;
   /** --header-env variable names, removed from the browser's env. */
   readonly secretVariables: readonly string[];
+  /**
+   * After `notifications/initialized`, a client without URL elicitation gets the browser
+   * (SignInIdentity.browserWithoutUrlElicitation); absent: `no_consent` (the reference rule).
+   */
+  readonly browserWithoutUrlElicitation?: boolean;
 }
 
 export interface SignInDeps {

@@ -30,6 +30,7 @@ import type { PeerOwnerLookup } from './loopback/peerOwner.js';
 import { onCallback, onStart, stopWait, watchStart } from './loopback/wait.js';
 import type { RedirectResult, Wait } from './loopback/wait.js';
 import { newStartToken } from './startUrl.js';
+import { loopbackRedirectUri } from './store/identity.js';
 import type { RandomSource } from './startUrl.js';
 
 export type { RedirectResult } from './loopback/wait.js';
@@ -231,7 +232,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   port = (server.address() as AddressInfo).port;
 
   return {
-    redirectUri: `http://${HOST}:${port}/callback`,
+    // One definition with the storage identity and the client metadata documents (site/*/client.json).
+    redirectUri: loopbackRedirectUri(port),
     expect(input) {
       if (closing !== undefined) throw new Error('the loopback receiver is closed');
       if (wait?.phase === 'waiting') throw new Error('the loopback receiver already waits for a sign-in');

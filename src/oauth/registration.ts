@@ -5,8 +5,11 @@
  *    `issuer_not_registered`; the secret of MCP_BRIDGE_CLIENT_SECRET goes only to that issuer
  *    and is never stored);
  * 2. a client ID metadata document, when the server has `client_id_metadata_document_supported`
- *    (the project's document, which lists only the default redirect port, or
- *    `--client-metadata-url`);
+ *    (the profile's document, which lists only the profile's default redirect port, or
+ *    `--client-metadata-url`; `--client-metadata-url none` skips this step). Skipped too once the
+ *    server refused the document's client in this process (renewal.ts starts that sign-in again
+ *    with a dynamic client), and while the stored record of this issuer holds a dynamic client:
+ *    that client is used again rather than a document the server refused before;
  * 3. dynamic client registration (`registration_endpoint`);
  * none of them: `registration_unavailable`. A stored dynamic client is used again only with the
  * issuer it was registered at (§8.10: never after a migration to another server).
@@ -20,10 +23,8 @@ import type { SignInConfig } from './ports.js';
 /** The redirect port the project's client metadata document lists (reference §6.9). */
 export const DEFAULT_REDIRECT_PORT = 41894;
 
-/*
- * A profile without a document (`mcp-bridge`, SignInIdentity.metadataDocumentUrl undefined) skips
- * step 2 unless `--client-metadata-url` names one: it registers dynamically.
- */
+/** The value of `--client-metadata-url` that turns the client ID metadata document off. */
+export const NO_METADATA_DOCUMENT = 'none';
 
 /** What the registration order needs of the sign-in's settings (one definition: SignInConfig). */
 export type RegistrationConfig = Pick<
@@ -81,8 +82,15 @@ export function chooseRegistration(input: {
   readonly logger: Logger;
   /** The receiver's redirect URI, for the detail of `registration_unavailable`. */
   readonly redirectUri: string;
+  /** The server refused the document's client earlier in this process (skip step 2). */
+  readonly documentRefused?: boolean;
 }): RegistrationChoice {
   const { config, as, stored } = input;
+  // A dynamic client stored for this issuer (usable while the server still registers clients).
+  const storedDynamic =
+    stored?.issuer === as.issuer &&
+    stored.client.source === 'dynamic' &&
+    as.registration_endpoint !== undefined;
   if (config.clientId !== undefined) {
     if (config.clientIssuer !== undefined && config.clientIssuer !== as.issuer) {
       throw new BridgeError('issuer_not_registered');
@@ -96,7 +104,12 @@ export function chooseRegistration(input: {
     };
     return secret === undefined ? { kind: 'ready', registration } : { kind: 'ready', registration, secret };
   }
-  if (as.client_id_metadata_document_supported === true) {
+  if (
+    as.client_id_metadata_document_supported === true &&
+    config.clientMetadataUrl !== NO_METADATA_DOCUMENT &&
+    input.documentRefused !== true &&
+    !storedDynamic
+  ) {
     if (config.clientMetadataUrl !== undefined) {
       if (!validMetadataUrl(config.clientMetadataUrl)) throw new BridgeError('invalid_client_metadata_url');
       return { kind: 'ready', registration: documentClient(config.clientMetadataUrl) };
@@ -116,7 +129,7 @@ export function chooseRegistration(input: {
   if (as.registration_endpoint === undefined) {
     throw new BridgeError('registration_unavailable', { detail: `the redirect URI ${input.redirectUri}` });
   }
-  if (stored?.issuer === as.issuer && stored.client.source === 'dynamic') {
+  if (storedDynamic && stored !== undefined) {
     const secret = stored.client.clientSecret;
     return secret === undefined
       ? { kind: 'ready', registration: stored.client }

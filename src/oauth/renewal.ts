@@ -3,6 +3,15 @@
  * the resource and its authorization server, a silent refresh (reference-behaviors.md §6.4,
  * issue #12 deliverable 3), and a new interactive sign-in with the client of reference §6.9
  * (protocol-mapping.md §8.10: never the client of another issuer).
+ *
+ * A server that refuses the client of a client ID metadata document (the redirect, or the token
+ * endpoint, answers `invalid_client` or `unauthorized_client`) gets one line, and the sign-in
+ * starts again once with a dynamically registered client: a new receiver, a new sign-in line, a
+ * new start URL for the browser or a new URL elicitation. The refusal is remembered for the
+ * issuer for the rest of the process, and the stored record then holds the dynamic client, which
+ * later processes use again (registration.ts). A server that refuses the document with an error
+ * page of its own, without a redirect, cannot be told from a user who did not sign in: that
+ * sign-in ends with `sign_in_timeout` (README.md "Sign-in and tokens").
  */
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';
@@ -57,6 +66,8 @@ export interface RenewalContext {
   readonly held: LockHold;
   /** Stores a record and makes the kept one current; rejects with a LockLostError, storing nothing, once the hold is lost. */
   readonly save: (record: TokenRecord) => Promise<void>;
+  /** The issuers that refused the client metadata document in this process. */
+  readonly refusedDocuments: Set<string>;
 }
 
 export async function discover(
@@ -163,7 +174,14 @@ export async function signInAnew(
         });
   let client: ClientRegistration | undefined;
   const prepare = async (redirectUri: string) => {
-    const choice = chooseRegistration({ config, as: found.as, stored: sameIssuer, logger, redirectUri });
+    const choice = chooseRegistration({
+      config,
+      as: found.as,
+      stored: sameIssuer,
+      logger,
+      redirectUri,
+      documentRefused: ctx.refusedDocuments.has(found.as.issuer),
+    });
     const made =
       choice.kind === 'ready'
         ? choice
@@ -176,14 +194,35 @@ export async function signInAnew(
     client = made.registration;
     return configuration(found.as, made.registration, made.secret, ctx.fetch, config.url);
   };
-  const response = await signInInteractively(ctx.settings, ctx.interactiveDeps, ctx.state, {
-    prepare,
-    mcpUrl: config.url,
-    resource: found.resource,
-    scope,
-    // A lost hold ends the sign-in, and no lost hold shows one (security review finding 1).
-    signal: AbortSignal.any([input.signal, ctx.held.signal]),
-    confirm: () => ctx.held.confirm(),
+  let refused: string | undefined;
+  const signIn = () =>
+    signInInteractively(ctx.settings, ctx.interactiveDeps, ctx.state, {
+      prepare,
+      mcpUrl: config.url,
+      resource: found.resource,
+      scope,
+      // A lost hold ends the sign-in, and no lost hold shows one (README.md "Several windows").
+      signal: AbortSignal.any([input.signal, ctx.held.signal]),
+      confirm: () => ctx.held.confirm(),
+      // Only the document's client, and only once: the second sign-in has a dynamic client.
+      clientRefused: (code) => {
+        if (client?.source !== 'metadata-document' || ctx.refusedDocuments.has(found.as.issuer)) return false;
+        refused = code;
+        return true;
+      },
+    });
+  const response = await signIn().catch((error: unknown) => {
+    if (refused === undefined) throw error;
+    ctx.refusedDocuments.add(found.as.issuer);
+    const registers = found.as.registration_endpoint !== undefined;
+    logger.log(
+      SCOPE,
+      'warn',
+      registers
+        ? `the authorization server refused the client metadata document of the bridge (${refused}): the bridge registers a client dynamically and starts the sign-in again`
+        : `the authorization server refused the client metadata document of the bridge (${refused}), and it offers no dynamic client registration`,
+    );
+    return signIn();
   });
   if (client === undefined) throw new BridgeError('internal', { detail: 'the sign-in has no client' });
   await ctx.save(

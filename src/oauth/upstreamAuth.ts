@@ -33,6 +33,7 @@ import type { SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
 import { startReceiver as defaultStartReceiver } from './receiver.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
 import { discover, signInAnew, silentRefresh } from './renewal.js';
+import { NO_METADATA_DOCUMENT } from './registration.js';
 import { covers } from './scopes.js';
 import { markedForRefresh, refreshUnanswered } from './refreshMark.js';
 import { LockLostError } from './store/hold.js';
@@ -85,7 +86,10 @@ export function createUpstreamAuth(
       account: config.account,
       redirectUri: loopbackRedirectUri(config.redirectPort),
       ...(config.clientId === undefined ? {} : { clientId: config.clientId }),
-      ...(config.clientMetadataUrl === undefined ? {} : { metadataUrl: config.clientMetadataUrl }),
+      // `none` keeps the base identity: a stored sign-in stays usable, a new one registers.
+      ...(config.clientMetadataUrl === undefined || config.clientMetadataUrl === NO_METADATA_DOCUMENT
+        ? {}
+        : { metadataUrl: config.clientMetadataUrl }),
     }),
   };
   const writeLine =
@@ -107,6 +111,7 @@ export function createUpstreamAuth(
   const signedIn = new Subject<void>();
   const stepUps = new WeakSet<AbortSignal>();
   const budget = signInBudget(now);
+  const refusedDocuments = new Set<string>();
   let current: TokenRecord | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -188,6 +193,7 @@ export function createUpstreamAuth(
     current: () => current,
     held,
     save: (record) => save(record, held),
+    refusedDocuments,
   });
 
   /** Steps 2–4 of the file comment; runs under the lock. */

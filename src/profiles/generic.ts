@@ -3,8 +3,10 @@ import type { Profile } from './profile.js';
 /**
  * The profile of `mcp-bridge`: any MCP 2025-11-25 client. No VS Code quirk: array schemas pass
  * as the upstream wrote them; only what 2025-11-25 itself forbids is changed (a non-object
- * `outputSchema`, protocol-mapping.md §1.4). Its own names in logs, keychain and token files, and
- * a redirect port of its own so that both executables can sign in at the same time.
+ * `outputSchema`, protocol-mapping.md §1.4). Its own names in logs, keychain and token files, a
+ * redirect port of its own so that both executables can sign in at the same time, its own client
+ * ID metadata document (`site/generic/client.json`), and a browser for a sign-in after
+ * `notifications/initialized` when the client cannot show a URL.
  *
  * @example
  * import { genericProfile } from 'mcp-bridge-sdk';
@@ -19,7 +21,9 @@ export const genericProfile: Profile = Object.freeze({
     clientName: 'mcp-bridge (mcp-bridge-sdk)',
     keychainService: 'mcp-bridge-sdk/mcp-bridge',
     redirectPort: 41895,
-    metadataDocumentUrl: undefined,
+    metadataDocumentUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/generic/client.json',
+    // Claude Desktop, Codex, Cursor and the like show no URL of a server: the browser opens.
+    browserWithoutUrlElicitation: true,
     tokenDirectory: 'mcp-bridge-sdk/generic/tokens',
   }),
 });

@@ -40,8 +40,19 @@ export interface SignInIdentity {
   readonly keychainService: string;
   /** The default port of the loopback redirect URI. */
   readonly redirectPort: number;
-  /** The default client ID metadata document URL, or undefined when the product has none. */
+  /**
+   * The default client ID metadata document URL, or undefined when the product has none. The
+   * document is `site/<profile>/client.json`, published on the project's Pages; it lists only the
+   * redirect URI of `redirectPort`.
+   */
   readonly metadataDocumentUrl: string | undefined;
+  /**
+   * After `notifications/initialized`, a sign-in for a client that declared no URL elicitation
+   * opens the browser with the one-time start URL (true), or fails at once with
+   * `reauthorization_required`, detail `no_consent` (false: the reference rule). A client that
+   * declared URL elicitation is asked by one either way.
+   */
+  readonly browserWithoutUrlElicitation: boolean;
   /** The directory of the token files, relative to the user's data directory. */
   readonly tokenDirectory: string;
 }

@@ -18,6 +18,7 @@ export const vscodeProfile: Profile = Object.freeze({
     keychainService: 'mcp-bridge-sdk/mcp-bridge-vscode',
     redirectPort: 41894,
     metadataDocumentUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/vscode/client.json',
+    browserWithoutUrlElicitation: false,
     tokenDirectory: 'mcp-bridge-sdk/vscode/tokens',
   }),
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HELP_TEXT, USAGE_TEXT } from '../../src/cli/help.js';
+import { HELP_TEXT, USAGE_TEXT, helpText } from '../../src/cli/help.js';
+import { genericProfile } from '../../src/profiles/generic.js';
 import { OPTIONS } from '../../src/cli/scan.js';
 
 describe('--help text (reference-behaviors.md §8)', () => {
@@ -83,5 +84,21 @@ describe('--help text (reference-behaviors.md §8)', () => {
     expect(HELP_TEXT.split('\n').filter((line) => line.length > 100)).toEqual([]);
     expect(HELP_TEXT.endsWith('\n')).toBe(false);
     expect(USAGE_TEXT.startsWith('Usage: mcp-bridge-vscode ')).toBe(true);
+  });
+});
+
+describe('--help of the sign-in after initialized and of --client-metadata-url none', () => {
+  it('mcp-bridge names the browser for a client without URL elicitation; mcp-bridge-vscode does not', () => {
+    const generic = helpText(genericProfile);
+    expect(generic).toContain(
+      'during initialize; later through a URL question of the client, or in the browser again when\n' +
+        'the client has none.',
+    );
+    expect(HELP_TEXT).toContain('during initialize, and later through a URL question of VS Code.');
+    expect(HELP_TEXT).not.toContain('in the browser again');
+    for (const text of [generic, HELP_TEXT]) {
+      expect(text).toContain('another client metadata document, or none for\n');
+      expect(text.split('\n').filter((line) => line.length > 100)).toEqual([]);
+    }
   });
 });

@@ -88,6 +88,13 @@ describe('values of the sign-in options', () => {
     ).toBe('https://cdn.example.com/apps/client.json');
   });
 
+  it('--client-metadata-url none turns the document off, and is refused in another letter case', () => {
+    expect(signIn(['--client-metadata-url', 'none']).clientMetadataUrl).toBe('none');
+    expect(() => signIn(['--client-metadata-url', 'None'])).toThrow(
+      'the value of --client-metadata-url is not valid: it cannot be read as a URL',
+    );
+  });
+
   it.each([
     'http://127.0.0.1:9000',
     'http://localhost:8080/realms/x',

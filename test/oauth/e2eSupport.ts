@@ -123,8 +123,13 @@ export interface RunOptions {
   readonly browserLog: string;
   readonly args?: readonly string[];
   readonly env?: Record<string, string>;
-  /** Whether the client declares URL elicitation. Default true. */
-  readonly urlElicitation?: boolean;
+  /**
+   * Whether the client declares URL elicitation. Default true; false declares form elicitation
+   * only, `none` no elicitation at all (as Claude Desktop, Codex or Cursor).
+   */
+  readonly urlElicitation?: boolean | 'none';
+  /** The built executable. Default `mcp-bridge-vscode` (BRIDGE). */
+  readonly executable?: string;
   /** Called once the bridge process was started, before `initialize` completes: its pid. */
   readonly started?: (pid: () => number | null) => void;
 }
@@ -136,7 +141,7 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
-      BRIDGE,
+      options.executable ?? BRIDGE,
       '--ca-file',
       world.caFile,
       '--redirect-port',
@@ -169,21 +174,26 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
   const client = new Client(
     { name: 'sdk-1x-e2e', version: '1.0.0' },
     {
-      capabilities: { elicitation: options.urlElicitation === false ? { form: {} } : { form: {}, url: {} } },
+      capabilities:
+        options.urlElicitation === 'none'
+          ? {}
+          : { elicitation: options.urlElicitation === false ? { form: {} } : { form: {}, url: {} } },
     },
   );
   const elicited: Elicited[] = [];
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
-    const params = request.params;
-    if (params.mode !== 'url') return { action: 'decline' };
-    // VS Code opens the URL and answers accept at once; the sign-in completes in the browser.
-    const done = browse(params.url, { ca: world.certs.caPem }).then(
-      (result) => result.callback,
-      () => undefined,
-    );
-    elicited.push({ url: params.url, elicitationId: params.elicitationId, message: params.message, done });
-    return { action: 'accept' };
-  });
+  // The SDK refuses a handler for a capability the client did not declare.
+  if (options.urlElicitation !== 'none')
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const params = request.params;
+      if (params.mode !== 'url') return { action: 'decline' };
+      // VS Code opens the URL and answers accept at once; the sign-in completes in the browser.
+      const done = browse(params.url, { ca: world.certs.caPem }).then(
+        (result) => result.callback,
+        () => undefined,
+      );
+      elicited.push({ url: params.url, elicitationId: params.elicitationId, message: params.message, done });
+      return { action: 'accept' };
+    });
   const connecting = client.connect(transport);
   options.started?.(() => transport.pid);
   try {

@@ -143,6 +143,34 @@ describe('chooseRegistration (reference §6.9, protocol-mapping §8.4)', () => {
     expect(choose({}, as, record('https://old.example', 'dynamic')).choice).toEqual({ kind: 'dynamic' });
   });
 
+  it('skips the document for --client-metadata-url none, a refused document, or a stored dynamic client', () => {
+    const as = server({
+      client_id_metadata_document_supported: true,
+      registration_endpoint: `${ISSUER}/reg`,
+    });
+    expect(choose({ clientMetadataUrl: 'none' }, as)).toEqual({ choice: { kind: 'dynamic' }, lines: [] });
+    const refused = chooseRegistration({
+      config: base,
+      as,
+      stored: undefined,
+      redirectUri: REDIRECT,
+      logger: { log: () => undefined, enabled: () => true },
+      documentRefused: true,
+    });
+    expect(refused).toEqual({ kind: 'dynamic' });
+    expect(choose({}, as, record(ISSUER, 'dynamic')).choice).toEqual({
+      kind: 'ready',
+      registration: { clientId: 'stored-client', source: 'dynamic', authMethod: 'none' },
+    });
+    // A stored document client keeps the document; a server without registration keeps it too.
+    expect(choose({}, as, record(ISSUER, 'metadata-document')).choice).toMatchObject({
+      registration: { source: 'metadata-document' },
+    });
+    expect(
+      choose({}, server({ client_id_metadata_document_supported: true }), record(ISSUER, 'dynamic')).choice,
+    ).toMatchObject({ registration: { source: 'metadata-document' } });
+  });
+
   it('is registration_unavailable with the redirect URI as detail', () => {
     expect(() =>
       choose({ redirectPort: 5000 }, server({ client_id_metadata_document_supported: true })),

@@ -71,17 +71,33 @@ describe('after initialized: the URL elicitation (reference §6.7)', () => {
     expect(as.stats().codeGrants).toBe(1);
   });
 
-  it('a dismissed question (cancel) fails the sign-in without a cooldown', async () => {
-    const { mcp } = await servers();
-    const h = make({ config: { url: mcp.url }, consent: ready() });
+  it('a dismissed question (cancel) fails with declined, then asks nothing for 60 s (cooldown)', async () => {
+    const { as, mcp } = await servers();
+    let clock = 1_000_000;
+    const h = make({ config: { url: mcp.url }, consent: ready(), now: () => clock });
     h.consent.answer = 'cancel';
     await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
       code: 'reauthorization_required',
       detail: 'declined',
     });
+    expect(h.consent.completed).toEqual([]);
+
+    clock += 59_000;
     h.consent.answer = 'accept';
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(texts(h)).toContain(
+      'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
+    );
+    expect(h.consent.asked).toHaveLength(1);
+    expect(h.signInLines).toHaveLength(1);
+
+    clock += 2_000;
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(h.consent.asked).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
   });
 
   it('a client without URL elicitation: no_consent, no line, no browser, no request', async () => {
@@ -375,5 +391,74 @@ describe('protected resource metadata of another resource (RFC 9728 §3.3)', () 
     expect(h.fetched).toEqual([mcp.resourceMetadataUrl]);
     expect(h.auth.header()).toBeUndefined();
     expect(mcp.requests().filter((r) => r.bearer)).toEqual([]);
+  });
+});
+
+describe('after initialized: a client without URL elicitation where the profile opens the browser (mcp-bridge)', () => {
+  const noUrl = (): ReturnType<typeof fakeConsent> => {
+    const consent = ready();
+    consent.supportsUrl = false;
+    return consent;
+  };
+
+  it('opens the browser with the one-time start URL, asks nothing, and completes', async () => {
+    const { as, mcp } = await servers();
+    const h = make({ config: { url: mcp.url, browserWithoutUrlElicitation: true }, consent: noUrl() });
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.opened).toEqual([
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/start\/[A-Za-z0-9_-]{43}$/),
+    ]);
+    expect(h.signInLines).toHaveLength(1);
+    expect(h.consent.asked).toEqual([]);
+    expect(h.consent.completed).toEqual([]);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+
+  it('a client with URL elicitation is still asked', async () => {
+    const { mcp } = await servers();
+    const h = make({ config: { url: mcp.url, browserWithoutUrlElicitation: true }, consent: ready() });
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.opened).toEqual([]);
+    expect(h.consent.asked).toHaveLength(1);
+  });
+
+  it('a failed sign-in in the browser starts the 60 s cooldown: no new browser at once', async () => {
+    const { as, mcp } = await servers();
+    as.setDeny(true);
+    let clock = 7_000_000;
+    const h = make({
+      config: { url: mcp.url, browserWithoutUrlElicitation: true },
+      consent: noUrl(),
+      now: () => clock,
+    });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_denied' });
+    expect(h.opened).toHaveLength(1);
+
+    clock += 59_000;
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'reauthorization_required',
+      detail: 'cooldown',
+    });
+    expect(h.opened).toHaveLength(1);
+    expect(h.signInLines).toHaveLength(1);
+    expect(texts(h)).toContain(
+      'A sign-in in the browser did not complete a short time ago, thus the bridge does not open it again yet.',
+    );
+
+    clock += 2_000;
+    as.setDeny(false);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.opened).toHaveLength(2);
+    expect(as.stats().codeGrants).toBe(1);
+  });
+
+  it('before initialized a failed sign-in starts no cooldown (each initialize may sign in)', async () => {
+    const { as, mcp } = await servers();
+    as.setDeny(true);
+    const h = make({ config: { url: mcp.url, browserWithoutUrlElicitation: true } });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({ code: 'sign_in_denied' });
+    as.setDeny(false);
+    expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
+    expect(h.opened).toHaveLength(2);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The sign-in identity comes from the executable's profile (issue 14 deliverable 3,
  * reference-behaviors.md §1.2, §6.9, §6.11): the settings of the token store and of the sign-in,
- * the keychain service and token directory of logout, and the registration without a document.
- * Every expectation is a literal value; the VS Code ones are those of the published
- * `site/vscode/client.json` and of the stores before profiles existed.
+ * the keychain service and token directory of logout, and the registration with each profile's
+ * document. Every expectation is a literal value; the VS Code ones are those of the published
+ * `site/vscode/client.json` and of the stores before profiles existed, the generic ones those of
+ * `site/generic/client.json`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -30,7 +31,7 @@ function settingsOf(profile: Profile) {
 }
 
 describe('the sign-in settings of a profile', () => {
-  it('mcp-bridge signs in as itself: its own name, keychain, token directory and port, no document', () => {
+  it('mcp-bridge signs in as itself: its own name, keychain, token directory, port and document', () => {
     const { store, auth } = settingsOf(genericProfile);
     expect(store).toEqual({
       tokenStore: 'auto',
@@ -44,8 +45,10 @@ describe('the sign-in settings of a profile', () => {
       clientName: 'mcp-bridge (mcp-bridge-sdk)',
       redirectPort: 41895,
       account: 'default',
+      defaultMetadataUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/generic/client.json',
+      defaultMetadataPort: 41895,
+      browserWithoutUrlElicitation: true,
     });
-    expect('defaultMetadataUrl' in auth).toBe(false);
   });
 
   it('mcp-bridge-vscode keeps its identity', () => {
@@ -62,6 +65,7 @@ describe('the sign-in settings of a profile', () => {
       redirectPort: 41894,
       defaultMetadataUrl: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/vscode/client.json',
       defaultMetadataPort: 41894,
+      browserWithoutUrlElicitation: false,
     });
   });
 });
@@ -157,7 +161,7 @@ describe('the token places of a profile', () => {
   });
 });
 
-describe('registration of a profile without a client metadata document', () => {
+describe('registration with the client metadata document of a profile', () => {
   const as: ServerMetadata = {
     issuer: 'https://as.example',
     authorization_endpoint: 'https://as.example/auth',
@@ -166,7 +170,7 @@ describe('registration of a profile without a client metadata document', () => {
     client_id_metadata_document_supported: true,
   };
 
-  it('mcp-bridge registers dynamically, without the line about the document port', () => {
+  it('mcp-bridge uses its own document at its default port', () => {
     const lines: string[] = [];
     const choice = chooseRegistration({
       config: settingsOf(genericProfile).auth,
@@ -175,7 +179,14 @@ describe('registration of a profile without a client metadata document', () => {
       redirectUri: 'http://127.0.0.1:41895/callback',
       logger: { log: (_scope, _level, text) => void lines.push(text), enabled: () => true },
     });
-    expect(choice).toEqual({ kind: 'dynamic' });
+    expect(choice).toEqual({
+      kind: 'ready',
+      registration: {
+        clientId: 'https://mcp-bridge-sdk.github.io/mcp-bridge-sdk/generic/client.json',
+        source: 'metadata-document',
+        authMethod: 'none',
+      },
+    });
     expect(lines).toEqual([]);
   });
 
