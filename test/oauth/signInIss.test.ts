@@ -169,8 +169,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
     const origin = new URL(as.issuer).origin;
     expect(h.fetched.filter((url) => url.includes('/.well-known/') && url.startsWith(origin))).toEqual([
       `${origin}/.well-known/oauth-authorization-server/tenant1`,
-      `${origin}/.well-known/openid-configuration/tenant1`,
-      // openid-client reads the document again for the registration
+      // Read once: the registration uses the registration_endpoint of this document.
       `${origin}/.well-known/openid-configuration/tenant1`,
     ]);
   });
