@@ -5,42 +5,24 @@
  * stdout for every token, code and client secret the authorization server issued.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
-import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Session } from './e2eSupport.js';
+import { runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { BridgeRun, RunOptions, RunPlace as Session } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer; extra: string[] }> = [];
-
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  for (const { run } of runs) await run.close();
-  for (const close of closers.splice(0).reverse()) await close();
-  // The scan comes last: the codes of the browser sessions are known once they ended.
-  for (const { run, as, extra } of runs.splice(0)) {
-    const codes = (await Promise.all(run.elicited.map((e) => e.done)))
-      .map((callback) => callback?.searchParams.get('code'))
-      .filter((code): code is string => typeof code === 'string');
-    const markers = [...as.issuedSecrets(), ...codes, ...extra];
-    expect(markers.length).toBeGreaterThan(0);
-    run.scan(markers);
-  }
-});
-afterAll(() => world.remove());
+const suite = e2eSuite({ requireMarkers: true });
+const { closers, runs } = suite;
 
 const servers = (
   asOptions: Partial<AuthServerOptions> = {},
   mcpOptions: Partial<ProtectedMcpOptions> = {},
 ): ReturnType<typeof startServers> =>
-  startServers(world, (close) => closers.push(close), asOptions, mcpOptions);
+  startServers(suite.world, (close) => closers.push(close), asOptions, mcpOptions);
 
-const session = (): Promise<Session> => runPlace(world, 'run-');
+const session = (): Promise<Session> => runPlace(suite.world, 'run-');
 
 async function bridge(
   as: AuthServer,
@@ -49,7 +31,7 @@ async function bridge(
   options: Partial<RunOptions> & { extraSecrets?: string[] } = {},
 ): Promise<BridgeRun> {
   const { extraSecrets = [], ...rest } = options;
-  const run = await startBridge(world, {
+  const run = await startBridge(suite.world, {
     url: mcp.url,
     redirectPort: s.port,
     store: 'memory',
@@ -253,7 +235,7 @@ describe('the sandbox of VS Code (reference-behaviors.md §6.13)', () => {
   it('SANDBOX_RUNTIME=1: initialize fails at once with cause sandbox, with no sign-in line and no browser', async () => {
     const { as, mcp } = await servers();
     const s = await session();
-    const failure = await startBridge(world, {
+    const failure = await startBridge(suite.world, {
       url: mcp.url,
       redirectPort: s.port,
       store: 'memory',

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
@@ -20,22 +20,12 @@ import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
 import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { recordingLogger } from './storeTestKit.js';
-import { TOKEN_KEY, makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunPlace as Place } from './e2eSupport.js';
+import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { RunPlace as Place } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer }> = [];
-
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  await Promise.all(runs.map(({ run }) => run.close()));
-  for (const close of closers.splice(0).reverse()) await close();
-  for (const { run, as } of runs.splice(0)) run.scan(as.issuedSecrets());
-});
-afterAll(() => world.remove());
+const suite = e2eSuite();
+const { closers, runs } = suite;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -43,9 +33,9 @@ const tokenDir = (p: Place): string => join(p.stateDir, 'mcp-bridge-sdk', 'vscod
 
 /** A sign-in of the built bridge at oidc-provider, stored in the file store of a new place. */
 async function signedIn(): Promise<{ as: AuthServer; mcp: ProtectedMcp; p: Place; record: TokenRecord }> {
-  const { as, mcp } = await startServers(world, (close) => closers.push(close));
-  const p = await runPlace(world, 'accounts-');
-  const run = await startBridge(world, {
+  const { as, mcp } = await startServers(suite.world, (close) => closers.push(close));
+  const p = await runPlace(suite.world, 'accounts-');
+  const run = await startBridge(suite.world, {
     url: mcp.url,
     redirectPort: p.port,
     store: 'file',
@@ -93,7 +83,7 @@ const logout = (p: Place, args: readonly string[]) =>
   cli(p, [
     'logout',
     '--ca-file',
-    world.caFile,
+    suite.world.caFile,
     '--redirect-port',
     String(p.port),
     '--token-store',
@@ -103,7 +93,7 @@ const logout = (p: Place, args: readonly string[]) =>
 
 /** The refresh grant with `refreshToken`, sent straight to oidc-provider's token endpoint. */
 async function refreshAt(as: AuthServer, record: TokenRecord, refreshToken: string) {
-  const dispatcher = new Agent({ connect: { ca: world.certs.caPem } });
+  const dispatcher = new Agent({ connect: { ca: suite.world.certs.caPem } });
   try {
     const response = await undiciFetch(`${as.issuer}/token`, {
       method: 'POST',
@@ -267,7 +257,7 @@ describe('logout with a revocation endpoint that fails', () => {
   it('says so in one line and still deletes the local sign-in', async () => {
     const as = await failingRevocation();
     closers.push(() => as.close());
-    const p = await runPlace(world, 'accounts-');
+    const p = await runPlace(suite.world, 'accounts-');
     const url = 'http://127.0.0.1:9/mcp';
     const store = await fileStore(p);
     await store.write({

@@ -6,39 +6,25 @@
  * opens the browser with a one-time start URL, as during initialize, and the call completes.
  * Every test ends with the secret scan of the bridge's stderr and stdout. Needs `npm run build`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
-import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld } from './e2eSupport.js';
+import { runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { BridgeRun } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer }> = [];
-
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  for (const { run } of runs) await run.close();
-  for (const close of closers.splice(0).reverse()) await close();
-  for (const { run, as } of runs.splice(0)) {
-    const markers = as.issuedSecrets();
-    expect(markers.length).toBeGreaterThan(0);
-    run.scan(markers);
-  }
-});
-afterAll(() => world.remove());
+const suite = e2eSuite({ requireMarkers: true });
+const { closers, runs } = suite;
 
 async function generic(mcpOptions: Partial<ProtectedMcpOptions> = {}): Promise<{
   as: AuthServer;
   mcp: ProtectedMcp;
   run: BridgeRun;
 }> {
-  const { as, mcp } = await startServers(world, (close) => closers.push(close), {}, mcpOptions);
-  const place = await runPlace(world, 'generic-');
-  const run = await startBridge(world, {
+  const { as, mcp } = await startServers(suite.world, (close) => closers.push(close), {}, mcpOptions);
+  const place = await runPlace(suite.world, 'generic-');
+  const run = await startBridge(suite.world, {
     executable: GENERIC_BRIDGE,
     url: mcp.url,
     redirectPort: place.port,

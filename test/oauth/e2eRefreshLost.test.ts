@@ -7,29 +7,19 @@
  * browser. Needs the build (`npm run build`).
  */
 import { readdir } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions, RunPlace } from './e2eSupport.js';
+import { runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { BridgeRun, RunOptions, RunPlace } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer }> = [];
-
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  await Promise.all(runs.map(({ run }) => run.close()));
-  for (const close of closers.splice(0).reverse()) await close();
-  for (const { run, as } of runs.splice(0)) run.scan(as.issuedSecrets());
-});
-afterAll(() => world.remove());
+const suite = e2eSuite();
+const { closers, runs } = suite;
 
 async function bridge(as: AuthServer, mcp: ProtectedMcp, p: RunPlace, options: Partial<RunOptions> = {}) {
-  const run = await startBridge(world, {
+  const run = await startBridge(suite.world, {
     url: mcp.url,
     redirectPort: p.port,
     store: 'file',
@@ -53,8 +43,8 @@ const lockFiles = async (dir: string): Promise<string[]> =>
 
 describe('a refresh whose answer never came (the end of stdin during the refresh)', () => {
   it('the bridge exits without its lock file, and the next start signs in anew instead of sending the spent refresh token', async () => {
-    const { as, mcp } = await startServers(world, (close) => void closers.push(close));
-    const p = await runPlace(world, 'refresh-lost-');
+    const { as, mcp } = await startServers(suite.world, (close) => void closers.push(close));
+    const p = await runPlace(suite.world, 'refresh-lost-');
     let pid: () => number | null = () => null;
     const first = await bridge(as, mcp, p, { started: (get) => (pid = get) });
     expect(await echo(first, 'a')).toBe('a');

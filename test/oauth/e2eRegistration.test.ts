@@ -4,31 +4,21 @@
  * `--client-metadata-url`, and a server that offers no registration at all (dynamic registration
  * and a pre-registered client with a secret are in e2e.test.ts). Each run ends with the secret scan.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
+import { describe, expect, it } from 'vitest';
+import type { AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
-import { makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Place } from './e2eSupport.js';
+import { runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { RunOptions, RunPlace as Place } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer; extra: readonly string[] }> = [];
+const suite = e2eSuite();
+const { closers, runs } = suite;
 
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  for (const { run } of runs) await run.close();
-  for (const close of closers.splice(0).reverse()) await close();
-  for (const { run, as, extra } of runs.splice(0)) run.scan([...as.issuedSecrets(), ...extra]);
-});
-afterAll(() => world.remove());
-
-const place = (): Promise<Place> => runPlace(world, 'registration-');
+const place = (): Promise<Place> => runPlace(suite.world, 'registration-');
 
 const servers = (asOptions: Partial<AuthServerOptions>): ReturnType<typeof startServers> =>
-  startServers(world, (close) => closers.push(close), asOptions);
+  startServers(suite.world, (close) => closers.push(close), asOptions);
 
 function options(mcp: ProtectedMcp, p: Place, extra: Partial<RunOptions> = {}): RunOptions {
   return {
@@ -56,7 +46,10 @@ describe('registration paths through the executable', () => {
       token_endpoint_auth_method: 'none',
       application_type: 'native',
     });
-    const run = await startBridge(world, options(mcp, p, { args: ['--client-metadata-url', document] }));
+    const run = await startBridge(
+      suite.world,
+      options(mcp, p, { args: ['--client-metadata-url', document] }),
+    );
     runs.push({ run, as, extra: [] });
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'cimd' } }))).toBe('cimd');
     expect(as.authorizations().map((a) => a.clientId)).toEqual([document]);
@@ -66,7 +59,7 @@ describe('registration paths through the executable', () => {
   it('a server without registration: initialize fails with registration_unavailable, and no browser opens', async () => {
     const p = await place();
     const { as, mcp } = await servers({ dynamicRegistration: false });
-    const failure = await startBridge(world, options(mcp, p)).then(
+    const failure = await startBridge(suite.world, options(mcp, p)).then(
       () => undefined,
       (error: unknown) =>
         error as { code?: number; message?: string; data?: { cause?: string; detail?: string } },

@@ -6,37 +6,27 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { bridgeEnv } from '../process/httpSupport.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { TOKEN_KEY, makeWorld, runPlace, startBridge, startServers } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld, RunOptions, RunPlace as Place } from './e2eSupport.js';
+import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
+import type { RunOptions, RunPlace as Place } from './e2eSupport.js';
 
-let world: E2eWorld;
-const closers: Array<() => Promise<void>> = [];
-const runs: Array<{ run: BridgeRun; as: AuthServer }> = [];
-
-beforeAll(() => {
-  world = makeWorld();
-});
-afterEach(async () => {
-  await Promise.all(runs.map(({ run }) => run.close()));
-  for (const close of closers.splice(0).reverse()) await close();
-  for (const { run, as } of runs.splice(0)) run.scan(as.issuedSecrets());
-});
-afterAll(() => world.remove());
+const suite = e2eSuite();
+const { closers, runs } = suite;
 
 const servers = (asOptions: Partial<AuthServerOptions> = {}): ReturnType<typeof startServers> =>
-  startServers(world, (close) => closers.push(close), asOptions);
+  startServers(suite.world, (close) => closers.push(close), asOptions);
 
-const place = (): Promise<Place> => runPlace(world, 'stores-');
+const place = (): Promise<Place> => runPlace(suite.world, 'stores-');
 
 async function bridge(as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) {
-  const run = await startBridge(world, {
+  const run = await startBridge(suite.world, {
     url: mcp.url,
     redirectPort: p.port,
     store: 'file',
