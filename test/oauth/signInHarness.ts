@@ -28,6 +28,28 @@ export { post, request, rewritingReceiver } from './signInUpstream.js';
 export type { McpReply } from './signInUpstream.js';
 export type { ConsentAnswer, FakeConsent } from './fakeConsent.js';
 
+/** The URL of a fetch input. */
+export const href = (input: string | URL | Request): string =>
+  typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+
+/**
+ * `fetch`, except that a request whose URL ends with `suffix` gets `body` as a JSON answer with
+ * `status` and never reaches the network (a server's answer the fixtures do not give).
+ */
+export function answeringAt(
+  fetch: typeof globalThis.fetch,
+  suffix: string,
+  status: number,
+  body: unknown,
+): typeof globalThis.fetch {
+  return (input, init) =>
+    href(input).endsWith(suffix)
+      ? Promise.resolve(
+          new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }),
+        )
+      : fetch(input, init);
+}
+
 export interface LogLine {
   readonly scope: string;
   readonly level: LogLevel;

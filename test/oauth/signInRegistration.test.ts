@@ -13,7 +13,7 @@ import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';
 import type { HandAuthServer, HandAuthServerOptions } from '../fixtures/oauth/handAuthServer.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
-import { signInSuite, request } from './signInHarness.js';
+import { answeringAt, href, signInSuite, request } from './signInHarness.js';
 
 const suite = signInSuite();
 const { defer, make, mcpFor } = suite;
@@ -40,9 +40,6 @@ async function hand(options: HandAuthServerOptions): Promise<HandAuthServer> {
 }
 
 const SECRET = 'client-secret-5e1b9c';
-
-const href = (input: string | URL | Request): string =>
-  typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 
 describe('pre-registered client (--client-id, --client-issuer, MCP_BRIDGE_CLIENT_SECRET)', () => {
   it('authenticates with client_secret_basic where the server offers it, and never stores the secret', async () => {
@@ -256,15 +253,7 @@ describe('dynamic client registration', () => {
       config: { url: mcp.url },
       deps: {
         // The server's answer to the registration: a refusal (RFC 7591 §3.2.2).
-        fetch: (input, init) =>
-          href(input).endsWith('/register')
-            ? Promise.resolve(
-                new Response(JSON.stringify({ error: 'invalid_redirect_uri' }), {
-                  status: 400,
-                  headers: { 'content-type': 'application/json' },
-                }),
-              )
-            : suite.net.fetch(input, init),
+        fetch: answeringAt(suite.net.fetch, '/register', 400, { error: 'invalid_redirect_uri' }),
       },
     });
     await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({

@@ -8,7 +8,7 @@ import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';
 import type { HandAuthServer, HandAuthServerOptions } from '../fixtures/oauth/handAuthServer.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
 import { formEncode } from '../../src/oauth/flow.js';
-import { signInSuite, request } from './signInHarness.js';
+import { answeringAt, signInSuite, request } from './signInHarness.js';
 
 const suite = signInSuite();
 const { defer, make, mcpFor } = suite;
@@ -18,9 +18,6 @@ async function hand(options: HandAuthServerOptions): Promise<HandAuthServer> {
   defer(() => as.close());
   return as;
 }
-
-const href = (input: string | URL | Request): string =>
-  typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 
 describe('a registration answer without client_secret_expires_at', () => {
   it.each([201, 200] as const)(
@@ -52,15 +49,7 @@ describe('a registration answer without client_secret_expires_at', () => {
     const h = make({
       config: { url: mcp.url },
       deps: {
-        fetch: (input, init) =>
-          href(input).endsWith('/register')
-            ? Promise.resolve(
-                new Response(JSON.stringify({ client_secret: 'x' }), {
-                  status: 201,
-                  headers: { 'content-type': 'application/json' },
-                }),
-              )
-            : suite.net.fetch(input, init),
+        fetch: answeringAt(suite.net.fetch, '/register', 201, { client_secret: 'x' }),
       },
     });
     await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
