@@ -5,8 +5,9 @@
  *
  * Owner check (Linux): each connection is held unread until the owner of its client socket is
  * known from `/proc/net/tcp`; a connection of another user is destroyed before a byte of it is
- * read. A connection whose row is not found is looked up once more after 25 ms, then refused.
- * Where the table cannot be read (macOS, Windows) connections are accepted unchecked, and the
+ * read; root's pass (ownerGate.ts). A connection whose row is not found is looked up once more
+ * after 25 ms, then accepted unchecked (it comes from outside this network namespace). Where the
+ * table cannot be read (macOS, Windows) connections are accepted unchecked, and the
  * sign-in waits `startWatchMs` after the code for a second request of the start URL instead.
  *
  * Limits (§6.6): the request head must arrive within 10 s and hold at most 16 KiB (else 431), and

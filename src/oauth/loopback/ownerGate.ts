@@ -1,10 +1,16 @@
 /**
- * The owner check of the loopback receiver (SECURITY.md, "Shared hosts"): a new connection is
- * passed on only when its client socket belongs to the bridge's own user. Its row in the socket
- * table may not be found at once (never seen on Linux, where the client's socket is established
- * before the server accepts, but cheap to allow for): it is looked up once more after `retryMs`,
- * then refused, because a check that lets unknown connections through would let in anyone who
- * can hide a row. Where the platform has no table the connection passes unchecked.
+ * The owner check of the loopback receiver (SECURITY.md, "Shared hosts"): a new connection whose
+ * client socket belongs to another user of this machine is destroyed before a byte of it is read.
+ * Passed as checked: the bridge's own user, and root (uid 0), who can read the bridge's memory
+ * anyway and owns the relays of forwarded ports (WSL, some container set-ups).
+ *
+ * A row that is not in the table is looked up once more after `retryMs` (the client's socket is
+ * established before the server accepts, so this is not expected for a local client). A socket
+ * that is still not in the table does not belong to this network namespace at all: a connection
+ * forwarded from another machine or VM (a Windows browser in front of WSL 2 in mirrored mode, a
+ * port forward into a container), which no local user of this namespace can hide behind. It
+ * passes unchecked, like a connection on a platform without a table, so the start URL watch of
+ * the receiver applies to it. Where the platform has no table the connection passes unchecked.
  */
 import type { Socket } from 'node:net';
 import type { PeerOwnerLookup } from './peerOwner.js';
@@ -32,16 +38,15 @@ export function ownerGate(options: OwnerGateOptions): OwnerGate {
       options.local(),
     );
     if (owner.kind === 'unavailable') return pass(false);
-    if (owner.kind === 'uid' && owner.uid === options.uid) return pass(true);
-    if (owner.kind === 'missing' && !retried) {
+    if (owner.kind === 'missing') {
+      if (retried) return pass(false);
       setTimeout(() => check(socket, pass, true), options.retryMs);
       return;
     }
+    if (owner.uid === options.uid || owner.uid === 0) return pass(true);
     socket.destroy();
     options.refused(
-      owner.kind === 'uid'
-        ? `the loopback receiver refused a connection of another user of this machine (uid ${owner.uid})`
-        : 'the loopback receiver refused a connection whose owner it cannot find in /proc/net/tcp',
+      `the loopback receiver refused a connection of another user of this machine (uid ${owner.uid})`,
     );
   };
   return (socket, pass) => check(socket, pass, false);
