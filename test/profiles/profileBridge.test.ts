@@ -18,7 +18,7 @@ const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Fram
 const BARE_TOOL = { name: 'bare', inputSchema: { type: 'object', properties: { v: { type: 'array' } } } };
 
 /** An upstream that records the `_meta` of each tools/call and lists one tool with a bare array. */
-function fakeUpstream(metas: JsonObject[]): UpstreamConnection {
+function fakeUpstream(metas: JsonObject[], remote: boolean): UpstreamConnection {
   const reply = (result: JsonObject) =>
     of<ExchangeEvent>({
       type: 'response',
@@ -33,7 +33,7 @@ function fakeUpstream(metas: JsonObject[]): UpstreamConnection {
     },
     notifications$: NEVER,
     exit$: NEVER,
-    remote: false,
+    remote,
     close: () => undefined,
   };
 }
@@ -61,7 +61,7 @@ const CLIENT_META = {
   'bad key': 1,
 };
 
-function session(profile: Profile) {
+function session(profile: Profile, remote = false) {
   const metas: JsonObject[] = [];
   const out: Frame[] = [];
   const lines$ = new Subject<Inbound>();
@@ -69,7 +69,7 @@ function session(profile: Profile) {
     profile,
     { version: '1.0.0', limits: DEFAULT_LIMITS },
     {
-      connect: () => of(fakeUpstream(metas)),
+      connect: () => of(fakeUpstream(metas, remote)),
       logger: silentLogger,
     },
   )(lines$).subscribe((value) => out.push(value));
@@ -132,6 +132,12 @@ describe('createProfileBridge', () => {
         'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: true } },
       },
     ]);
+  });
+
+  it('the generic profile sends only data: icons of the client to a remote upstream', () => {
+    const { icons, ...rest } = CLIENT_INFO;
+    expect(icons).toHaveLength(1);
+    expect(session(genericProfile, true).metas[0]?.['io.modelcontextprotocol/clientInfo']).toEqual(rest);
   });
 
   it('the items fix is a quirk of the VS Code profile only', () => {
