@@ -1,7 +1,7 @@
 /**
  * A profile holds what differs between the products a bridge serves (reference-behaviors.md
  * §1.2): the name in logs and in the fallback `serverInfo`, the id prefix of bridge requests, the
- * `_meta` keys that pass from the client to the upstream, the quirks of the client, and the
+ * `_meta` pass-through (what of the client travels upstream), the quirks of the client, and the
  * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
  */
 import type { MetaPassthrough } from '../codec/meta.js';
