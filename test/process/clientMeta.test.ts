@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { BRIDGE, GENERIC_BRIDGE, note, req, tapped, untilUpstream } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo, spawnPeer } from '../helpers/rawPeer.js';
+import { validateModernRequest } from '../helpers/schemas.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
 /** How long a start may take on a loaded machine (Node three times: bridge, tap, fixture). */
@@ -62,6 +63,7 @@ async function echo(peer: RawPeer): Promise<{ read: Frame; sent: Frame }> {
   peer.send(req(2, 'tools/call', { name: 'meta_echo', arguments: {}, _meta: CLIENT_META }));
   const response = await peer.nextFrame(responseTo(2), STARTUP_MS);
   const [call] = await untilUpstream(peer, '>', (frame) => frame.method === 'tools/call');
+  expect(validateModernRequest(call)).toEqual([]);
   const read = (response.result as { structuredContent: Frame }).structuredContent;
   return { read, sent: (call!.params as { _meta: Frame })._meta };
 }
@@ -83,6 +85,7 @@ describe('mcp-bridge (the generic profile)', () => {
     expect(read).toEqual({ ...expected, progressToken: expect.any(Number) as unknown });
     expect(sent).toEqual(read);
     const [discover] = await untilUpstream(peer, '>', (frame) => frame.method === 'server/discover');
+    expect(validateModernRequest(discover)).toEqual([]);
     expect((discover!.params as { _meta: Frame })._meta).toEqual({
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
