@@ -3,6 +3,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
+import type { MetaPassthrough } from '../codec/meta.js';
 import type { shapeResult } from '../codec/results.js';
 import type { ConsentRelay } from './consent.js';
 import type { Logger } from './log.js';
@@ -62,6 +63,12 @@ export interface BridgeConfig {
   /** `serverInfo.name` when the upstream gives none (`--name`, command basename, URL host, profile). */
   readonly fallbackName: string;
   readonly limits: BridgeLimits;
+  /**
+   * What of the client travels upstream in `_meta`: its own `_meta` keys, its full `clientInfo`,
+   * `roots.listChanged` (a profile's `metaPassthrough`). Default: REFERENCE_PASSTHROUGH, the rule of
+   * the VS Code profile.
+   */
+  readonly metaPassthrough?: MetaPassthrough;
 }
 
 /** What the bridge is given: how to reach the upstream, where to log, and the seams for tests. */

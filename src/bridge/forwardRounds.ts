@@ -52,6 +52,7 @@ export function roundMeta(host: RoundHost): JsonObject {
       ? { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities }
       : { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities, logLevel: level },
     host.request.params?.['_meta'],
+    client.passesMeta,
   );
 }
 

@@ -8,7 +8,9 @@ import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
 import { buildInitializeResult } from '../codec/initializeResult.js';
 import { declaredLists } from '../codec/listen.js';
-import { PROTOCOL_VERSION, buildUpstreamMeta } from '../codec/meta.js';
+import { upstreamClientInfo } from '../codec/clientInfo.js';
+import { PROTOCOL_VERSION, REFERENCE_PASSTHROUGH, buildUpstreamMeta, metaRule } from '../codec/meta.js';
+import type { MetaPassthrough } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import {
@@ -27,18 +29,26 @@ import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from './upstream.js';
 import { offeredVersions, withVersionRetry } from './versionRetry.js';
 
-/** The client's identity and capabilities from the `initialize` params; lenient on shape. */
-function clientContext(params: JsonObject | undefined): ClientContext {
-  const info = isObject(params?.['clientInfo']) ? params['clientInfo'] : {};
+/**
+ * The client's identity and capabilities from the `initialize` params, as `passthrough` lets them
+ * travel to this upstream (src/codec/clientInfo.ts, capabilities.ts); lenient on shape.
+ */
+function clientContext(
+  params: JsonObject | undefined,
+  passthrough: MetaPassthrough,
+  remote: boolean,
+): ClientContext {
   const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
-  const name = typeof info['name'] === 'string' && info['name'] !== '' ? info['name'] : 'unknown-client';
-  const version = typeof info['version'] === 'string' ? info['version'] : '0.0.0';
+  const info = upstreamClientInfo(params?.['clientInfo'], passthrough.fullClientInfo, remote);
   // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
   // for them (src/codec/requestText.ts, issue 13).
   return {
-    info: frozenJson({ name, version }),
+    info: frozenJson(info),
     capabilities,
-    upstreamCapabilities: frozenJson(toUpstreamClientCapabilities(capabilities)),
+    upstreamCapabilities: frozenJson(
+      toUpstreamClientCapabilities(capabilities, passthrough.rootsListChanged),
+    ),
+    passesMeta: metaRule(passthrough),
   };
 }
 
@@ -96,7 +106,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
   const limitMs = config.limits.discoverTimeoutMs;
   return defer(() => {
     session.phase = 'initializing';
-    const client = clientContext(request.params);
+    const passthrough = config.metaPassthrough ?? REFERENCE_PASSTHROUGH;
     let upstream: UpstreamConnection | undefined;
     let settled = false;
     const reset = (): void => {
@@ -110,8 +120,10 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
       take(1),
     );
 
-    const discover$ = (connection: UpstreamConnection): Observable<Frame> =>
-      connection
+    const discover$ = (connection: UpstreamConnection): Observable<Frame> => {
+      // Made per attempt: which icons of the client may travel depends on the upstream (remote).
+      const client = clientContext(request.params, passthrough, connection.remote);
+      return connection
         .request('server/discover', {
           _meta: buildUpstreamMeta(
             {
@@ -168,6 +180,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
             return result(request.id, initializeResult);
           }),
         );
+    };
 
     const attempt$ = deps.connect().pipe(
       take(1),

@@ -7,6 +7,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { ClientAnswer } from '../../operators/driveInputRounds.js';
 import type { ErrorObject, JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import type { DeclaredLists } from '../codec/listen.js';
+import type { MetaRule } from '../codec/meta.js';
 import { createDeadlineQueue } from './deadlines.js';
 import type { DeadlineQueue } from './deadlines.js';
 import type { UpstreamConnection } from './upstream.js';
@@ -28,6 +29,8 @@ export interface ClientContext {
   readonly capabilities: JsonObject;
   /** Translated for the upstream `_meta` (reference-behaviors.md §3.2). */
   readonly upstreamCapabilities: JsonObject;
+  /** Which keys of a request's own `_meta` travel upstream (BridgeConfig.metaPassthrough); default: the reference rule. */
+  readonly passesMeta?: MetaRule;
 }
 
 export interface Session {

@@ -16,17 +16,19 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  * - `elicitation`: only the declared modes (`form`, `url`); `{}` stays `{}` (form only in
  *   both revisions);
  * - `sampling`: `tools` and `context` only when the client declared them as objects;
- * - `roots`: `{}` (`listChanged` has no meaning in 2026-07-28);
+ * - `roots`: `{}` (`listChanged` has no meaning in 2026-07-28), or `{ listChanged: true }` with
+ *   `rootsListChanged` when the client declared it (a profile's MetaPassthrough);
  * - `experimental`, `extensions`: only object entries, never the tasks extension;
  * - never `tasks`, and no unknown members.
  */
-export function toUpstreamClientCapabilities(legacy: unknown): JsonObject {
+export function toUpstreamClientCapabilities(legacy: unknown, rootsListChanged = false): JsonObject {
   const out: JsonObject = {};
   if (!isObject(legacy)) return out;
   const { elicitation, sampling, roots, experimental, extensions } = legacy;
   if (isObject(elicitation)) out['elicitation'] = pickObjects(elicitation, ['form', 'url']);
   if (isObject(sampling)) out['sampling'] = pickObjects(sampling, ['context', 'tools']);
-  if (isObject(roots)) out['roots'] = {};
+  if (isObject(roots))
+    out['roots'] = rootsListChanged && roots['listChanged'] === true ? { listChanged: true } : {};
   if (isObject(experimental)) out['experimental'] = objectEntries(experimental);
   if (isObject(extensions)) out['extensions'] = objectEntries(extensions, TASKS_EXTENSION);
   return out;

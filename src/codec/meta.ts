@@ -4,8 +4,8 @@
  */
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
-import { isReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
-import { omit } from './objects.js';
+import { isReservedPrefix, isSpecReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
+import { omit, setMember } from './objects.js';
 
 /** The revision spoken upstream. */
 export const PROTOCOL_VERSION = '2026-07-28';
@@ -29,42 +29,111 @@ export interface UpstreamMetaContext {
   readonly logLevel?: string;
 }
 
-/** W3C trace keys that pass unchanged (protocol-mapping.md §2.4). `baggage` does not pass. */
-const TRACE_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate']);
+/**
+ * What of the client travels upstream in `_meta` (reference-behaviors.md §3.2–3.3): which keys of
+ * a request's own `_meta`, and how much of its `initialize`. A key travels only when it is valid
+ * by the `_meta` key grammar, is not `progressToken` (the connection sets that one) and has no
+ * prefix that MCP reserves; the bridge's own keys are set after it and always win.
+ */
+export interface MetaPassthrough {
+  /** Exact keys, e.g. `traceparent`; the W3C keys `traceparent`, `tracestate`, `baggage` as strings only. */
+  readonly keys: readonly string[];
+  /**
+   * Key prefixes, e.g. `vscode.`. A key of `keys` or `prefixes` whose prefix has a label `mcp` or
+   * `modelcontextprotocol` anywhere is dropped (`vscode.mcp/x`, the reference rule).
+   */
+  readonly prefixes: readonly string[];
+  /**
+   * Every other key that 2026-07-28 leaves to a client travels too: any valid key but
+   * `progressToken` whose prefix does not have `modelcontextprotocol` or `mcp` as its second
+   * label (Codex's `x-codex-turn-metadata`, Claude Code's `claudecode/toolUseId`, `baggage`).
+   */
+  readonly unreserved: boolean;
+  /**
+   * `io.modelcontextprotocol/clientInfo` also carries the client's `title`, `description`,
+   * `websiteUrl` and `icons` (src/codec/clientInfo.ts); false: only `name` and `version`.
+   */
+  readonly fullClientInfo: boolean;
+  /** A client's `roots.listChanged: true` stays in the upstream capabilities; false: `roots: {}`. */
+  readonly rootsListChanged: boolean;
+}
 
 /**
- * The `_meta` of one upstream request: the protocol keys, then the pass-through keys of the
- * client's `_meta`. `progressToken` is not set here: the connection sets it to the upstream
- * request id (reference-behaviors.md §11 item 8).
+ * The reference rule (reference-behaviors.md §3.3), the one of createBridge without a profile and
+ * of the VS Code profile: `traceparent`, `tracestate` and valid `vscode.*` keys; `name` and
+ * `version` of the client; `roots: {}`.
  */
-export function buildUpstreamMeta(ctx: UpstreamMetaContext, clientMeta: unknown): JsonObject {
+export const REFERENCE_PASSTHROUGH: MetaPassthrough = Object.freeze({
+  keys: Object.freeze(['traceparent', 'tracestate']),
+  prefixes: Object.freeze(['vscode.']),
+  unreserved: false,
+  fullClientInfo: false,
+  rootsListChanged: false,
+});
+
+/** Whether one key of a client's `_meta` with its value travels upstream. */
+export type MetaRule = (key: string, value: unknown) => boolean;
+
+/** W3C trace keys (protocol-mapping.md §2.4): they pass only as strings. */
+const TRACE_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate', 'baggage']);
+/** The decisions a rule remembers, by key: clients send the same few keys on every request. */
+const MAX_KNOWN_KEYS = 256;
+
+/** The key half of the rule, without the memo. */
+function keyPasses(passthrough: MetaPassthrough, key: string): boolean {
+  if (key === 'progressToken') return false;
+  const parsed = parseMetaKey(key);
+  if (parsed === undefined) return false;
+  if (passthrough.keys.includes(key) || passthrough.prefixes.some((prefix) => key.startsWith(prefix)))
+    return !isReservedPrefix(parsed);
+  return passthrough.unreserved && !isSpecReservedPrefix(parsed);
+}
+
+/**
+ * The rule of `passthrough`, made once per connection. A key that fails is dropped silently and
+ * never fails the request (reference-behaviors.md §3.3).
+ */
+export function metaRule(passthrough: MetaPassthrough): MetaRule {
+  const known = new Map<string, boolean>();
+  return (key, value) => {
+    let passes = known.get(key);
+    if (passes === undefined) {
+      passes = keyPasses(passthrough, key);
+      if (known.size < MAX_KNOWN_KEYS) known.set(key, passes);
+    }
+    return passes && (typeof value === 'string' || !TRACE_KEYS.has(key));
+  };
+}
+
+const referenceRule = metaRule(REFERENCE_PASSTHROUGH);
+
+/**
+ * The `_meta` of one upstream request: the pass-through keys of the client's `_meta` (by
+ * `passes`, the reference rule by default), then the protocol keys, which win. `progressToken` is
+ * not set here: the connection sets it to the upstream request id (reference-behaviors.md §11
+ * item 8).
+ */
+export function buildUpstreamMeta(
+  ctx: UpstreamMetaContext,
+  clientMeta: unknown,
+  passes: MetaRule = referenceRule,
+): JsonObject {
   const meta: JsonObject = {};
   if (isObject(clientMeta)) {
     // for…in, not Object.entries: no array of pairs per request (issue 13).
     for (const key in clientMeta) {
       if (!Object.hasOwn(clientMeta, key)) continue;
       const value = clientMeta[key];
-      if (passesThrough(key, value)) meta[key] = value as JsonValue;
+      if (passes(key, value)) setMember(meta, key, value as JsonValue);
     }
   }
   meta[META_PROTOCOL_VERSION] = PROTOCOL_VERSION;
   meta[META_CLIENT_INFO] = ctx.clientInfo;
   meta[META_CLIENT_CAPABILITIES] = ctx.clientCapabilities;
   // A logLevel in the client's own _meta never overrides the stored level (§3.3): the
-  // pass-through filter above already dropped every io.modelcontextprotocol/* key.
+  // pass-through rule above already dropped every io.modelcontextprotocol/* key.
   if (ctx.logLevel !== undefined) meta[META_LOG_LEVEL] = ctx.logLevel;
   return meta;
-}
-
-/**
- * Exactly `traceparent`, `tracestate` (strings) and valid `vscode.*` keys pass; a key that
- * fails is dropped silently and never fails the request (reference-behaviors.md §3.3).
- */
-function passesThrough(key: string, value: unknown): boolean {
-  if (TRACE_KEYS.has(key)) return typeof value === 'string';
-  if (!key.startsWith('vscode.')) return false;
-  const parsed = parseMetaKey(key);
-  return parsed !== undefined && !isReservedPrefix(parsed);
 }
 
 const FORWARD_DROPPED: ReadonlySet<string> = new Set(['task', '_meta']);

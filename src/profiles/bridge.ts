@@ -3,7 +3,6 @@
  * through the result-shaping step of the bridge (BridgeDeps.shapeResult), so that the bridge
  * itself stays product-neutral (reference-behaviors.md §1.1–1.2).
  */
-import { map } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { createBridge } from '../bridge/createBridge.js';
 import type { BridgeConfig, BridgeDeps } from '../bridge/config.js';
@@ -11,7 +10,6 @@ import { shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
-import { narrowClientMeta } from './meta.js';
 import type { Profile } from './profile.js';
 
 /** The result-shaping step of a profile: the codec's rules with the profile's quirks. */
@@ -33,9 +31,10 @@ export function profileShapeResult(profile: Profile): typeof shapeResult {
 export type ProfileBridgeConfig = Omit<BridgeConfig, 'fallbackName'> & { readonly fallbackName?: string };
 
 /**
- * Builds the bridge of a product: its quirks shape the results, its `_meta` pass-through narrows
- * what travels upstream (src/profiles/meta.ts), its name is the last fallback of
- * `serverInfo.name`. A `deps.shapeResult` of the caller wins over the profile's.
+ * Builds the bridge of a product: its quirks shape the results, its `_meta` pass-through decides
+ * what of the client travels upstream (BridgeConfig.metaPassthrough), its name is the last
+ * fallback of `serverInfo.name`. A `deps.shapeResult` or `metaPassthrough` of the caller wins
+ * over the profile's.
  *
  * @example
  * import { createProfileBridge, DEFAULT_LIMITS, genericProfile } from 'mcp-bridge-sdk';
@@ -47,10 +46,12 @@ export function createProfileBridge(
   config: ProfileBridgeConfig,
   deps: BridgeDeps,
 ): OperatorFunction<Inbound, Frame> {
-  const bridge = createBridge(
-    { ...config, fallbackName: config.fallbackName ?? profile.name },
+  return createBridge(
+    {
+      ...config,
+      fallbackName: config.fallbackName ?? profile.name,
+      metaPassthrough: config.metaPassthrough ?? profile.metaPassthrough,
+    },
     { ...deps, shapeResult: deps.shapeResult ?? profileShapeResult(profile) },
   );
-  const narrow = narrowClientMeta(profile.metaPassthrough);
-  return (inbound$) => bridge(inbound$.pipe(map(narrow)));
 }

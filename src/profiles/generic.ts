@@ -3,7 +3,9 @@ import type { Profile } from './profile.js';
 /**
  * The profile of `mcp-bridge`: any MCP 2025-11-25 client. No VS Code quirk: array schemas pass
  * as the upstream wrote them; only what 2025-11-25 itself forbids is changed (a non-object
- * `outputSchema`, protocol-mapping.md §1.4). Its own names in logs, keychain and token files, a
+ * `outputSchema`, protocol-mapping.md §1.4). Every `_meta` key of a client request that
+ * 2026-07-28 does not reserve travels upstream, with the client's full `clientInfo` and
+ * `roots.listChanged`. Its own names in logs, keychain and token files, a
  * redirect port of its own so that both executables can sign in at the same time, its own client
  * ID metadata document (`site/generic/client.json`), and a browser for a sign-in after
  * `notifications/initialized` when the client cannot show a URL.
@@ -15,7 +17,15 @@ import type { Profile } from './profile.js';
 export const genericProfile: Profile = Object.freeze({
   name: 'mcp-bridge',
   requestIdPrefix: 'b-',
-  metaPassthrough: Object.freeze({ keys: ['traceparent', 'tracestate'], prefixes: [] }),
+  // Every _meta key a 2025-11-25 client may set travels (Codex's x-codex-turn-metadata and
+  // threadId, Claude Code's claudecode/toolUseId), and all of its clientInfo and roots.
+  metaPassthrough: Object.freeze({
+    keys: Object.freeze([]),
+    prefixes: Object.freeze([]),
+    unreserved: true,
+    fullClientInfo: true,
+    rootsListChanged: true,
+  }),
   quirks: Object.freeze({ normalizeArrayItems: false, dropNonObjectOutputSchema: true }),
   identity: Object.freeze({
     clientName: 'mcp-bridge (mcp-bridge-sdk)',

@@ -1,9 +1,12 @@
 /**
  * A profile holds what differs between the products a bridge serves (reference-behaviors.md
  * §1.2): the name in logs and in the fallback `serverInfo`, the id prefix of bridge requests, the
- * `_meta` keys that pass from the client to the upstream, the quirks of the client, and the
+ * `_meta` pass-through (what of the client travels upstream), the quirks of the client, and the
  * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
  */
+import type { MetaPassthrough } from '../codec/meta.js';
+
+export type { MetaPassthrough } from '../codec/meta.js';
 
 /** Result rules that exist for one client, not for the protocol (reference-behaviors.md §3.8–3.9). */
 export interface ProfileQuirks {
@@ -18,18 +21,6 @@ export interface ProfileQuirks {
    * profile turns it off only for a client that accepts any schema.
    */
   readonly dropNonObjectOutputSchema: boolean;
-}
-
-/**
- * The `_meta` keys of client requests that travel upstream (reference-behaviors.md §3.3). The
- * bridge's own rule (trace keys and valid `vscode.*` keys) still applies: a key travels when both
- * allow it (src/profiles/meta.ts).
- */
-export interface MetaPassthrough {
-  /** Exact keys, e.g. `traceparent`. */
-  readonly keys: readonly string[];
-  /** Key prefixes, e.g. `vscode.`. */
-  readonly prefixes: readonly string[];
 }
 
 /** Who the bridge is when it signs in to an HTTP upstream (reference-behaviors.md §1.2, §6.4). */
@@ -63,6 +54,7 @@ export interface Profile {
   readonly name: string;
   /** The prefix of the ids of requests the bridge sends to the client (`b-`). */
   readonly requestIdPrefix: string;
+  /** What of the client travels upstream in `_meta` (BridgeConfig.metaPassthrough). */
   readonly metaPassthrough: MetaPassthrough;
   readonly quirks: ProfileQuirks;
   readonly identity: SignInIdentity;

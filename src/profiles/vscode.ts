@@ -1,3 +1,4 @@
+import { REFERENCE_PASSTHROUGH } from '../codec/meta.js';
 import type { Profile } from './profile.js';
 
 /**
@@ -11,7 +12,9 @@ import type { Profile } from './profile.js';
 export const vscodeProfile: Profile = Object.freeze({
   name: 'mcp-bridge-vscode',
   requestIdPrefix: 'b-',
-  metaPassthrough: Object.freeze({ keys: ['traceparent', 'tracestate'], prefixes: ['vscode.'] }),
+  // The reference rule (REFERENCE_PASSTHROUGH): VS Code's own _meta keys are vscode.* and the
+  // trace keys (vscode-client.md §4.3); the name and version of VS Code; roots: {}.
+  metaPassthrough: REFERENCE_PASSTHROUGH,
   quirks: Object.freeze({ normalizeArrayItems: true, dropNonObjectOutputSchema: true }),
   identity: Object.freeze({
     clientName: 'mcp-bridge-vscode (mcp-bridge-sdk)',

@@ -36,3 +36,13 @@ export const isReservedPrefix = (key: MetaKey): boolean =>
     const lower = label.toLowerCase();
     return lower === 'modelcontextprotocol' || lower === 'mcp';
   });
+
+/**
+ * True for a prefix that 2026-07-28 itself reserves (protocol-mapping.md §2.1): its second label
+ * is `modelcontextprotocol` or `mcp` (`io.modelcontextprotocol/`, `dev.mcp/`,
+ * `com.mcp.tools/`; not `com.example.mcp/`). Case-insensitive, to be safe.
+ */
+export function isSpecReservedPrefix(key: MetaKey): boolean {
+  const second = key.labels[1]?.toLowerCase();
+  return second === 'modelcontextprotocol' || second === 'mcp';
+}

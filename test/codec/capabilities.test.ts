@@ -35,6 +35,15 @@ describe('toUpstreamClientCapabilities', () => {
     expect(toUpstreamClientCapabilities({ roots: { listChanged: true } })).toEqual({ roots: {} });
   });
 
+  it('keeps roots.listChanged with rootsListChanged (the generic profile), only when literally true', () => {
+    expect(toUpstreamClientCapabilities({ roots: { listChanged: true } }, true)).toEqual({
+      roots: { listChanged: true },
+    });
+    expect(toUpstreamClientCapabilities({ roots: { listChanged: 'yes' } }, true)).toEqual({ roots: {} });
+    expect(toUpstreamClientCapabilities({ roots: {} }, true)).toEqual({ roots: {} });
+    expect(toUpstreamClientCapabilities({}, true)).toEqual({});
+  });
+
   it('keeps object entries of experimental and extensions, never the tasks extension', () => {
     expect(
       toUpstreamClientCapabilities({

@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   LEGACY_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
+  REFERENCE_PASSTHROUGH,
   buildUpstreamMeta,
   forwardParams,
   isModernRequest,
+  metaRule,
 } from '../../src/codec/meta.js';
-import { isReservedPrefix, parseMetaKey } from '../../src/protocol/metaKey.js';
+import { isReservedPrefix, isSpecReservedPrefix, parseMetaKey } from '../../src/protocol/metaKey.js';
 
 const ctx = {
   clientInfo: { name: 'Visual Studio Code', version: '1.120.0' },
@@ -74,6 +76,81 @@ describe('buildUpstreamMeta', () => {
   });
 });
 
+describe('buildUpstreamMeta with the rule of the generic profile (unreserved)', () => {
+  const open = metaRule({ ...REFERENCE_PASSTHROUGH, keys: [], prefixes: [], unreserved: true });
+
+  it("passes the client's own keys (Codex, Claude Code, W3C) next to the bridge's", () => {
+    const meta = buildUpstreamMeta(
+      ctx,
+      {
+        'x-codex-turn-metadata': { turn: 3, cwd: '/w' },
+        threadId: 'th-1',
+        'claudecode/toolUseId': 'toolu_01',
+        'com.example.mcp/x': [1],
+        'vscode.conversationId': 'c-1',
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        baggage: 'userId=alice',
+      },
+      open,
+    );
+    expect(meta).toEqual({
+      'x-codex-turn-metadata': { turn: 3, cwd: '/w' },
+      threadId: 'th-1',
+      'claudecode/toolUseId': 'toolu_01',
+      'com.example.mcp/x': [1],
+      'vscode.conversationId': 'c-1',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      baggage: 'userId=alice',
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': ctx.clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': ctx.clientCapabilities,
+    });
+  });
+
+  it('drops reserved keys, progressToken, invalid keys and non-string trace keys; the bridge keys win', () => {
+    const meta = buildUpstreamMeta(
+      { ...ctx, logLevel: 'error' },
+      {
+        'io.modelcontextprotocol/clientInfo': { name: 'spoofed', version: '9' },
+        'io.modelcontextprotocol/protocolVersion': '2025-06-18',
+        'io.modelcontextprotocol/logLevel': 'debug',
+        'io.modelcontextprotocol/whatever': 1,
+        'dev.mcp/x': 1,
+        'org.modelcontextprotocol.api/x': 1,
+        progressToken: 7,
+        'bad key': 1,
+        'a/b/c': 1,
+        tracestate: 5,
+      },
+      open,
+    );
+    expect(meta).toEqual({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': ctx.clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': ctx.clientCapabilities,
+      'io.modelcontextprotocol/logLevel': 'error',
+    });
+  });
+
+  it('decides a key the same way the second time (the remembered decision)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(open('threadId', 'x')).toBe(true);
+      expect(open('dev.mcp/x', 'x')).toBe(false);
+      expect(open('baggage', 1)).toBe(false);
+      expect(open('baggage', 'a=b')).toBe(true);
+    }
+  });
+
+  it('the reference rule passes no Codex or Claude Code key', () => {
+    const reference = metaRule(REFERENCE_PASSTHROUGH);
+    expect(reference('x-codex-turn-metadata', {})).toBe(false);
+    expect(reference('threadId', 'th-1')).toBe(false);
+    expect(reference('claudecode/toolUseId', 'toolu_01')).toBe(false);
+    expect(reference('baggage', 'a=b')).toBe(false);
+    expect(reference('vscode.requestId', 'r-1')).toBe(true);
+  });
+});
+
 describe('parseMetaKey', () => {
   it.each([
     ['name', { labels: [], name: 'name' }],
@@ -93,6 +170,15 @@ describe('parseMetaKey', () => {
     expect(isReservedPrefix(parseMetaKey('dev.mcp/x')!)).toBe(true);
     expect(isReservedPrefix(parseMetaKey('org.modelcontextprotocol.api/x')!)).toBe(true);
     expect(isReservedPrefix(parseMetaKey('com.example/x')!)).toBe(false);
+  });
+
+  it('treats a prefix whose second label is mcp or modelcontextprotocol as reserved by 2026-07-28', () => {
+    expect(isSpecReservedPrefix(parseMetaKey('io.modelcontextprotocol/x')!)).toBe(true);
+    expect(isSpecReservedPrefix(parseMetaKey('com.mcp.tools/x')!)).toBe(true);
+    expect(isSpecReservedPrefix(parseMetaKey('IO.MCP/x')!)).toBe(true);
+    expect(isSpecReservedPrefix(parseMetaKey('com.example.mcp/x')!)).toBe(false);
+    expect(isSpecReservedPrefix(parseMetaKey('claudecode/toolUseId')!)).toBe(false);
+    expect(isSpecReservedPrefix(parseMetaKey('threadId')!)).toBe(false);
   });
 });
 

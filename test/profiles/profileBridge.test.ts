@@ -1,6 +1,7 @@
 /**
- * The profile reaches the bridge through createProfileBridge (issue 14 deliverable 3): its
- * `_meta` pass-through narrows what travels upstream, its quirks shape `tools/list`.
+ * The profile reaches the bridge through createProfileBridge: its `_meta` pass-through decides
+ * what of the client travels upstream (its `_meta` keys, `clientInfo`, `roots.listChanged`), its
+ * quirks shape `tools/list`.
  */
 import { NEVER, Subject, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Fram
 const BARE_TOOL = { name: 'bare', inputSchema: { type: 'object', properties: { v: { type: 'array' } } } };
 
 /** An upstream that records the `_meta` of each tools/call and lists one tool with a bare array. */
-function fakeUpstream(metas: JsonObject[]): UpstreamConnection {
+function fakeUpstream(metas: JsonObject[], remote: boolean): UpstreamConnection {
   const reply = (result: JsonObject) =>
     of<ExchangeEvent>({
       type: 'response',
@@ -32,12 +33,35 @@ function fakeUpstream(metas: JsonObject[]): UpstreamConnection {
     },
     notifications$: NEVER,
     exit$: NEVER,
-    remote: false,
+    remote,
     close: () => undefined,
   };
 }
 
-function session(profile: Profile) {
+/** The `initialize` of a client that says all of `Implementation` and roots.listChanged. */
+const CLIENT_INFO = {
+  name: 'codex-mcp-client',
+  version: '0.50.0',
+  title: 'Codex',
+  description: 'The Codex CLI',
+  websiteUrl: 'https://example.com/codex',
+  icons: [{ src: 'https://example.com/codex.png', mimeType: 'image/png', sizes: ['48x48'] }],
+};
+
+/** The `_meta` of the tools/call: keys of VS Code, Codex and Claude Code, and reserved ones. */
+const CLIENT_META = {
+  traceparent: '00-t-s-01',
+  'vscode.conversationId': 'c-1',
+  'x-codex-turn-metadata': { turn: 3 },
+  threadId: 'th-1',
+  'claudecode/toolUseId': 'toolu_01',
+  'io.modelcontextprotocol/clientInfo': { name: 'spoofed', version: '9' },
+  'io.modelcontextprotocol/whatever': 1,
+  'dev.mcp/x': 1,
+  'bad key': 1,
+};
+
+function session(profile: Profile, remote = false) {
   const metas: JsonObject[] = [];
   const out: Frame[] = [];
   const lines$ = new Subject<Inbound>();
@@ -45,7 +69,7 @@ function session(profile: Profile) {
     profile,
     { version: '1.0.0', limits: DEFAULT_LIMITS },
     {
-      connect: () => of(fakeUpstream(metas)),
+      connect: () => of(fakeUpstream(metas, remote)),
       logger: silentLogger,
     },
   )(lines$).subscribe((value) => out.push(value));
@@ -54,7 +78,11 @@ function session(profile: Profile) {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: CLIENT_INFO,
+      },
     }),
   );
   lines$.next(frame({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -66,7 +94,7 @@ function session(profile: Profile) {
       params: {
         name: 'bare',
         arguments: {},
-        _meta: { traceparent: '00-t-s-01', 'vscode.conversationId': 'c-1' },
+        _meta: CLIENT_META,
       },
     }),
   );
@@ -77,14 +105,39 @@ function session(profile: Profile) {
 }
 
 describe('createProfileBridge', () => {
-  it('the VS Code profile passes the vscode.* keys of _meta upstream; the generic one passes only the trace keys', () => {
+  it('the VS Code profile passes only the trace keys and vscode.* keys, the name and version, roots: {}', () => {
     const vscode = session(vscodeProfile);
-    expect(vscode.metas).toHaveLength(1);
-    expect(vscode.metas[0]).toMatchObject({ traceparent: '00-t-s-01', 'vscode.conversationId': 'c-1' });
+    expect(vscode.metas).toEqual([
+      {
+        traceparent: '00-t-s-01',
+        'vscode.conversationId': 'c-1',
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'codex-mcp-client', version: '0.50.0' },
+        'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+      },
+    ]);
+  });
+
+  it('the generic profile passes every unreserved _meta key, the full clientInfo and roots.listChanged', () => {
     const generic = session(genericProfile);
-    expect(generic.metas).toHaveLength(1);
-    expect(generic.metas[0]).toMatchObject({ traceparent: '00-t-s-01' });
-    expect(generic.metas[0]).not.toHaveProperty('vscode.conversationId');
+    expect(generic.metas).toEqual([
+      {
+        traceparent: '00-t-s-01',
+        'vscode.conversationId': 'c-1',
+        'x-codex-turn-metadata': { turn: 3 },
+        threadId: 'th-1',
+        'claudecode/toolUseId': 'toolu_01',
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+        'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: true } },
+      },
+    ]);
+  });
+
+  it('the generic profile sends only data: icons of the client to a remote upstream', () => {
+    const { icons, ...rest } = CLIENT_INFO;
+    expect(icons).toHaveLength(1);
+    expect(session(genericProfile, true).metas[0]?.['io.modelcontextprotocol/clientInfo']).toEqual(rest);
   });
 
   it('the items fix is a quirk of the VS Code profile only', () => {
