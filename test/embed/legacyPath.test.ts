@@ -55,6 +55,7 @@ describe('embedded mode: the legacy path', () => {
     peer.send(initializeRequest(1, VSCODE_CAPABILITIES));
     await peer.nextFrame(responseTo(1));
     peer.send(note('notifications/initialized'));
+    // Forwarded before the acknowledgment: its catch-up covers the tools (the race of §5.4).
     peer.send(req(2, 'tools/list'));
     await peer.nextFrame(responseTo(2));
     const [result] = indexOf(peer, responseTo(2));
