@@ -112,7 +112,8 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       const { client, upstream } = session;
       if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
-        // For the catch-up of the first listen acknowledgment (§5.4).
+        // For the catch-up of the first listen acknowledgment (README.md "List changes and
+        // subscriptions").
         session.listsFetched |= listOfRequest(method);
         return forwardRequest(forwardContext(ctx, cache, client, upstream), request);
       }

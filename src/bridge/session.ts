@@ -42,7 +42,8 @@ export interface Session {
   initialized: boolean;
   /**
    * The lists whose list request the bridge forwarded (tools, prompts, resources): the first
-   * acknowledgment of the listen stream sends a list change for these only (§5.4).
+   * acknowledgment of the listen stream sends a list change for these only (README.md "List
+   * changes and subscriptions").
    */
   listsFetched: ListSet;
   /** Requests running as tasks (forwarded, initialize, subscriptions). */

@@ -76,7 +76,8 @@ export interface SubscriptionState {
 
 /**
  * `fetched` reads the lists the client fetched so far: the catch-up of the first acknowledgment
- * of the connection covers only those, every later one all declared lists (§5.4).
+ * of the connection covers only those, every later one all declared lists (README.md "List
+ * changes and subscriptions").
  */
 export function createSubscriptionState(
   declared: DeclaredLists,

@@ -31,7 +31,7 @@ import type { ChainStreamOptions } from './subscriptionStream.js';
 
 export interface SubscriptionsOptions extends ChainStreamOptions {
   readonly declared: DeclaredLists;
-  /** The lists the client fetched so far, for the catch-up of the first acknowledgment (§5.4). */
+  /** The lists the client fetched so far, for the catch-up of the first acknowledgment (README.md). */
   readonly fetchedLists: () => ListSet;
   readonly log: (level: 'info' | 'warn', text: string) => void;
   /** Client `notifications/cancelled`, by request id: a waiting change is dropped without a response. */
@@ -94,7 +94,7 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
       if (listenFilter(declared, []) !== undefined) {
         state.active = state.newChain([], undefined);
         // The first acknowledgment replays too, for the lists the client fetched before it:
-        // it covers list requests racing the start (§5.4).
+        // it covers list requests racing the start (README.md "List changes and subscriptions").
         state.gap = true;
         opens.next(state.active);
       }

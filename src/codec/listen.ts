@@ -123,8 +123,9 @@ export function listOfRequest(method: string): ListSet {
 }
 
 /**
- * The catch-up after a (re)acknowledged stream (§5.4): one list change per declared list in
- * `lists`, in the order tools, prompts, resources, then one update per subscribed URI.
+ * The catch-up after a (re)acknowledged stream (README.md "List changes and subscriptions"): one
+ * list change per declared list in `lists`, in the order tools, prompts, resources, then one
+ * update per subscribed URI.
  *
  * The first acknowledgment of a connection passes the lists the client fetched before it: a
  * list fetched earlier may predate a change made before the stream was established (a list
