@@ -3,7 +3,8 @@ import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/bridge/config.js';
-import { handleSubscription, startListener } from '../src/bridge/listener.js';
+import { createDispatcher } from '../src/bridge/dispatch.js';
+import { startListener } from '../src/bridge/listener.js';
 import type { Logger } from '../src/bridge/log.js';
 import { createSession } from '../src/bridge/session.js';
 import type { Session } from '../src/bridge/session.js';
@@ -40,11 +41,14 @@ const up: Record<string, ExchangeEvent> = {
   c: { type: 'notification', frame: note('notifications/cancelled', { requestId: 1 }) },
   x: { type: 'response', frame: errWith(1, -32603, 'Subscription filter too large') },
 };
-// Client requests (inbound): s subscribe A, z subscribe B, q unsubscribe A.
+// Client requests (inbound): s subscribe A, z subscribe B, q unsubscribe A; l tools/list,
+// m resources/templates/list (forwarded, never answered here).
 const client: Record<string, RequestFrame> = {
   s: req(11, 'resources/subscribe', { uri: A }),
   z: req(12, 'resources/subscribe', { uri: B }),
   q: req(13, 'resources/unsubscribe', { uri: A }),
+  l: req(21, 'tools/list'),
+  m: req(22, 'resources/templates/list'),
 };
 // Frames for the client (outbound, upper case).
 const out: Record<string, Frame> = {
@@ -75,13 +79,17 @@ interface Call {
   cancelled?: string | undefined;
 }
 
-/** A ready session whose upstream hands out `streams[n]` for the n-th listen request. */
+/**
+ * A ready session whose upstream hands out `streams[n]` for the n-th listen request; any other
+ * upstream request gets no answer.
+ */
 function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], limits = DEFAULT_LIMITS) {
   const calls: Call[] = [];
   const order: string[] = [];
   const lines: string[] = [];
   const upstream: UpstreamConnection = {
-    request: (_method, params, options = {}) => {
+    request: (method, params, options = {}) => {
+      if (method !== 'subscriptions/listen') return NEVER;
       const call: Call = { params };
       const n = calls.push(call) - 1;
       return (streams[n] ?? NEVER).pipe(
@@ -113,11 +121,17 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], li
     limits,
     scheduler: undefined,
   };
-  /** The client output: listener events and subscription responses, merged as createBridge does. */
+  const dispatch = createDispatcher({
+    session,
+    config: { version: '0.0.0', fallbackName: 'fixture', limits },
+    deps: ctx.deps,
+    scheduler: undefined,
+  });
+  /** The client output: listener events and the responses of the dispatcher, merged as createBridge does. */
   const run = (requests$: Observable<RequestFrame>): Observable<Frame> =>
     merge(
       startListener(ctx),
-      requests$.pipe(mergeMap((request) => handleSubscription(session, request))),
+      requests$.pipe(mergeMap((request) => dispatch({ kind: 'frame', frame: request }))),
     ).pipe(tap((frame) => order.push(letter(frame))));
   return { calls, order, lines, session, run };
 }
@@ -132,7 +146,7 @@ describe('listener and subscriptions', () => {
       const changed = cold('         -k 10ms #', up); // the stream of the subscribe, lost at 17
       const reopened = cold('                   -k', up); // 0.5 s later
       const requests = hot('    -----s', client);
-      const expected = '        -(TPL)S 511ms (TPLU)';
+      const expected = '        ------S 511ms (TPLU)';
       const { run } = setup(ALL, [start, changed, reopened]);
       expectObservable(run(requests), '^ 1s !').toBe(expected, out);
       expectSubscriptions(start.subscriptions).toBe('^-----!');
@@ -140,11 +154,34 @@ describe('listener and subscriptions', () => {
     });
   });
 
+  it('the first ack of a connection lists no list the client has not fetched', () => {
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const start = cold('      -k--t', up);
+      const requests = hot('    --l', client); // tools/list after the ack: no list change for it
+      const { run } = setup(ALL, [start]);
+      expectObservable(run(requests), '^ 1s !').toBe('----T', out);
+    });
+  });
+
+  it('the first ack lists each list whose request the bridge forwarded before it, and a later gap lists all', () => {
+    scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const start = cold('      --#', up); // lost before its ack: still no catch-up
+      const first = cold('                  ---k 10ms #', up); // the first ack, at 505
+      const later = cold('                    -k', up); // after the gap, 1 s later
+      // tools/list and resources/templates/list, both still unanswered at the first ack.
+      const requests = hot('    lm', client);
+      const { run } = setup(ALL, [start, first, later]);
+      expectObservable(run(requests), '^ 2s !').toBe('505ms (TL) 1008ms (TPL)', out);
+      expectSubscriptions(first.subscriptions).toBe('502ms ^ 13ms !');
+      expectSubscriptions(later.subscriptions).toBe('1516ms ^ 484ms !');
+    });
+  });
+
   it('a second ack within one stream replays again', () => {
     scheduler().run(({ cold, hot, expectObservable }) => {
       const start = cold('      -k 10ms k', up);
       const { run } = setup(ALL, [start]);
-      expectObservable(run(hot('-')), '^ 1s !').toBe('-(TPL) 6ms (TPL)', out);
+      expectObservable(run(hot('-')), '^ 1s !').toBe('- 11ms (TPL)', out);
     });
   });
 
@@ -155,7 +192,7 @@ describe('listener and subscriptions', () => {
       const second = cold('     -k', up);
       const harness = setup(ALL, [first, second]);
       calls = harness.calls;
-      expectObservable(harness.run(hot('-')), '^ 1s !').toBe('-(TPL) 497ms (TPL)', out);
+      expectObservable(harness.run(hot('-')), '^ 1s !').toBe('- 502ms (TPL)', out);
     });
     expect(calls[0]?.cancelled).toBe('the upstream server ended the listen stream');
   });
@@ -168,17 +205,10 @@ describe('listener and subscriptions', () => {
       const requests = hot('    ----------s', client);
       const harness = setup(ALL, [start, changed]);
       order = harness.order;
-      expectObservable(harness.run(requests), '^ 1s !').toBe('-(TPL) 6ms SU', out);
+      expectObservable(harness.run(requests), '^ 1s !').toBe('------------SU', out);
       expectSubscriptions(start.subscriptions).toBe('^ 11ms !');
     });
-    expect(order.slice(0, 6)).toEqual([
-      'T',
-      'P',
-      'L',
-      'S',
-      'cancel 0: the bridge replaced the listen stream',
-      'U',
-    ]);
+    expect(order.slice(0, 3)).toEqual(['S', 'cancel 0: the bridge replaced the listen stream', 'U']);
   });
 
   it('an update of a replaced stream is dropped', () => {
@@ -213,7 +243,7 @@ describe('listener and subscriptions', () => {
       const requests = hot('    -----s 14ms z', client);
       const harness = setup(ALL, [start, refused, later]);
       ({ lines, calls } = harness);
-      expectObservable(harness.run(requests), '^ 40ms !').toBe('-(TPL)-X 4ms T 9ms Z', out);
+      expectObservable(harness.run(requests), '^ 40ms !').toBe('-------X 4ms T 9ms Z', out);
       expectSubscriptions(start.subscriptions).toBe('^ 21ms !');
     });
     expect(lines).toEqual([
@@ -237,7 +267,7 @@ describe('listener and subscriptions', () => {
       const requests = hot('    -----s', client);
       const harness = setup(ALL, [start, silent], { ...DEFAULT_LIMITS, listTimeoutMs: 20 });
       ({ lines, order } = harness);
-      expectObservable(harness.run(requests), '^ 40ms !').toBe('-(TPL) 19ms O 6ms T', out);
+      expectObservable(harness.run(requests), '^ 40ms !').toBe('- 24ms O 6ms T', out);
       expectSubscriptions(start.subscriptions).toBe('^ 40ms !');
       expectSubscriptions(silent.subscriptions).toBe('5ms ^ 19ms !');
     });
@@ -292,7 +322,7 @@ describe('listener and subscriptions', () => {
       const silent = cold('       -', up); // never acknowledged
       const harness = setup(ALL, [start, silent]);
       calls = harness.calls;
-      expectObservable(harness.run(hot('--s', client)), '^ 10ms !').toBe('-(TPL)', out);
+      expectObservable(harness.run(hot('l-s', client)), '^ 10ms !').toBe('-T', out);
       expectSubscriptions(silent.subscriptions).toBe('--^ 8ms !');
     });
     expect(calls[1]?.cancelled).toBe('the client closed the connection');
@@ -309,7 +339,7 @@ describe('listener and subscriptions', () => {
         tap(() => harness.session.cancels$.next(11)),
         ignoreElements(),
       );
-      expectObservable(merge(harness.run(hot('--s', client)), cancel), '^ 1s !').toBe('-(TPL)', out);
+      expectObservable(merge(harness.run(hot('l-s', client)), cancel), '^ 1s !').toBe('-T', out);
       expectSubscriptions(silent.subscriptions).toBe('--^--!');
     });
     expect(calls[1]?.cancelled).toBe('the client canceled the request');
@@ -321,7 +351,7 @@ describe('listener and subscriptions', () => {
       const start = cold('      -k-#', up);
       const harness = setup(ALL, [start]);
       calls = harness.calls;
-      expectObservable(harness.run(hot('-')), '^ 100ms !').toBe('-(TPL)', out);
+      expectObservable(harness.run(hot('l', client)), '^ 100ms !').toBe('-T', out);
     });
     expect(calls).toHaveLength(1);
   });
@@ -338,7 +368,7 @@ describe('listener and subscriptions', () => {
         tap(() => (harness.session.logLevel = 'debug')),
         ignoreElements(),
       );
-      expectObservable(merge(harness.run(hot('-')), setLevel), '^ 1s !').toBe('-(TPL) 498ms (TPL)', out);
+      expectObservable(merge(harness.run(hot('-')), setLevel), '^ 1s !').toBe('- 503ms (TPL)', out);
     });
     const levels = calls.map((call) => (call.params['_meta'] as JsonObject)[META_LOG_LEVEL]);
     expect(levels).toEqual(['info', 'debug']);

@@ -3,6 +3,7 @@
  */
 import { EMPTY, of } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
+import { listOfRequest } from '../codec/listen.js';
 import { isLogLevel } from '../codec/logMessage.js';
 import { isModernRequest } from '../codec/meta.js';
 import { bridgeErrorFrame } from '../protocol/errors.js';
@@ -111,6 +112,9 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       const { client, upstream } = session;
       if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
+        // For the catch-up of the first listen acknowledgment (README.md "List changes and
+        // subscriptions").
+        session.listsFetched |= listOfRequest(method);
         return forwardRequest(forwardContext(ctx, cache, client, upstream), request);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {

@@ -75,20 +75,22 @@ function listenRequest(
  *
  * Rules (marbles/subscriptions.marbles.test.ts):
  * 1. gap replay after each ack lists tools, prompts, resources, then each subscribed URI
- * 2. a second ack within one stream replays again
- * 3. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows
- * 4. the subscribe response precedes the cancellation of the old stream and any update of the URI
- * 5. an update of a replaced stream is dropped
- * 6. events of a stream that is not yet acknowledged are dropped
- * 7. a failed replacement keeps the old stream and reports the upstream error
- * 8. the last unsubscribe with no declared lists ends the stream and opens none
- * 9. a subscribe-only upstream opens its first stream on the first subscribe, without a replay
- * 10. two concurrent subscribes both answer {} and the second stream has both URIs
- * 11. a change that waits when the listener stops gets no response
- * 12. a client cancel of a waiting subscribe cancels its stream and gets no response
- * 13. the end of input during a backoff wait opens no stream
- * 14. each listen stream carries the log level current at its start
- * 15. a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays
+ * 2. the first ack of a connection lists no list the client has not fetched
+ * 3. the first ack lists each list whose request the bridge forwarded before it, and a later gap lists all
+ * 4. a second ack within one stream replays again
+ * 5. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows
+ * 6. the subscribe response precedes the cancellation of the old stream and any update of the URI
+ * 7. an update of a replaced stream is dropped
+ * 8. events of a stream that is not yet acknowledged are dropped
+ * 9. a failed replacement keeps the old stream and reports the upstream error
+ * 10. the last unsubscribe with no declared lists ends the stream and opens none
+ * 11. a subscribe-only upstream opens its first stream on the first subscribe, without a replay
+ * 12. two concurrent subscribes both answer {} and the second stream has both URIs
+ * 13. a change that waits when the listener stops gets no response
+ * 14. a client cancel of a waiting subscribe cancels its stream and gets no response
+ * 15. the end of input during a backoff wait opens no stream
+ * 16. each listen stream carries the log level current at its start
+ * 17. a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays
  */
 export function startListener(ctx: ListenerContext): Observable<Frame> {
   const { session, deps, limits } = ctx;
@@ -102,6 +104,7 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
         const log = (level: 'info' | 'warn', text: string): void => deps.logger.log('bridge', level, text);
         const subscriptions = createSubscriptions({
           declared,
+          fetchedLists: () => session.listsFetched,
           openStream: listenRequest(session, client, upstream, declared),
           reopen: {
             initialMs: limits.listenBackoffMs,

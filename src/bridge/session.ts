@@ -6,7 +6,8 @@ import { ReplaySubject, Subject } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { ClientAnswer } from '../../operators/driveInputRounds.js';
 import type { ErrorObject, JsonObject, RequestId } from '../protocol/jsonrpc.js';
-import type { DeclaredLists } from '../codec/listen.js';
+import { NO_LISTS } from '../codec/listen.js';
+import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import type { MetaRule } from '../codec/meta.js';
 import { createDeadlineQueue } from './deadlines.js';
 import type { DeadlineQueue } from './deadlines.js';
@@ -42,6 +43,12 @@ export interface Session {
   logLevel: string | undefined;
   /** `notifications/initialized` arrived after the initialize result (§2.5). */
   initialized: boolean;
+  /**
+   * The lists whose list request the bridge forwarded (tools, prompts, resources): the first
+   * acknowledgment of the listen stream sends a list change for these only (README.md "List
+   * changes and subscriptions").
+   */
+  listsFetched: ListSet;
   /** Requests running as tasks (forwarded, initialize, subscriptions). */
   tasks: number;
   /** Per-connection counters of `b-N` and `elicitation-N` (§11 item 17). */
@@ -116,6 +123,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
     declared: undefined,
     logLevel: undefined,
     initialized: false,
+    listsFetched: NO_LISTS,
     tasks: 0,
     nextBridgeId: () => `b-${++bridgeIds}`,
     nextElicitationId: () => `elicitation-${++elicitationIds}`,

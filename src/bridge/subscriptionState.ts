@@ -13,8 +13,8 @@
 import type { ReplaySubject, Subscriber } from 'rxjs';
 import { Subject } from 'rxjs';
 import type { ListenEvent } from '../../operators/reopenListen.js';
-import { LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
-import type { DeclaredLists } from '../codec/listen.js';
+import { ALL_LISTS, LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
+import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { isBridgeError } from '../errors.js';
 import { bridgeError } from '../protocol/errors.js';
@@ -74,14 +74,24 @@ export interface SubscriptionState {
   handle(chain: Chain, event: ListenEvent): Frame[];
 }
 
+/**
+ * `fetched` reads the lists the client fetched so far: the catch-up of the first acknowledgment
+ * of the connection covers only those, every later one all declared lists (README.md "List
+ * changes and subscriptions").
+ */
 export function createSubscriptionState(
   declared: DeclaredLists,
   log: (level: 'info' | 'warn', text: string) => void,
+  fetched: () => ListSet,
 ): SubscriptionState {
+  /** An acknowledgment of the active chain already came: a later catch-up covers every list. */
+  let acknowledged = false;
   const replay = (): Frame[] => {
+    const first = !acknowledged;
+    acknowledged = true;
     if (!state.gap) return [];
     state.gap = false;
-    return gapReplay(declared, state.uris);
+    return gapReplay(declared, state.uris, first ? fetched() : ALL_LISTS);
   };
 
   /** The first acknowledgment of a change's chain: respond, then cancel the old chain (§5.6). */

@@ -21,7 +21,7 @@ import {
   tap,
 } from 'rxjs';
 import { listenFilter } from '../codec/listen.js';
-import type { DeclaredLists } from '../codec/listen.js';
+import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import type { Frame, RequestFrame, RequestId } from '../protocol/jsonrpc.js';
 import { result } from '../protocol/jsonrpc.js';
 import { createSubscriptionState } from './subscriptionState.js';
@@ -31,6 +31,8 @@ import type { ChainStreamOptions } from './subscriptionStream.js';
 
 export interface SubscriptionsOptions extends ChainStreamOptions {
   readonly declared: DeclaredLists;
+  /** The lists the client fetched so far, for the catch-up of the first acknowledgment (README.md). */
+  readonly fetchedLists: () => ListSet;
   readonly log: (level: 'info' | 'warn', text: string) => void;
   /** Client `notifications/cancelled`, by request id: a waiting change is dropped without a response. */
   readonly cancels$: Observable<RequestId>;
@@ -46,7 +48,7 @@ export interface Subscriptions {
 /** The listener state machine of one connection. Call it inside `defer`: it holds state. */
 export function createSubscriptions(options: SubscriptionsOptions): Subscriptions {
   const { declared } = options;
-  const state = createSubscriptionState(declared, options.log);
+  const state = createSubscriptionState(declared, options.log, options.fetchedLists);
   const { pending } = state;
   const opens = new Subject<Chain>();
   const changes = new Subject<Change>();
@@ -91,7 +93,8 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
     defer(() => {
       if (listenFilter(declared, []) !== undefined) {
         state.active = state.newChain([], undefined);
-        // The first acknowledgment replays too: it covers list requests racing the start (§5.4).
+        // The first acknowledgment replays too, for the lists the client fetched before it:
+        // it covers list requests racing the start (README.md "List changes and subscriptions").
         state.gap = true;
         opens.next(state.active);
       }

@@ -95,15 +95,53 @@ export function toLegacyListenEvent(
   return isEmpty(out) ? notification(frame.method) : notification(frame.method, out);
 }
 
+/** A set of the lists with a list change (tools, prompts, resources): one bit each. */
+export type ListSet = number;
+export const NO_LISTS: ListSet = 0;
+const TOOLS_LIST: ListSet = 1;
+const PROMPTS_LIST: ListSet = 2;
+const RESOURCES_LIST: ListSet = 4;
+export const ALL_LISTS: ListSet = TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST;
+
 /**
- * The events after a (re)acknowledged stream (§5.4): one list change per declared list, in
- * the order tools, prompts, resources, then one update per subscribed URI.
+ * The list a client request fetches, or NO_LISTS for any other method. `resources/templates/list`
+ * counts for the resources list: `notifications/resources/list_changed` makes clients fetch
+ * both again.
  */
-export function gapReplay(declared: DeclaredLists, uris: readonly string[]): NotificationFrame[] {
+export function listOfRequest(method: string): ListSet {
+  switch (method) {
+    case 'tools/list':
+      return TOOLS_LIST;
+    case 'prompts/list':
+      return PROMPTS_LIST;
+    case 'resources/list':
+    case 'resources/templates/list':
+      return RESOURCES_LIST;
+    default:
+      return NO_LISTS;
+  }
+}
+
+/**
+ * The catch-up after a (re)acknowledged stream (README.md "List changes and subscriptions"): one
+ * list change per declared list in `lists`, in the order tools, prompts, resources, then one
+ * update per subscribed URI.
+ *
+ * The first acknowledgment of a connection passes the lists the client fetched before it: a
+ * list fetched earlier may predate a change made before the stream was established (a list
+ * request racing `notifications/initialized`), while a list the client has not fetched yet
+ * needs no change, since its first fetch comes after the stream is established. A catch-up
+ * after a gap passes ALL_LISTS: the client may hold any of them.
+ */
+export function gapReplay(
+  declared: DeclaredLists,
+  uris: readonly string[],
+  lists: ListSet = ALL_LISTS,
+): NotificationFrame[] {
   const events: NotificationFrame[] = [];
-  if (declared.tools) events.push(notification(TOOLS_LIST_CHANGED));
-  if (declared.prompts) events.push(notification(PROMPTS_LIST_CHANGED));
-  if (declared.resources) events.push(notification(RESOURCES_LIST_CHANGED));
+  if (declared.tools && (lists & TOOLS_LIST) !== 0) events.push(notification(TOOLS_LIST_CHANGED));
+  if (declared.prompts && (lists & PROMPTS_LIST) !== 0) events.push(notification(PROMPTS_LIST_CHANGED));
+  if (declared.resources && (lists & RESOURCES_LIST) !== 0) events.push(notification(RESOURCES_LIST_CHANGED));
   for (const uri of new Set(uris)) events.push(notification(RESOURCE_UPDATED, { uri }));
   return events;
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ALL_LISTS,
+  NO_LISTS,
   declaredLists,
   gapReplay,
   listenFilter,
+  listOfRequest,
   listenSubscriptionId,
   toLegacyListenEvent,
 } from '../../src/codec/listen.js';
@@ -128,6 +131,29 @@ describe('gapReplay', () => {
       'notifications/prompts/list_changed',
     ]);
     expect(gapReplay(none, [])).toEqual([]);
+  });
+
+  it('replays only the lists in the set, and every URI', () => {
+    const lists = listOfRequest('tools/list') | listOfRequest('resources/templates/list');
+    expect(gapReplay(all, ['file:///a'], lists).map((e) => [e.method, e.params])).toEqual([
+      ['notifications/tools/list_changed', undefined],
+      ['notifications/resources/list_changed', undefined],
+      ['notifications/resources/updated', { uri: 'file:///a' }],
+    ]);
+    expect(gapReplay(all, [], NO_LISTS)).toEqual([]);
+    expect(gapReplay(all, [], ALL_LISTS)).toEqual(gapReplay(all, []));
+  });
+});
+
+describe('listOfRequest', () => {
+  it('names the list of each list request, resources/templates/list that of resources', () => {
+    expect(listOfRequest('resources/templates/list')).toBe(listOfRequest('resources/list'));
+    const lists = ['tools/list', 'prompts/list', 'resources/list'].map(listOfRequest);
+    expect(new Set(lists).size).toBe(3);
+    expect(lists.reduce((set, list) => set | list, NO_LISTS)).toBe(ALL_LISTS);
+    for (const method of ['tools/call', 'resources/read', 'prompts/get', 'completion/complete']) {
+      expect(listOfRequest(method)).toBe(NO_LISTS);
+    }
   });
 });
 

@@ -18,17 +18,19 @@ afterEach(async () => {
   }
 });
 
-/** A legacy client after initialize and notifications/initialized, with the gap replay read. */
+/**
+ * A legacy client after initialize, a tools/list and notifications/initialized, with the
+ * catch-up of the first acknowledgment read: one list change for the tools it listed before.
+ */
 async function ready(options: Parameters<typeof startEmbedded>[0] = {}): Promise<MemoryPeer> {
   const peer = startEmbedded(options);
   peers.push(peer);
   peer.send(initializeRequest(1, VSCODE_CAPABILITIES));
   await peer.nextFrame(responseTo(1));
+  peer.send(req('listed', 'tools/list'));
+  await peer.nextFrame(responseTo('listed'));
   peer.send(note('notifications/initialized'));
-  // §11 item 6: after the listen stream is acknowledged, one list change per declared list.
-  for (const list of ['tools', 'prompts', 'resources']) {
-    await peer.nextFrame(notification(`notifications/${list}/list_changed`));
-  }
+  await peer.nextFrame(notification('notifications/tools/list_changed'));
   return peer;
 }
 
@@ -53,6 +55,7 @@ describe('embedded mode: the legacy path', () => {
     peer.send(initializeRequest(1, VSCODE_CAPABILITIES));
     await peer.nextFrame(responseTo(1));
     peer.send(note('notifications/initialized'));
+    // Forwarded before the acknowledgment: its catch-up covers the tools (the race of §5.4).
     peer.send(req(2, 'tools/list'));
     await peer.nextFrame(responseTo(2));
     const [result] = indexOf(peer, responseTo(2));
@@ -64,7 +67,7 @@ describe('embedded mode: the legacy path', () => {
     const peer = await ready();
     peer.send(req(2, 'tools/call', { name: 'add_tool', arguments: {} }));
     await peer.nextFrame(responseTo(2));
-    // The gap replay, then the change of add_tool, both before the result (§5.8).
+    // The catch-up, then the change of add_tool, both before the result (§5.8).
     const changes = indexOf(peer, notification('notifications/tools/list_changed'));
     expect(changes).toHaveLength(2);
     expect(changes[1]).toBeLessThan(indexOf(peer, responseTo(2))[0]!);

@@ -5,7 +5,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { VSCODE_CAPABILITIES, initializeRequest, note, req } from '../helpers/bridgeProcess.js';
+import {
+  VSCODE_CAPABILITIES,
+  handshakeWithToolsList,
+  initializeRequest,
+  note,
+  req,
+} from '../helpers/bridgeProcess.js';
 import {
   MODERN_META,
   killAllPeers,
@@ -86,7 +92,8 @@ describe('the embedded server process', () => {
 
   it('stops at the end of stdin on the legacy path with a listen stream, a slow call, a form and a sampling in flight', async () => {
     const peer = startEmbedded();
-    await legacyHandshake(peer);
+    await handshakeWithToolsList(peer);
+    // The catch-up of the tools listed before: the listen stream is acknowledged.
     await peer.nextFrame(notification('notifications/tools/list_changed'));
     peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 60_000 } }));
     peer.send(req(3, 'tools/call', { name: 'ask_form', arguments: {} }));

@@ -70,6 +70,23 @@ export async function handshake(
   return response;
 }
 
+/**
+ * As handshake, with a `tools/list` (id `listed`) before `notifications/initialized`: the first
+ * acknowledgment of the listen stream then sends one `notifications/tools/list_changed` for that
+ * list (README.md "List changes and subscriptions"), which a test awaits to know the listener runs.
+ */
+export async function handshakeWithToolsList(
+  peer: RawPeer,
+  capabilities: object = VSCODE_CAPABILITIES,
+): Promise<Record<string, unknown>> {
+  peer.send(initializeRequest(1, capabilities));
+  const response = await peer.nextFrame((f) => f.id === 1, 10_000);
+  peer.send(req('listed', 'tools/list'));
+  await peer.nextFrame((f) => f.id === 'listed', 10_000);
+  peer.send(note('notifications/initialized'));
+  return response;
+}
+
 /** Every stderr line of the bridge has the tag (reference-behaviors.md §3.12). */
 export const untaggedLines = (stderr: readonly string[]): string[] =>
   stderr.filter(

@@ -77,10 +77,11 @@ async function connect(
 }
 
 /** Everything the acceptance asks for, on one connected client. */
-async function exercise(sdk: Client): Promise<void> {
+async function exercise(sdk: Client, server: HttpFixture): Promise<void> {
   expect(sdk.getServerVersion()).toMatchObject({ name: 'bridge-fixture-server' });
   expect(sdk.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
-  // Each tools/list_changed counts; the first comes with the acknowledgment of the listen stream.
+  // Each tools/list_changed counts; none comes with the first acknowledgment of the listen
+  // stream, as the client listed nothing before it.
   let changes = 0;
   const changed = () =>
     new Promise<void>((resolve) => {
@@ -92,7 +93,6 @@ async function exercise(sdk: Client): Promise<void> {
         }
       }, 10);
     });
-  const first = changed();
   sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
 
   const tools = await sdk.listTools();
@@ -118,8 +118,8 @@ async function exercise(sdk: Client): Promise<void> {
     content: [{ type: 'text', text: 'form: accept {"name":"Ada","age":36}' }],
   });
 
-  // An unsolicited list change, over the listen stream.
-  await first;
+  // An unsolicited list change, over the listen stream, once the server has it.
+  while (server.listenStreams() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
   const next = changed();
   expect(await sdk.callTool({ name: 'add_tool', arguments: {} })).toMatchObject({
     content: [{ text: 'added added_1' }],
@@ -132,7 +132,7 @@ describe.skipIf(NO_POSIX_TOOLS)('the SDK 1.x client through the URL form', () =>
   it('works against the HTTPS fixture with --ca-file', async () => {
     fixture = await startHttpFixture({ tls: { key: certs.key, cert: certs.cert } });
     const { client: sdk, stderr } = await connect(fixture.url);
-    await exercise(sdk);
+    await exercise(sdk, fixture);
     const listens = fixture.received.filter((request) => request.method === 'subscriptions/listen');
     expect(listens.length).toBeGreaterThanOrEqual(1);
     expect(stderr.filter((line) => line.includes(`127.0.0.1:${fixture!.port}`))).toEqual([]);
@@ -145,7 +145,7 @@ describe.skipIf(NO_POSIX_TOOLS)('the SDK 1.x client through the URL form', () =>
     const { client: sdk } = await connect(`https://upstream.test:${fixture.port}/mcp`, {
       HTTPS_PROXY: proxy.url,
     });
-    await exercise(sdk);
+    await exercise(sdk, fixture);
     expect(proxy.connects).toBeGreaterThanOrEqual(1);
     expect(new Set(proxy.targets)).toEqual(new Set([`upstream.test:${fixture.port}`]));
     expect(proxy.plainRequests).toBe(0);

@@ -8,7 +8,7 @@ import { killAllPeers, notification } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import { callTool, endAndExit, firstText, handshake, startUrlBridge, until } from './httpSupport.js';
+import { callTool, endAndExit, firstText, handshakeWithToolsList, startUrlBridge, until } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 
@@ -32,16 +32,23 @@ async function start(setup?: (server: HttpFixture) => void): Promise<{ peer: Raw
   const server = (fixture = await startHttpFixture());
   setup?.(server);
   const peer = startUrlBridge(server.url);
-  expect(await handshake(peer)).toHaveProperty('result.capabilities.tools.listChanged', true);
+  expect(await handshakeWithToolsList(peer)).toHaveProperty('result.capabilities.tools.listChanged', true);
   return { peer, server };
 }
 
-/** The gap replay of the first acknowledgment, then a change made by a tool reaches the client. */
+/**
+ * The catch-up of the first acknowledgment for the tools the client listed (none for the
+ * resources it did not list), then a change made by a tool reaches the client.
+ */
 async function expectListChange(peer: RawPeer): Promise<void> {
   await peer.nextFrame(notification('notifications/tools/list_changed'));
-  await peer.nextFrame(notification('notifications/resources/list_changed'));
   expect(firstText(await callTool(peer, 'add_tool'))).toMatch(/^added added_\d+$/);
   await peer.nextFrame(notification('notifications/tools/list_changed'));
+  const methods = peer.lines.map((line) => (JSON.parse(line) as { method?: unknown }).method);
+  expect(methods.filter((method) => String(method).endsWith('/list_changed'))).toEqual([
+    'notifications/tools/list_changed',
+    'notifications/tools/list_changed',
+  ]);
 }
 
 describe('the listen stream over HTTP', () => {

@@ -39,6 +39,19 @@ export async function handshake(peer: RawPeer): Promise<Frame> {
   return response;
 }
 
+/**
+ * As handshake, with a `tools/list` before `notifications/initialized`: the first acknowledgment
+ * of the listen stream then sends `notifications/tools/list_changed` for that list (README.md
+ * "List changes and subscriptions"), the sign for a test that the listener runs.
+ */
+export async function handshakeWithToolsList(peer: RawPeer): Promise<Frame> {
+  peer.send(initializeRequest(1));
+  const response = await peer.nextFrame(responseTo(1), WAIT_MS);
+  await exchange(peer, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, WAIT_MS);
+  peer.send(note('notifications/initialized'));
+  return response;
+}
+
 let nextId = 100;
 
 /** Sends a request with a fresh id and resolves with its response. */

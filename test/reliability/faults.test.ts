@@ -15,6 +15,7 @@ import {
   BRIDGE,
   FIXTURE,
   handshake,
+  handshakeWithToolsList,
   initializeRequest,
   req,
   scripted,
@@ -147,7 +148,8 @@ describe.concurrent('fault injection: the upstream', () => {
 
   it('exits during a listen stream: the bridge exits with code 1, and the client gets no cancellation', async (context) => {
     const peer = start(context, scripted('exit-during-listen'));
-    await handshake(peer);
+    await handshakeWithToolsList(peer);
+    // The catch-up of the tools listed before: the listen stream is acknowledged.
     await peer.nextFrame(notification('notifications/tools/list_changed'));
     const pids = upstreams(peer);
     await expectStop(peer, pids, 1);
@@ -273,8 +275,8 @@ describe.concurrent('fault injection: the client', () => {
 
   it('closes stdin with a listen stream open: exit 0 well within 6 s', async (context) => {
     const peer = start(context, [process.execPath, FIXTURE]);
-    await handshake(peer);
-    await peer.nextFrame(notification('notifications/resources/list_changed'));
+    await handshakeWithToolsList(peer);
+    await peer.nextFrame(notification('notifications/tools/list_changed'));
     const pids = upstreams(peer);
     peer.closeStdin();
     const ms = await expectStop(peer, pids, 0, 3_000);

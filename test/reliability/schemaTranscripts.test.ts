@@ -102,19 +102,22 @@ describe.concurrent('schema validation of whole sessions', () => {
     expect(errorCause(await call('tools/list'))).toBe('not_initialized');
     expect(errorCause(await call('server/discover'))).toBe('method_not_found');
 
-    // Lifecycle: initialize, initialized, the gap replay of the first listen stream.
-    const init = await handshake(peer);
+    // Lifecycle: initialize, every list, initialized, then the catch-up of the first listen
+    // stream for the lists fetched before its acknowledgment.
+    peer.send(initializeRequest(1));
+    const init = await peer.nextFrame(responseTo(1), TIMEOUT_MS);
     expect(init['result']).toMatchObject({ protocolVersion: '2025-11-25' });
+    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
+      expect(await call(method)).toHaveProperty('result');
+    }
+    peer.send(note('notifications/initialized'));
     for (const list of ['tools', 'prompts', 'resources']) {
       await peer.nextFrame(notification(`notifications/${list}/list_changed`), TIMEOUT_MS);
     }
     peer.send(initializeRequest(2));
     expect(errorCause(await peer.nextFrame(responseTo(2)))).toBe('already_initialized');
 
-    // Lists and every plain tool.
-    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
-      expect(await call(method)).toHaveProperty('result');
-    }
+    // Every plain tool.
     expect(textOf(await tool('echo', { text: MARKER }))).toBe(MARKER);
     expect(textOf(await tool('add', { a: 2, b: 3 }))).toBe('5');
     expect(textOf(await tool('slow', { ms: 10 }))).toBe('slept 10 ms');
