@@ -3,6 +3,7 @@ import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../operators/withDeadline.js';
+import { unhandledErrorsOf } from './unhandledErrors.js';
 
 const scheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -25,6 +26,25 @@ describe('withDeadline', () => {
       expectObservable(output).toBe('-p--p#', undefined, timeout);
       expectSubscriptions(exchange.subscriptions).toBe('^----!');
     });
+  });
+
+  it('a throw of config.error fails the output with what it threw, at the limit', () => {
+    const broken = new Error('a bug in error()');
+    const error = (): Error => {
+      throw broken;
+    };
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const exchange = cold('   -p--p--p--r|');
+        expectObservable(exchange.pipe(withDeadline({ limitMs: 5, error }))).toBe(
+          '-p--p#',
+          undefined,
+          broken,
+        );
+        expectSubscriptions(exchange.subscriptions).toBe('^----!');
+      });
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('a source that completes first stops the clock, also when it completes synchronously', () => {

@@ -2,6 +2,7 @@ import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { mergeInOrder } from '../operators/mergeInOrder.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
+import { unhandledErrorsOf } from './unhandledErrors.js';
 
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -75,5 +76,26 @@ describe('mergeInOrder', () => {
       const events = cold('    -n---|', v);
       expectObservable(mergeInOrder([results, events], { sequenceOf })).toBe('-(nR)|', v);
     });
+  });
+
+  it('a throw of sequenceOf errors the output at the end of its turn, without the values held in it', () => {
+    const broken = new Error('a bug in sequenceOf');
+    const throwsForM = (value: Stamped): number | undefined => {
+      if (value.name === 'resources/updated') throw broken;
+      return value.seq;
+    };
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const results = cold('   -R---S', v);
+        const events = cold('    -n---m', v); // m throws, in the turn of frame 5
+        expectObservable(mergeInOrder([results, events], { sequenceOf: throwsForM }), '^ 1s !').toBe(
+          '-(nR)#',
+          v,
+          broken,
+        );
+        expectSubscriptions(results.subscriptions).toBe('^----!');
+      });
+    });
+    expect(unhandled).toEqual([]);
   });
 });

@@ -1,11 +1,13 @@
-import { TestScheduler } from 'rxjs/testing';
+import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { map } from 'rxjs';
+import { from, map } from 'rxjs';
 import type { ObservableInput } from 'rxjs';
 import { limitInFlight } from '../operators/limitInFlight.js';
+import { createProtocolScheduler } from '../src/testing/scheduler.js';
+import { unhandledErrorsOf } from './unhandledErrors.js';
 
 const scheduler = (): TestScheduler =>
-  new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 // reference-behaviors.md §2.9 and §11 item 21, scaled down to one or two places; issue 10 item 2.
 describe('limitInFlight', () => {
@@ -146,6 +148,89 @@ describe('limitInFlight', () => {
     });
   });
 
+  it('a throw of counts errors the output, and no later value starts a task', () => {
+    const broken = new Error('a bug in counts');
+    const started: string[] = [];
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+        const requests = hot('    -ab-c-|');
+        const call = cold('        ----(r|)');
+        const counts = (id: string): boolean => {
+          if (id === 'b') throw broken;
+          return true;
+        };
+        const output = requests.pipe(
+          limitInFlight(
+            { maxInFlight: 2, counts },
+            (id) => {
+              started.push(id);
+              return call;
+            },
+            () => ['x'],
+          ),
+        );
+        // The output fails at b with the thrown error; a's task and the source are unsubscribed.
+        expectObservable(output).toBe('--#', undefined, broken);
+        expectSubscriptions(requests.subscriptions).toBe('^-!');
+        expectSubscriptions(call.subscriptions).toBe('-^!');
+      });
+    });
+    expect(started).toEqual(['a']);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a throw of project or refuse fails that task alone, and failed takes its place', () => {
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ hot, cold, expectObservable }) => {
+        const requests = hot('    -ab--d--|');
+        const output = requests.pipe(
+          limitInFlight(
+            { maxInFlight: 1, failed: (id, error) => [`${id} failed: ${(error as Error).message}`] },
+            (id) => {
+              if (id === 'd') throw new Error('project broke');
+              return cold('---(A|)');
+            },
+            () => {
+              throw new Error('refuse broke');
+            },
+          ),
+        );
+        // b is refused while a runs; d starts after a ended.
+        expectObservable(output).toBe('--b-Ad--|', {
+          A: 'A',
+          b: 'b failed: refuse broke',
+          d: 'd failed: project broke',
+        });
+      });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a throw of failed, or an error of what it returns, ends that task alone with nothing in its place', () => {
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ hot, cold, expectObservable }) => {
+        const requests = hot('    -abc-----|');
+        const output = requests.pipe(
+          limitInFlight(
+            {
+              maxInFlight: 1,
+              maxQueued: 2,
+              failed: (id) => {
+                if (id === 'a') throw new Error('a bug in failed');
+                return cold('-x#', undefined, new Error('the replacement failed'));
+              },
+            },
+            // a and b fail; each ends and passes its place on: b after a, c after b.
+            (id) => (id === 'c' ? cold('-(C|)') : cold('-#')),
+            () => ['refused'],
+          ),
+        );
+        expectObservable(output).toBe('----x-C--|');
+      });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   describe('failures subscribed by hand (issue 13)', () => {
     it('a task that fails at its subscription gets its replacement, which unsubscribing ends', () => {
       scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
@@ -196,6 +281,38 @@ describe('limitInFlight', () => {
         );
         expectObservable(output).toBe('-xb-|', { x: 'a failed', b: 'b' });
       });
+    });
+  });
+
+  describe('callbacks that throw', () => {
+    it('a throw of counts during a synchronous subscription starts no task for the values after it', () => {
+      const broken = new Error('a bug in counts');
+      const started: string[] = [];
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run(({ expectObservable }) => {
+          // Emits inside its subscription, before limitInFlight has its teardown.
+          const requests = from(['a', 'b', 'c']);
+          const output = requests.pipe(
+            limitInFlight(
+              {
+                maxInFlight: 4,
+                counts: (id) => {
+                  if (id === 'a') throw broken;
+                  return true;
+                },
+              },
+              (id) => {
+                started.push(id);
+                return [id];
+              },
+              () => ['x'],
+            ),
+          );
+          expectObservable(output).toBe('#', undefined, broken);
+        });
+      });
+      expect(started).toEqual([]);
+      expect(unhandled).toEqual([]);
     });
   });
 

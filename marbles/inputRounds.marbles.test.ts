@@ -22,6 +22,7 @@ import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
+import { unhandledErrorsOf } from './unhandledErrors.js';
 import {
   clientAnswer,
   errorOutput,
@@ -494,6 +495,21 @@ describe('driveInputRounds', () => {
     ]);
   });
 
+  it('a throw of exchange, nextBridgeId, nextElicitationId, checks or log ends the request with an error output', () => {
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run((helpers) => {
+        const { expectObservable } = helpers;
+        // The first exchange throws instead of returning its observable: as if it had failed.
+        const exchange = () => {
+          throw new BridgeError('upstream_exited');
+        };
+        const { output$ } = drive(helpers, { rounds: [], deps: { exchange } });
+        expectObservable(output$).toBe('(X|)', { X: failed(bridgeError('upstream_exited')) });
+      });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   // How one round holds together (operators/internal/): not rules of the protocol, but what the rules rest on.
   describe('the rounds machinery', () => {
     it('an answer sent while its bridge request is delivered is not missed', () => {
@@ -571,6 +587,81 @@ describe('driveInputRounds', () => {
         });
         expectSubscriptions(round2.subscriptions).toBe([]);
       });
+    });
+  });
+
+  // Each dependency that throws (rule 18); the throws of nextBridgeId and of the answer checks are above.
+  describe('dependencies that throw', () => {
+    it('an exchange of a retry round that throws completes the accepted URLs before the error', () => {
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run((helpers) => {
+          const { cold, hot, expectObservable } = helpers;
+          const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+          const answers = hot('  ---a', { a: answer('b-1', { action: 'accept' }) });
+          const expected = '     -Q-(KX|)';
+          // rounds[1] is missing: drive's exchange throws for round 2.
+          const { output$ } = drive(helpers, { rounds: [round1], answers });
+          expectObservable(output$).toBe(expected, {
+            Q: out(ASK_LOGIN('b-1', 'elicitation-1')),
+            K: completed('elicitation-1'),
+            X: failed(bridgeError('internal')),
+          });
+        });
+      });
+      expect(unhandled).toEqual([]);
+    });
+
+    it('a nextElicitationId that throws ends the request with internal', () => {
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run((helpers) => {
+          const { cold, expectObservable } = helpers;
+          const round1 = cold('   -(i|)', { i: up(inputRequired({ login: LOGIN })) });
+          const nextElicitationId = () => {
+            throw new Error('no more ids');
+          };
+          const { output$ } = drive(helpers, { rounds: [round1], deps: { nextElicitationId } });
+          expectObservable(output$).toBe('-(X|)', { X: failed(bridgeError('internal')) });
+        });
+      });
+      expect(unhandled).toEqual([]);
+    });
+
+    it('a formValidator that throws ends the request with internal', () => {
+      const checks = {
+        ...ajvInputChecks,
+        formValidator: () => {
+          throw new Error('broken compiler');
+        },
+      };
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run((helpers) => {
+          const { cold, expectObservable } = helpers;
+          const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+          const { output$ } = drive(helpers, { rounds: [round1], deps: { checks } });
+          expectObservable(output$).toBe('-(X|)', { X: failed(bridgeError('internal')) });
+        });
+      });
+      expect(unhandled).toEqual([]);
+    });
+
+    it('a log that throws ends the request with internal instead of the outputs of its line', () => {
+      const log = () => {
+        throw new Error('the log is gone');
+      };
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run((helpers) => {
+          const { cold, hot, expectObservable } = helpers;
+          const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM }, 'old')) });
+          const answers = hot('  ------n', { n: answer('b-1', NAME) });
+          const round2 = cold('         -(x|)', { x: upError(errWith(2, -32602, 'expired')) });
+          const { output$ } = drive(helpers, { rounds: [round1, round2], answers, log });
+          expectObservable(output$).toBe('-Q-----(X|)', {
+            Q: out(ASK_FORM('b-1')),
+            X: failed(bridgeError('internal')),
+          });
+        });
+      });
+      expect(unhandled).toEqual([]);
     });
   });
 

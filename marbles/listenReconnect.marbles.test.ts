@@ -8,6 +8,7 @@ import { BridgeError } from '../src/errors.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
 import { errWith, note, res } from '../src/testing/frames.js';
 import { sequence } from '../src/testing/events.js';
+import { unhandledErrorsOf } from './unhandledErrors.js';
 
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -254,6 +255,22 @@ describe('reopenListen', () => {
     });
   });
 
+  it('a throw of isAcknowledgment, classifyEnd or log errors the output and opens no stream after it', () => {
+    const broken = new Error('a bug in isAcknowledgment');
+    const isAcknowledgment = (): boolean => {
+      throw broken;
+    };
+    const unhandled = unhandledErrorsOf(() => {
+      scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const listen = cold('   -k--#', v, lost);
+        // Not a lost stream: the throw is not classified, so it is never reopened.
+        expectObservable(listen.pipe(reopenListen({ isAcknowledgment })), '^ 60s !').toBe('-#', v, broken);
+        expectSubscriptions(listen.subscriptions).toBe('^!');
+      });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   // Not a rule of its own: which acknowledgment rules 2 and 3 measure the uptime from.
   describe('the uptime of a stream', () => {
     it('starts at the first acknowledgment of the stream, not at a later one', () => {
@@ -267,6 +284,50 @@ describe('reopenListen', () => {
         expectSubscriptions(twoAcks.subscriptions).toBe('504ms ^ 10002ms !');
         expectSubscriptions(young.subscriptions).toBe(['^---!', '11007ms ^---!']);
       });
+    });
+  });
+
+  // Rule 14, callback by callback; the throw of isAcknowledgment is the rule's own test.
+  describe('callbacks that throw', () => {
+    it('a classifyEnd that throws errors the output at the end of the stream', () => {
+      const broken = new Error('a bug in classifyEnd');
+      const classifyEnd = (): ListenNext => {
+        throw broken;
+      };
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+          const listen = cold('   -k--#', v, lost);
+          expectObservable(listen.pipe(reopenListen({ classifyEnd })), '^ 60s !').toBe('-k--#', v, broken);
+          expectSubscriptions(listen.subscriptions).toBe('^---!');
+        });
+      });
+      expect(unhandled).toEqual([]);
+    });
+
+    it('a log that throws errors the output, also at the line of a sign-in', () => {
+      const broken = new Error('the log is gone');
+      const unhandled = unhandledErrorsOf(() => {
+        scheduler().run(({ cold, hot, expectObservable }) => {
+          const log = (): void => {
+            throw broken;
+          };
+          const listen = cold('   -k--#', v, lost);
+          expectObservable(listen.pipe(reopenListen({ log })), '^ 60s !').toBe('-k--#', v, broken);
+          // The warning of a 401 passes; the info line of the sign-in after it throws.
+          const signIn$ = hot('    ------s');
+          let lines = 0;
+          const infoThrows = (): void => {
+            if (++lines === 2) throw broken;
+          };
+          const refused = cold('  -k-#', v, http(401));
+          expectObservable(refused.pipe(reopenListen({ log: infoThrows, signIn$ })), '^ 60s !').toBe(
+            '-k----#',
+            v,
+            broken,
+          );
+        });
+      });
+      expect(unhandled).toEqual([]);
     });
   });
 

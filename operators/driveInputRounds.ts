@@ -1,4 +1,4 @@
-import { Observable, Subscription, asyncScheduler } from 'rxjs';
+import { Observable, Subscription, asyncScheduler, throwError } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/codec/input/index.js';
@@ -66,6 +66,11 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * output:            -Q-----R|       Q = elicitation/create b-1, R = result
  * ```
  *
+ * A dependency that throws (`exchange`, `nextBridgeId`, `nextElicitationId`, `checks`, `log`)
+ * fails the request as a failed exchange does (rule 18): the completions of the accepted URLs,
+ * then an `error` output (a BridgeError keeps its code, any other throw is `internal`), then the
+ * output completes. The output errors only when `abort$` does.
+ *
  * Rules (marbles/inputRounds.marbles.test.ts):
  * 1. all answers of a round arrive before the retry
  * 2. the retry is subscribed only at the frame of the last answer
@@ -84,6 +89,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 15. a failed exchange completes the accepted URLs before its error
  * 16. a refused request state is logged with the input wait of the round before
  * 17. a second answer before the round ends is dropped
+ * 18. a throw of exchange, nextBridgeId, nextElicitationId, checks or log ends the request with an error output
  *
  * @example
  * import type { Observable } from 'rxjs';
@@ -129,7 +135,7 @@ export function driveInputRounds(
    */
   return new Observable<RoundOutput>((subscriber) => {
     const context = roundsContext(config, deps, scheduler, subscriber); // per subscription
-    const exchange$ = deps.exchange(1, {});
+    const exchange$ = firstExchange(deps);
     const work = new Subscription();
     let stopped: { readonly reason: string; readonly error?: ErrorObject } | undefined;
     const finish = (): void => {
@@ -157,4 +163,17 @@ export function driveInputRounds(
     if (!work.closed) runRound(context, 1, exchange$, {}, 0, work, finish);
     return () => work.unsubscribe();
   });
+}
+
+/**
+ * The exchange of round 1. A throw of `exchange` is a failure of that exchange (rule 18), as for
+ * the later rounds, whose exchanges are made inside their round: an error output, not an error
+ * of the stream.
+ */
+function firstExchange(deps: InputRoundsDeps): Observable<RoundEvent> {
+  try {
+    return deps.exchange(1, {});
+  } catch (thrown: unknown) {
+    return throwError(() => thrown);
+  }
 }

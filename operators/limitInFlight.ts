@@ -9,11 +9,16 @@ export interface LimitInFlightConfig<T, R = unknown> {
   readonly maxInFlight: number;
   /** Most tasks waiting for a free place; above it a task is refused at once. Default 0. */
   readonly maxQueued: number;
-  /** Whether a value is a task that takes a place; others run at once, uncounted. Default: all. */
+  /**
+   * Whether a value is a task that takes a place; others run at once, uncounted. Default: all.
+   * A throw errors the output (rule 9): without its answer, the value has no task at all.
+   */
   readonly counts?: (value: T) => boolean;
   /**
-   * What a task that failed becomes (its error, or a throw of `project`): by default nothing.
-   * The failure is contained in that task either way.
+   * What a task that failed becomes (its error, or a throw of `project` or `refuse`): by default
+   * nothing. The failure is contained in that task either way. A throw of `failed`, or an error
+   * of what it returns, is contained too: the task ends with what it emitted so far, as with the
+   * default (rule 11). A `failed` that must answer every value catches inside itself.
    */
   readonly failed?: (value: T, error: unknown) => ObservableInput<R>;
 }
@@ -32,6 +37,9 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  *
  * A refusal comes in the same frame so that the reader never stalls (reference-behaviors.md §11
  * item 21); a failed task never ends the others: one failure is one frame (issue 10 item 2).
+ * Callbacks that throw: `project`, `refuse` and `failed` belong to one task, so their throws stay
+ * in it (rules 10 and 11); `counts` runs before there is a task, so its throw errors the output,
+ * as a throwing predicate of `filter` does (rule 9).
  *
  * Rules (marbles/inFlightLimit.marbles.test.ts):
  * 1. at most maxInFlight counted tasks run at once
@@ -42,6 +50,9 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * 6. a task that errors ends alone: failed(value, error) takes its place and the other tasks go on
  * 7. the output completes when the source completed and every task ended
  * 8. unsubscribing ends every running task and drops the queue
+ * 9. a throw of counts errors the output, and no later value starts a task
+ * 10. a throw of project or refuse fails that task alone, and failed takes its place
+ * 11. a throw of failed, or an error of what it returns, ends that task alone with nothing in its place
  *
  * @example
  * import { map, of, timer } from 'rxjs';
@@ -73,7 +84,16 @@ export function limitInFlight<T, R>(
       const tasks = createInFlightTasks<T, R>(subscriber, { maxInFlight, maxQueued, project, failed });
       const sourceSubscription = source.subscribe({
         next: (value) => {
-          if (!counts(value)) runTask(tasks, value, taskOf(value, project), false);
+          // A source that emits synchronously goes on after the output failed inside subscribe.
+          if (subscriber.closed) return;
+          let counted: boolean;
+          try {
+            counted = counts(value);
+          } catch (thrown: unknown) {
+            subscriber.error(thrown); // rule 9, as a throwing predicate of `filter`
+            return;
+          }
+          if (!counted) runTask(tasks, value, taskOf(value, project), false);
           else if (tasks.running < maxInFlight) runTask(tasks, value, taskOf(value, project), true);
           else if (tasks.queue.length < maxQueued) tasks.queue.push(value);
           else runTask(tasks, value, taskOf(value, refuse), false);

@@ -17,7 +17,8 @@ export interface MergeInOrderConfig<T> {
   /**
    * The upstream arrival number of a value: how many frames the upstream reader had read before
    * the frame it came from. Undefined for a value the bridge made itself (a gap replay, a
-   * response of its own). Required.
+   * response of its own). Required. A throw errors the output, as a throwing `project` of `map`
+   * does, and the values of that turn are not emitted (rule 7).
    */
   readonly sequenceOf: (value: T) => number | undefined;
   /** Where a turn ends: held values are released by a task scheduled here without delay. Default asapScheduler. */
@@ -74,6 +75,7 @@ function inUpstreamOrder<T>(
  * 4. a value without a number stays right after the value that arrived before it
  * 5. an error is passed on after the values held before it
  * 6. completes when every source completed
+ * 7. a throw of sequenceOf errors the output at the end of its turn, without the values held in it
  *
  * @example
  * import { of } from 'rxjs';

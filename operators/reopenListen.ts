@@ -80,6 +80,10 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * loss is `upstream_exited`, or `closed` without an HTTP status; the end of input unsubscribes,
  * which cancels a backoff wait.
  *
+ * A callback of the config that throws (`isAcknowledgment`, `classifyEnd`, `log`) errors the
+ * output with what it threw, as a throwing callback of `tap` or of the `delay` of `repeat` does
+ * (rule 14): it is a bug of the caller, not a lost stream, so it is never classified or reopened.
+ *
  * Rules (marbles/listenReconnect.marbles.test.ts):
  * 1. reopens after 0.5s, 1s, 2s while streams die young
  * 2. a stream that lived 10 s after its ack resets the backoff to 0.5 s
@@ -94,6 +98,7 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * 11. with failBeforeFirstAck, an end before the first ack is not reopened
  * 12. an error type of another product is classified by the classifyEnd of the config
  * 13. the isAcknowledgment of the config tells which event starts the uptime
+ * 14. a throw of isAcknowledgment, classifyEnd or log errors the output and opens no stream after it
  *
  * @example
  * import { defer, type Observable } from 'rxjs';
@@ -136,6 +141,13 @@ export function reopenListen(
         return source;
       }).pipe(
         takeWhile((event) => !isUpstreamCancel(event)),
+        catchError((error: unknown) => {
+          if (failBeforeFirstAck && !acked) return throwError(() => error);
+          end = { failed: error };
+          return EMPTY;
+        }),
+        // After catchError, which sees only what the source did: a throw of isAcknowledgment is
+        // an error of the output (rule 14), not a lost stream to classify and reopen.
         tap((event) => {
           if (event.type === 'response') {
             end = 'error' in event.frame ? { refused: event.frame.error } : {};
@@ -143,11 +155,6 @@ export function reopenListen(
             acked = true;
             backoff.acknowledged();
           }
-        }),
-        catchError((error: unknown) => {
-          if (failBeforeFirstAck && !acked) return throwError(() => error);
-          end = { failed: error };
-          return EMPTY;
         }),
       );
       // With failBeforeFirstAck, an end before the first acknowledgment is not reopened, nor logged.

@@ -15,7 +15,7 @@ import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 export interface WithDeadlineConfig {
   /** Time from subscription to the end of the source, in ms. */
   readonly limitMs: number;
-  /** The error the output fails with when the limit passes first. */
+  /** The error the output fails with when the limit passes first; if it throws, what it threw (rule 5). */
   readonly error: () => Error;
   /** Virtual time in tests. Default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;
@@ -40,6 +40,7 @@ export interface WithDeadlineConfig {
  * 2. at the limit the source is unsubscribed and the output fails with config.error()
  * 3. a source that completes first stops the clock, also when it completes synchronously
  * 4. a limit above 2^31-1 ms is capped there
+ * 5. a throw of config.error fails the output with what it threw, at the limit
  *
  * @example
  * import { NEVER } from 'rxjs';

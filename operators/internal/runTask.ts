@@ -8,7 +8,7 @@
  * `this` (RxJS calls an observer's functions as its methods): no closures per task, which were a
  * measurable part of a forwarded request (issue 13, fewer objects per call).
  */
-import { from, throwError } from 'rxjs';
+import { EMPTY, from, throwError } from 'rxjs';
 import type { Observable, ObservableInput, Observer, Subscription } from 'rxjs';
 import { checkDone } from './inFlightTasks.js';
 import type { InFlightTasks } from './inFlightTasks.js';
@@ -104,20 +104,26 @@ function endTask<T, R>(task: Task<T, R>): void {
   checkDone(tasks);
 }
 
-/** Rule 6: the failure of a task is `failed(value, error)`, in its place. */
+/**
+ * Rule 6: the failure of a task is `failed(value, error)`, in its place. Rule 11: a throw of
+ * `failed`, or an error of what it returns, ends the task as the default `failed` does, with
+ * nothing more: `failed` is the last handler of the task, so nothing is left that could turn
+ * that error into a value, and erroring the output would end every other task with it.
+ */
 function failTask<T, R>(task: Task<T, R>, error: unknown): void {
   if (task.ended) return;
   const tasks = task.tasks;
   let fallback: ObservableInput<R>;
   try {
     fallback = tasks.failed(task.value, error);
-  } catch (thrown: unknown) {
-    fallback = throwError(() => thrown);
+  } catch {
+    fallback = EMPTY;
   }
+  const end = (): void => endTask(task);
   task.current = subscribeTo(fallback, {
     next: (output) => tasks.subscriber.next(output),
-    error: (e: unknown) => tasks.subscriber.error(e),
-    complete: () => endTask(task),
+    error: end,
+    complete: end,
   });
   // A task that ended synchronously has already released its place.
   if (!task.ended) link(task);
