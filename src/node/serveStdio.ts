@@ -20,6 +20,7 @@ import { createStderrLogger } from './log.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
+import { SIGNAL_KILL_MS, signalExitCode } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
@@ -137,10 +138,35 @@ export async function serveStdio(
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
 
+  // The signals (README "Command line"): the first SIGTERM or SIGINT stops the bridge as the end
+  // of stdin does, and sends SIGTERM to the child's process group at once, SIGKILL SIGNAL_KILL_MS
+  // later; a repeated one kills the group at once and ends the serve with 128 + its number. The
+  // handlers stay until serveStdio resolves: no signal may take Node's default action, an exit
+  // that would leave the child running in its own process group.
   const stop$ = new Subject<void>();
-  const onSignal = (): void => stop$.next();
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  let signalled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let forcedCode: number | undefined;
+  let force: () => void = () => undefined;
+  const forced = new Promise<void>((resolve) => {
+    force = resolve;
+  });
+  let resolveCode: (code: number) => void = () => undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!signalled) {
+      signalled = true;
+      stop$.next();
+      connector.terminate();
+      killTimer = setTimeout(connector.kill, SIGNAL_KILL_MS);
+      return;
+    }
+    connector.kill();
+    forcedCode ??= signalExitCode(signal);
+    resolveCode(forcedCode);
+    force();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   // EPIPE: the client went away, stdin's end follows; any other write error is logged (issue 10 item 3).
   const onStdoutError = (error: unknown): void => {
     const line = stdoutErrorLine(error);
@@ -150,7 +176,6 @@ export async function serveStdio(
 
   let watchdog: NodeJS.Timeout | undefined;
   let watchdogFired = false;
-  let resolveCode: (code: number) => void = () => undefined;
   const armWatchdog = (): void => {
     watchdog ??= setTimeout(() => {
       watchdogFired = true;
@@ -186,12 +211,16 @@ export async function serveStdio(
         },
       });
   });
-  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13).
-  await connector.settle(watchdogFired);
+  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13);
+  // a repeated signal ends this wait too.
+  await Promise.race([connector.settle(watchdogFired || forcedCode !== undefined), forced]);
   if (watchdog !== undefined) clearTimeout(watchdog);
+  if (killTimer !== undefined) clearTimeout(killTimer);
+  // After a signal, what is left of the child's process group (a process it started) goes too.
+  if (signalled) connector.kill();
   stopSubscription.unsubscribe();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   stdout.off('error', onStdoutError);
-  return code;
+  return forcedCode ?? code;
 }

@@ -12,7 +12,7 @@ import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { responseBodies } from '../edges/bodyGate.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
-import { CHILD_STOP_GRACE_MS, stopUpstreamChild } from '../edges/childStart.js';
+import { CHILD_STOP_GRACE_MS, stopUpstreamChild, terminateGroup } from '../edges/childStart.js';
 import type { UpstreamChild } from '../edges/childStart.js';
 import type { FlowControl } from '../edges/flowControl.js';
 
@@ -56,6 +56,8 @@ export interface UpstreamConnector {
   readonly connect: () => Observable<UpstreamConnection>;
   /** The watchdog (§2.13): kills the process groups of the child and of a prestarted one. */
   readonly kill: () => void;
+  /** A signal to the bridge: SIGTERM to the process groups of the child and of a prestarted one. */
+  readonly terminate: () => void;
   /**
    * After the bridge ended: waits a bounded time for the child to exit and stops a prestarted
    * child that no `initialize` adopted, unless the watchdog killed them already.
@@ -131,6 +133,10 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
     kill: () => {
       killGroup(pid);
       killGroup(prestarted?.pid);
+    },
+    terminate: () => {
+      terminateGroup(pid);
+      terminateGroup(prestarted?.pid);
     },
     settle: async (watchdogFired) => {
       // Give the child a bounded time to exit after its stdin closed (the edge escalates to
