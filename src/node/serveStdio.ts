@@ -85,8 +85,10 @@ function packageVersion(): string {
 /**
  * Serves one MCP 2025-11-25 client on stdio from a 2026-07-28 upstream, as `mcp-bridge-vscode`
  * does, and resolves with the exit code (reference-behaviors.md §8): 0 after the end of stdin (or
- * SIGTERM/SIGINT, or the watchdog), 1 when the upstream stopped or the bridge failed. The caller
- * exits with it; no `process.exit` happens here.
+ * a first SIGTERM/SIGINT, or the watchdog), 1 when the upstream stopped or the bridge failed, 130
+ * or 143 for a SIGINT or SIGTERM that came while it stopped after an earlier one (README "Command
+ * line"). It handles SIGTERM and SIGINT until it resolves. The caller exits with the code; no
+ * `process.exit` happens here.
  *
  * @example
  * import { genericProfile } from 'mcp-bridge-sdk';
