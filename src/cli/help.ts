@@ -137,7 +137,9 @@ Exit status:
   1  the upstream command stopped, or an internal error; logout failed to delete; status
      found no sign-in
   2  invalid arguments, a missing --header-env variable, an unusable --ca-file, or a token
-     store that does not open`;
+     store that does not open
+  130  a SIGINT, 143 a SIGTERM, that comes while the bridge stops after an earlier one (a
+     first SIGINT or SIGTERM stops it with 0); the upstream's process group is killed at once`;
 }
 
 /** The usage lines of `mcp-bridge-vscode`. */

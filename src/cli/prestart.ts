@@ -9,7 +9,14 @@
  * Light on purpose: Node built-ins, the pure pre-scan of scan.ts and the child start edge only
  * (no yargs, RxJS or ajv), so that the spawn happens a few milliseconds after Node started.
  */
-import { killGroup, startUpstreamChild, stopUpstreamChild } from '../edges/childStart.js';
+import {
+  SIGNAL_KILL_MS,
+  killGroup,
+  signalExitCode,
+  startUpstreamChild,
+  stopUpstreamChild,
+  terminateGroup,
+} from '../edges/childStart.js';
 import type { UpstreamChild } from '../edges/childStart.js';
 import { LOG_LEVELS, MAX_BYTES, MAX_SECONDS, decimal } from './optionValues.js';
 import { scanArgv } from './scan.js';
@@ -76,8 +83,10 @@ export const prestartCommand = (argv: readonly string[]): readonly [string, ...s
 export interface Prestart {
   readonly child: UpstreamChild;
   /**
-   * Hands the signals over: removes the handlers that hold SIGTERM and SIGINT while the CLI
-   * loads, and tells whether one came meanwhile. Call it right before serveStdio installs its own.
+   * Tells whether a SIGTERM or SIGINT came while the CLI loaded. When none came it hands the
+   * signals over: it removes the handlers that stop the child meanwhile (call it right before
+   * serveStdio installs its own). When one came they stay, so that a repeated one still kills the
+   * child's process group before the exit.
    */
   takeSignal(): boolean;
 }
@@ -87,29 +96,42 @@ export function prestart(argv: readonly string[]): Prestart | undefined {
   const command = prestartCommand(argv);
   if (command === undefined) return undefined;
   // A signal while the CLI loads would end the bridge and leave the child (its own process group)
-  // running: it is held until serveStdio takes over, which then stops as after any signal.
-  // Before the spawn, so that no instant of the child's life is without it.
+  // running: the handlers stop the child as serveStdio stops it (README "Command line"), SIGTERM
+  // to its group at once and SIGKILL SIGNAL_KILL_MS later; a repeated signal kills the group and
+  // exits at once. Installed before the spawn, so that no instant of the child's life is without
+  // them; serveStdio takes over when no signal came.
   let signalled = false;
-  const onSignal = (): void => {
-    signalled = true;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!signalled) {
+      signalled = true;
+      terminateGroup(started.pid);
+      // The exit below kills what is left if the CLI exits first.
+      setTimeout(() => killGroup(started.pid), SIGNAL_KILL_MS).unref();
+      return;
+    }
+    killGroup(started.pid);
+    process.exit(signalExitCode(signal));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  const child = startUpstreamChild(command);
-  // The last resort of an exit that did not stop the child (a crash): it never outlives the bridge.
+  // Signals come in a later turn than this one: `started` is set by then.
+  const started = startUpstreamChild(command);
+  // The last resort of an exit that did not stop the child (a crash), or that follows a signal
+  // (a process the child started): it never outlives the bridge.
   let exited = false;
-  child.onExit(() => {
+  started.onExit(() => {
     exited = true;
   });
   process.once('exit', () => {
-    if (!exited) killGroup(child.pid);
+    if (!exited || signalled) killGroup(started.pid);
   });
   return {
-    child,
+    child: started,
     takeSignal: () => {
+      if (signalled) return true;
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
-      return signalled;
+      return false;
     },
   };
 }

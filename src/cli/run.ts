@@ -3,8 +3,9 @@
  * main.ts once it started the upstream command: parses the command line, sets up the sign-in, and
  * serves through serveStdio (src/node/serveStdio.ts), which wires stdio, the upstream and the
  * bridge and maps how the bridge ended to an exit code (reference-behaviors.md §8):
- * 0 end of stdin, help or version; 1 upstream stopped or internal failure; 2 invalid arguments, or
- * a forced token store that does not open. `logout` and `status` have their own (src/cli/logout.ts,
+ * 0 end of stdin (or a first SIGTERM/SIGINT), help or version; 1 upstream stopped or internal
+ * failure; 2 invalid arguments, or a forced token store that does not open; 130/143 a SIGINT or
+ * SIGTERM while the bridge stops after an earlier one (also prestart.ts, before serveStdio). `logout` and `status` have their own (src/cli/logout.ts,
  * src/cli/status.ts).
  */
 import { tap } from 'rxjs';
@@ -111,7 +112,8 @@ async function serve(
     return 2;
   }
   // Synchronously up to serveStdio's own handlers: a SIGTERM or SIGINT that came while the CLI
-  // loaded stops the bridge as it would have stopped it before initialize (exit code 0, §8).
+  // loaded stops the bridge as it would have stopped it before initialize (exit code 0, §8); the
+  // child got SIGTERM already (prestart.ts), whose handlers stay for a repeated signal.
   if (adopt && early.takeSignal()) {
     await dropPrestart(early, CHILD_STOP_GRACE_MS);
     return 0;

@@ -40,8 +40,11 @@ export interface ChildUpstreamConfig {
 }
 
 /**
- * Starts the child (or adopts `config.child`) and emits its line transport once the process runs;
- * errors with `spawn_failed` when it cannot start (ENOENT, EACCES, …).
+ * Starts the child (or adopts `config.child`), emits its line transport once the process runs and
+ * completes; errors with `spawn_failed` when it cannot start (ENOENT, EACCES, …). From then on the
+ * transport's `close()` stops the child. An unsubscription before that (an `initialize` cancelled
+ * right after the spawn) stops the child as `close()` would: its stdin ends, then its process
+ * group gets SIGTERM and SIGKILL.
  */
 export function spawnChildUpstream(
   config: ChildUpstreamConfig,
@@ -62,6 +65,7 @@ export function spawnChildUpstream(
     const exit$ = new AsyncSubject<ChildExit>();
     const out$ = new Subject<string>();
     let exited = false;
+    let emitted = false;
 
     started.onExit((exit) => {
       exited = true;
@@ -83,6 +87,7 @@ export function spawnChildUpstream(
         return;
       }
       const stdout = started.takeStdout();
+      emitted = true;
       subscriber.next({
         pid: started.pid,
         inbound$: readChunks(stdout).pipe(
@@ -101,7 +106,13 @@ export function spawnChildUpstream(
           started.escalate(config.stopGraceMs);
         },
       });
+      subscriber.complete();
     });
-    return undefined;
+    return () => {
+      // Nobody got the transport, so nobody would ever close this child.
+      if (emitted || exited) return;
+      out$.complete();
+      started.escalate(config.stopGraceMs);
+    };
   });
 }

@@ -71,6 +71,38 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * After a SIGTERM or SIGINT of the bridge, how long the child's process group has between its
+ * SIGTERM and its SIGKILL (README "Command line"). Short on purpose: a client may SIGKILL the
+ * bridge soon after its first signal (Claude Code: SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms
+ * after that), and the child, in its own process group, must be gone by then.
+ */
+export const SIGNAL_KILL_MS = 250;
+
+/**
+ * The exit code of a bridge that a repeated SIGINT or SIGTERM ended before its stop did: 128 +
+ * the signal's number, as a shell reports a process that the signal ended (130, 143).
+ */
+export const signalExitCode = (signal: NodeJS.Signals): number => (signal === 'SIGINT' ? 130 : 143);
+
+/**
+ * Sends SIGTERM to the whole process group of a child right away (a signal to the bridge); on
+ * Windows, which has no signals to a group, it ends the tree at once as killGroup does.
+ */
+export function terminateGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  const plan = treeKillPlan(pid, 'SIGTERM', process.platform, process.env);
+  if (plan.kind !== 'signal') {
+    killGroup(pid);
+    return;
+  }
+  try {
+    process.kill(plan.target, plan.signal);
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Kills the whole process group (Windows: tree) of a child right away (the watchdog path). */
 export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;

@@ -20,6 +20,7 @@ import { createStderrLogger } from './log.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
+import { SIGNAL_KILL_MS, signalExitCode } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
@@ -84,8 +85,10 @@ function packageVersion(): string {
 /**
  * Serves one MCP 2025-11-25 client on stdio from a 2026-07-28 upstream, as `mcp-bridge-vscode`
  * does, and resolves with the exit code (reference-behaviors.md §8): 0 after the end of stdin (or
- * SIGTERM/SIGINT, or the watchdog), 1 when the upstream stopped or the bridge failed. The caller
- * exits with it; no `process.exit` happens here.
+ * a first SIGTERM/SIGINT, or the watchdog), 1 when the upstream stopped or the bridge failed, 130
+ * or 143 for a SIGINT or SIGTERM that came while it stopped after an earlier one (README "Command
+ * line"). It handles SIGTERM and SIGINT until it resolves. The caller exits with the code; no
+ * `process.exit` happens here.
  *
  * @example
  * import { genericProfile } from 'mcp-bridge-sdk';
@@ -137,10 +140,35 @@ export async function serveStdio(
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
 
+  // The signals (README "Command line"): the first SIGTERM or SIGINT stops the bridge as the end
+  // of stdin does, and sends SIGTERM to the child's process group at once, SIGKILL SIGNAL_KILL_MS
+  // later; a repeated one kills the group at once and ends the serve with 128 + its number. The
+  // handlers stay until serveStdio resolves: no signal may take Node's default action, an exit
+  // that would leave the child running in its own process group.
   const stop$ = new Subject<void>();
-  const onSignal = (): void => stop$.next();
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  let signalled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let forcedCode: number | undefined;
+  let force: () => void = () => undefined;
+  const forced = new Promise<void>((resolve) => {
+    force = resolve;
+  });
+  let resolveCode: (code: number) => void = () => undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!signalled) {
+      signalled = true;
+      stop$.next();
+      connector.terminate();
+      killTimer = setTimeout(connector.kill, SIGNAL_KILL_MS);
+      return;
+    }
+    connector.kill();
+    forcedCode ??= signalExitCode(signal);
+    resolveCode(forcedCode);
+    force();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   // EPIPE: the client went away, stdin's end follows; any other write error is logged (issue 10 item 3).
   const onStdoutError = (error: unknown): void => {
     const line = stdoutErrorLine(error);
@@ -150,7 +178,6 @@ export async function serveStdio(
 
   let watchdog: NodeJS.Timeout | undefined;
   let watchdogFired = false;
-  let resolveCode: (code: number) => void = () => undefined;
   const armWatchdog = (): void => {
     watchdog ??= setTimeout(() => {
       watchdogFired = true;
@@ -186,12 +213,16 @@ export async function serveStdio(
         },
       });
   });
-  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13).
-  await connector.settle(watchdogFired);
+  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13);
+  // a repeated signal ends this wait too.
+  await Promise.race([connector.settle(watchdogFired || forcedCode !== undefined), forced]);
   if (watchdog !== undefined) clearTimeout(watchdog);
+  if (killTimer !== undefined) clearTimeout(killTimer);
+  // After a signal, what is left of the child's process group (a process it started) goes too.
+  if (signalled) connector.kill();
   stopSubscription.unsubscribe();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
   stdout.off('error', onStdoutError);
-  return code;
+  return forcedCode ?? code;
 }

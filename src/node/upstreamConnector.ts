@@ -4,7 +4,7 @@
  * the HTTP edge loaded on first use; then the watchdog's kill and the bounded wait for the child
  * at the end (§2.13). Node only.
  */
-import { defer, firstValueFrom, map } from 'rxjs';
+import { defer, map } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
@@ -12,7 +12,12 @@ import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
 import { responseBodies } from '../edges/bodyGate.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
-import { CHILD_STOP_GRACE_MS, stopUpstreamChild } from '../edges/childStart.js';
+import {
+  CHILD_STOP_GRACE_MS,
+  startUpstreamChild,
+  stopUpstreamChild,
+  terminateGroup,
+} from '../edges/childStart.js';
 import type { UpstreamChild } from '../edges/childStart.js';
 import type { FlowControl } from '../edges/flowControl.js';
 
@@ -56,6 +61,8 @@ export interface UpstreamConnector {
   readonly connect: () => Observable<UpstreamConnection>;
   /** The watchdog (§2.13): kills the process groups of the child and of a prestarted one. */
   readonly kill: () => void;
+  /** A signal to the bridge: SIGTERM to the process groups of the child and of a prestarted one. */
+  readonly terminate: () => void;
   /**
    * After the bridge ended: waits a bounded time for the child to exit and stops a prestarted
    * child that no `initialize` adopted, unless the watchdog killed them already.
@@ -90,8 +97,6 @@ function httpConnect(upstream: StdioUpstream & { kind: 'url' }, s: ConnectorSett
 
 export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector {
   const upstream = s.upstream;
-  let pid: number | undefined;
-  let exited: Promise<unknown> | undefined;
   /** A prestarted child that no `initialize` has adopted yet. */
   let prestarted: UpstreamChild | undefined;
   // Stopped when serveStdio ends if no initialize adopted it; a child of other arguments at once.
@@ -101,44 +106,79 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
     else stopPrestarted = stopUpstreamChild(upstream.prestarted, CHILD_STOP_GRACE_MS);
   }
 
+  /**
+   * The children that `initialize` started or adopted and that still run, each known from its
+   * start (before its spawn event), until its exit or failed start.
+   */
+  const running = new Map<UpstreamChild, Promise<void>>();
+  /**
+   * Their process groups, kept after the exit of the child: the watchdog and the end of a stop by
+   * a signal kill what is left in them (a process the child started).
+   */
+  const groups = new Set<number>();
+  const track = (child: UpstreamChild): void => {
+    if (child.pid !== undefined) groups.add(child.pid);
+    running.set(
+      child,
+      new Promise<void>((done) => {
+        const gone = (): void => {
+          running.delete(child);
+          done();
+        };
+        child.onExit(gone);
+        child.onStart((outcome) => {
+          if (!outcome.ok) gone();
+        });
+      }),
+    );
+  };
+
   const connect =
     upstream.kind === 'url'
       ? httpConnect(upstream, s)
-      : () => {
-          // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
-          const adopted = prestarted;
-          prestarted = undefined;
-          return spawnChildUpstream(
-            {
-              argv: upstream.argv,
-              maxLineBytes: s.maxLineBytes,
-              stopGraceMs: CHILD_STOP_GRACE_MS,
-              ...(adopted === undefined ? {} : { child: adopted }),
-            },
-            s.logger,
-          ).pipe(
-            map((transport) => {
-              pid = transport.pid;
-              exited = firstValueFrom(transport.exit$, { defaultValue: undefined });
-              s.flow.add(transport);
-              return createRpcConnection(transport, s.logger);
-            }),
-          );
-        };
+      : () =>
+          defer(() => {
+            // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
+            const [command, ...args] = upstream.argv;
+            const child =
+              prestarted ?? (command === undefined ? undefined : startUpstreamChild([command, ...args]));
+            prestarted = undefined;
+            // Tracked at once: the watchdog, a signal and the wait at the end reach it even when the
+            // initialize that started it is cancelled before its spawn event.
+            if (child !== undefined) track(child);
+            return spawnChildUpstream(
+              {
+                argv: upstream.argv,
+                maxLineBytes: s.maxLineBytes,
+                stopGraceMs: CHILD_STOP_GRACE_MS,
+                ...(child === undefined ? {} : { child }),
+              },
+              s.logger,
+            ).pipe(
+              map((transport) => {
+                s.flow.add(transport);
+                return createRpcConnection(transport, s.logger);
+              }),
+            );
+          });
 
   return {
     connect,
     kill: () => {
-      killGroup(pid);
+      for (const pid of groups) killGroup(pid);
       killGroup(prestarted?.pid);
+    },
+    terminate: () => {
+      for (const pid of groups) terminateGroup(pid);
+      terminateGroup(prestarted?.pid);
     },
     settle: async (watchdogFired) => {
       // Give the child a bounded time to exit after its stdin closed (the edge escalates to
       // signals); after the watchdog, the process tree is killed already and the caller exits at
       // once (§2.13).
-      if (exited !== undefined && !watchdogFired) {
+      if (running.size > 0 && !watchdogFired) {
         await Promise.race([
-          exited,
+          Promise.all(running.values()),
           new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
         ]);
       }

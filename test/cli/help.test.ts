@@ -53,6 +53,15 @@ describe('--help text (reference-behaviors.md §8)', () => {
     expect(HELP_TEXT).toMatch(/^ {5}store that does not open$/m);
   });
 
+  it('lists the exit codes 130 and 143 of a repeated signal', () => {
+    expect(HELP_TEXT).toMatch(
+      /^ {2}130 {2}a SIGINT, 143 a SIGTERM, that comes while the bridge stops after an earlier one \(a$/m,
+    );
+    expect(HELP_TEXT).toMatch(
+      /^ {5}first SIGINT or SIGTERM stops it with 0\); the upstream's process group is killed at once$/m,
+    );
+  });
+
   it('shows the logout and status forms in the help and in the usage lines', () => {
     for (const text of [HELP_TEXT, USAGE_TEXT]) {
       expect(text).toContain('mcp-bridge-vscode logout [options] <url>');

@@ -6,10 +6,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstValueFrom, take, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/bridge/log.js';
 import { killGroup, spawnChildUpstream } from '../../src/edges/childProcess.js';
+import { startUpstreamChild } from '../../src/edges/childStart.js';
+import type { ChildExit } from '../../src/edges/childStart.js';
 import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
 
 const config = (argv: string[]) => ({ argv, maxLineBytes: 65_536, stopGraceMs: 200 });
@@ -34,6 +36,25 @@ describe('spawnChildUpstream', () => {
       { kind: 'frame', frame: { jsonrpc: '2.0', method: 'notifications/x' } },
     ]);
     expect(await exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('completes once it emitted the transport, which then owns the child', async () => {
+    const transport = await lastValueFrom(
+      spawnChildUpstream(config([process.execPath, '-e', CRLF_CHILD]), silentLogger),
+    );
+    transport.close();
+    expect(await firstValueFrom(transport.exit$)).toEqual({ code: 0, signal: null });
+  });
+
+  it('stops the child when unsubscribed before its spawn event: stdin ends, then SIGTERM', async (context) => {
+    context.skip(process.platform === 'win32', 'Windows has no SIGTERM to a process group');
+    // Ignores the end of its stdin: only the SIGTERM after the grace stops it.
+    const child = startUpstreamChild([process.execPath, '-e', 'setInterval(() => undefined, 1000);']);
+    const exit = new Promise<ChildExit>((resolve) => child.onExit(resolve));
+    const subscription = spawnChildUpstream({ ...config([...child.argv]), child }, silentLogger).subscribe();
+    // In the same turn as the spawn: Node reports the spawn event in a later one.
+    subscription.unsubscribe();
+    expect(await exit).toEqual({ code: null, signal: 'SIGTERM' });
   });
 
   it('stops the whole tree: a grandchild that ignores the end of stdin goes too', async () => {
