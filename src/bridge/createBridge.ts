@@ -57,24 +57,33 @@ export const nameOf = (error: unknown): string =>
  * method; anything else is logged and dropped. The session goes on (issue 10 item 2).
  */
 function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observable<Frame> {
+  // limitInFlight ends a task whose `failed` throws without a reply: a throwing logger must not
+  // cost the request its error frame, so the lines are written best-effort.
+  const say = (level: 'err' | 'debug', text: string): void => {
+    try {
+      deps.logger.log('bridge', level, text);
+    } catch {
+      // nothing left to tell it with
+    }
+  };
   const frame = inbound.kind === 'frame' ? inbound.frame : undefined;
-  const stack = error instanceof Error && deps.logger.enabled('debug') ? error.stack : undefined;
+  let stack: string | undefined;
+  try {
+    stack = error instanceof Error && deps.logger.enabled('debug') ? error.stack : undefined;
+  } catch {
+    stack = undefined;
+  }
   if (frame !== undefined && isRequest(frame)) {
-    deps.logger.log(
-      'bridge',
+    say(
       'err',
       `request ${String(frame.id)} (${frame.method}) failed inside the bridge (${nameOf(error)}); the connection goes on`,
     );
-    if (stack !== undefined) deps.logger.log('bridge', 'debug', stack);
+    if (stack !== undefined) say('debug', stack);
     return of(bridgeErrorFrame(frame.id, 'internal'));
   }
   const what = frame !== undefined && isNotification(frame) ? `the notification ${frame.method}` : 'a line';
-  deps.logger.log(
-    'bridge',
-    'err',
-    `dropped ${what} of the client: the bridge failed on it (${nameOf(error)})`,
-  );
-  if (stack !== undefined) deps.logger.log('bridge', 'debug', stack);
+  say('err', `dropped ${what} of the client: the bridge failed on it (${nameOf(error)})`);
+  if (stack !== undefined) say('debug', stack);
   return EMPTY;
 }
 

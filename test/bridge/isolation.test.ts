@@ -44,11 +44,14 @@ function fakeUpstream(throwOn?: string): UpstreamConnection {
   };
 }
 
-function run(lines$: Subject<Inbound>, throwOn: string, upstreamThrowsOn?: string) {
+function run(lines$: Subject<Inbound>, throwOn: string, upstreamThrowsOn?: string, loggerThrows = false) {
   const out: Frame[] = [];
   const log: string[] = [];
   const logger: Logger = {
-    log: (scope, level, text) => log.push(`${scope}: ${level}: ${text}`),
+    log: (scope, level, text) => {
+      if (loggerThrows && level === 'err') throw new Error('the log is gone');
+      log.push(`${scope}: ${level}: ${text}`);
+    },
     enabled: () => false,
   };
   let errored: unknown;
@@ -108,6 +111,35 @@ describe('one request fails alone', () => {
       'bridge: err: request 3 (tools/call) failed inside the bridge (TypeError); the connection goes on',
     );
     expect(log.join('\n')).not.toContain('a bug in the codec');
+    expect(state()).toEqual({ errored: undefined, completed: false });
+    lines$.complete();
+  });
+
+  it('a logger that throws while the failure is logged still leaves the request its -32603 reply', () => {
+    const lines$ = new Subject<Inbound>();
+    const { out, state } = run(lines$, 'boom', undefined, true);
+    lines$.next(
+      frame({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    );
+    lines$.next(call(3, 'boom'));
+    lines$.next(call(4, 'after'));
+    expect(out.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        error: {
+          code: -32603,
+          message: 'The bridge failed inside. See the Output channel of the server.',
+          data: { cause: 'internal' },
+        },
+      },
+      { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'after' }] } },
+    ]);
     expect(state()).toEqual({ errored: undefined, completed: false });
     lines$.complete();
   });
