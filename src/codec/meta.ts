@@ -6,6 +6,8 @@ import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { isReservedPrefix, isSpecReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
 import { omit, setMember } from './objects.js';
+import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
+import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
 /** The revision spoken upstream. */
 export const PROTOCOL_VERSION = '2026-07-28';
@@ -29,47 +31,8 @@ export interface UpstreamMetaContext {
   readonly logLevel?: string;
 }
 
-/**
- * What of the client travels upstream in `_meta` (reference-behaviors.md §3.2–3.3): which keys of
- * a request's own `_meta`, and how much of its `initialize`. A key travels only when it is valid
- * by the `_meta` key grammar, is not `progressToken` (the connection sets that one) and has no
- * prefix that MCP reserves; the bridge's own keys are set after it and always win.
- */
-export interface MetaPassthrough {
-  /** Exact keys, e.g. `traceparent`; the W3C keys `traceparent`, `tracestate`, `baggage` as strings only. */
-  readonly keys: readonly string[];
-  /**
-   * Key prefixes, e.g. `vscode.`. A key of `keys` or `prefixes` whose prefix has a label `mcp` or
-   * `modelcontextprotocol` anywhere is dropped (`vscode.mcp/x`, the reference rule).
-   */
-  readonly prefixes: readonly string[];
-  /**
-   * Every other key that 2026-07-28 leaves to a client travels too: any valid key but
-   * `progressToken` whose prefix does not have `modelcontextprotocol` or `mcp` as its second
-   * label (Codex's `x-codex-turn-metadata`, Claude Code's `claudecode/toolUseId`, `baggage`).
-   */
-  readonly unreserved: boolean;
-  /**
-   * `io.modelcontextprotocol/clientInfo` also carries the client's `title`, `description`,
-   * `websiteUrl` and `icons` (src/codec/clientInfo.ts); false: only `name` and `version`.
-   */
-  readonly fullClientInfo: boolean;
-  /** A client's `roots.listChanged: true` stays in the upstream capabilities; false: `roots: {}`. */
-  readonly rootsListChanged: boolean;
-}
-
-/**
- * The reference rule (reference-behaviors.md §3.3), the one of createBridge without a profile and
- * of the VS Code profile: `traceparent`, `tracestate` and valid `vscode.*` keys; `name` and
- * `version` of the client; `roots: {}`.
- */
-export const REFERENCE_PASSTHROUGH: MetaPassthrough = Object.freeze({
-  keys: Object.freeze(['traceparent', 'tracestate']),
-  prefixes: Object.freeze(['vscode.']),
-  unreserved: false,
-  fullClientInfo: false,
-  rootsListChanged: false,
-});
+export { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
+export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
 /** Whether one key of a client's `_meta` with its value travels upstream. */
 export type MetaRule = (key: string, value: unknown) => boolean;

@@ -4,9 +4,9 @@
  * `_meta` pass-through (what of the client travels upstream), the quirks of the client, and the
  * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
  */
-import type { MetaPassthrough } from '../codec/meta.js';
+import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
-export type { MetaPassthrough } from '../codec/meta.js';
+export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
 /** Result rules that exist for one client, not for the protocol (reference-behaviors.md §3.8–3.9). */
 export interface ProfileQuirks {

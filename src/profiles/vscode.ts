@@ -1,4 +1,4 @@
-import { REFERENCE_PASSTHROUGH } from '../codec/meta.js';
+import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { Profile } from './profile.js';
 
 /**
