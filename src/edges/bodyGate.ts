@@ -1,10 +1,12 @@
 /**
- * Back-pressure for the HTTP upstream (issue 10 item 4; flowControl.ts): the response bodies that
- * are being read (listen streams, SSE and JSON responses) stop being read while the client does
- * not read the bridge's stdout, as the stdout of a stdio upstream does. Unread bytes then wait in
- * the socket and the TCP window, not in the bridge's memory.
+ * Back-pressure for the HTTP upstream (flowControl.ts): the response bodies that are being read
+ * (listen streams, SSE and JSON responses) stop being read while the client does not read the
+ * bridge's stdout, as the stdout of a stdio upstream does. Unread bytes then wait in the socket
+ * and the TCP window, not in the bridge's memory.
  *
- * One gate per process: the CLI adds it to its flow control; sse.ts tracks each body it reads.
+ * One gate per HTTP connection (httpUpstream.ts makes it and adds it to the flow control of its
+ * client connection; sse.ts tracks each body it reads): two bridges in one process never pause
+ * each other's bodies.
  */
 import type { Readable } from 'node:stream';
 import type { Pausable } from './flowControl.js';
@@ -37,6 +39,3 @@ export function createBodyGate(): BodyGate {
     },
   };
 }
-
-/** The gate of the response bodies of this process. */
-export const responseBodies: BodyGate = createBodyGate();

@@ -21,8 +21,14 @@ export interface Pausable {
 export interface FlowControl {
   /** Call before each line goes to the output. */
   check(): void;
-  /** Adds an input once it exists (the upstream's stdout after the start of the child). */
-  add(input: Pausable): void;
+  /**
+   * Adds an input once it exists (the upstream's stdout after the start of the child, the body
+   * gate of an HTTP connection); paused at once while the inputs are paused. Returns the remove:
+   * after it, the input is no longer paused or resumed, nor held by the flow control. A removed
+   * input is left as it is (not resumed: nobody may read it any more). A remove called again
+   * does nothing, also after the input was added anew.
+   */
+  add(input: Pausable): () => void;
   /** True while the inputs are paused. */
   readonly paused: boolean;
 }
@@ -51,6 +57,12 @@ export function createFlowControl(output: Writable, inputs: readonly Pausable[] 
     add(input) {
       all.add(input);
       if (paused) input.pause();
+      let added = true;
+      // Once only: a remove called again must not remove the input added anew since.
+      return () => {
+        if (added) all.delete(input);
+        added = false;
+      };
     },
     get paused() {
       return paused;

@@ -3,6 +3,7 @@
  */
 import { Observable } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';
+import { BridgeError } from '../errors.js';
 import { writeBatch } from './writePieces.js';
 import type { Line } from './writePieces.js';
 
@@ -26,6 +27,12 @@ export function readChunks(stream: Readable): Observable<Uint8Array> {
   });
 }
 
+/** Settings of writeLines. */
+export interface WriteLinesOptions {
+  /** How a failure of the stream ends the pipeline: it completes (default) or errors. */
+  readonly failure?: 'end' | 'error';
+}
+
 /**
  * Writes lines in order and waits for 'drain' whenever `write()` returns false, so a client
  * that does not read its stdout pushes back on the bridge instead of growing the stream's buffer.
@@ -40,10 +47,20 @@ export function readChunks(stream: Readable): Observable<Uint8Array> {
  * 'drain' (a recursive `concatMap` drain overflowed the stack after a few thousand waiting lines
  * and stopped writing for good).
  * A line may be pieces (`encodeFrames({ rawResults: true })`): they are written in order, not joined.
+ *
+ * A failure of the stream ends the pipeline at once instead of leaving it running on a dead
+ * stream: an 'error' of the stream (EPIPE: the reader went away), or a line that finds the stream
+ * destroyed or ended. The lines still queued are dropped and the source is unsubscribed. With
+ * `failure: 'end'` (the default) the observable completes: the owner of the stream has its
+ * 'error' event (serveStdio logs it; EPIPE is the end of the client, as the end of stdin is).
+ * With `failure: 'error'` it errors with the stream's error, or with `closed` for a stream closed
+ * without one, so that the failure reaches the connection (the loss of an upstream's stdin).
  */
 export function writeLines(
   stream: Writable,
+  options: WriteLinesOptions = {},
 ): (lines$: Observable<string | readonly (string | Uint8Array)[]>) => Observable<void> {
+  const errors = options.failure === 'error';
   return (lines$) =>
     new Observable<void>((subscriber) => {
       let queue: Line[] = [];
@@ -51,12 +68,23 @@ export function writeLines(
       let waiting = false;
       let sourceDone = false;
 
+      /** The stream failed: the rest is not written, and the pipeline ends (options.failure). */
+      const fail = (error: unknown): void => {
+        queue = [];
+        if (errors) subscriber.error(error);
+        else subscriber.complete();
+      };
+      const onError = (error: unknown): void => fail(error);
+      const closedError = (): BridgeError =>
+        new BridgeError('closed', { detail: 'the stream was closed before every line was written' });
+      // An 'error' while waiting for the drain is onError's; a 'close' without one dropped the
+      // lines that the stream still held.
       const onDrain = (): void => {
         stream.off('drain', onDrain);
         stream.off('close', onDrain);
-        stream.off('error', onDrain);
         waiting = false;
-        flush();
+        if (stream.destroyed) fail(stream.errored ?? closedError());
+        else flush();
       };
       const flush = (): void => {
         scheduled = false;
@@ -64,14 +92,14 @@ export function writeLines(
         while (!waiting && queue.length > 0) {
           const lines = queue;
           queue = [];
-          if (!stream.destroyed && !stream.writableEnded) {
-            const ok = writeBatch(stream, lines);
-            if (!ok) {
-              waiting = true;
-              stream.on('drain', onDrain);
-              stream.once('close', onDrain);
-              stream.once('error', onDrain);
-            }
+          if (stream.destroyed || stream.writableEnded) {
+            fail(stream.errored ?? closedError());
+            return;
+          }
+          if (!writeBatch(stream, lines)) {
+            waiting = true;
+            stream.on('drain', onDrain);
+            stream.once('close', onDrain);
           }
           for (let i = 0; i < lines.length; i++) subscriber.next();
         }
@@ -84,12 +112,14 @@ export function writeLines(
       };
       /** The first line of a turn goes out at once (no added latency); the rest of the turn waits. */
       const push = (line: Line): void => {
+        if (subscriber.closed) return;
         queue.push(line);
         if (waiting) return;
         if (!scheduled) flush();
         schedule();
       };
 
+      stream.on('error', onError);
       const subscription = lines$.subscribe({
         next: push,
         error: (error: unknown) => {
@@ -103,9 +133,9 @@ export function writeLines(
       });
       return () => {
         subscription.unsubscribe();
+        stream.off('error', onError);
         stream.off('drain', onDrain);
         stream.off('close', onDrain);
-        stream.off('error', onDrain);
       };
     });
 }

@@ -20,4 +20,5 @@ export type {
 export { createFlowControl } from '../edges/flowControl.js';
 export type { FlowControl, Pausable } from '../edges/flowControl.js';
 export { readChunks, writeLines } from '../edges/stdio.js';
+export type { WriteLinesOptions } from '../edges/stdio.js';
 export { createStderrLogger } from './log.js';

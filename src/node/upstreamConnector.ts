@@ -10,7 +10,6 @@ import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
 import type { UpstreamAuth } from '../bridge/signInPorts.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
-import { responseBodies } from '../edges/bodyGate.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import {
   CHILD_STOP_GRACE_MS,
@@ -74,8 +73,6 @@ const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((arg, i) => arg === b[i]);
 
 function httpConnect(upstream: StdioUpstream & { kind: 'url' }, s: ConnectorSettings) {
-  // The response bodies pause with stdin while the client does not read (bodyGate.ts).
-  s.flow.add(responseBodies);
   // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.
   return (): Observable<UpstreamConnection> =>
     defer(() => import('../edges/http/httpUpstream.js')).pipe(
@@ -88,6 +85,9 @@ function httpConnect(upstream: StdioUpstream & { kind: 'url' }, s: ConnectorSett
             ...(upstream.caPem === undefined ? {} : { caPem: upstream.caPem }),
             env: s.env,
             ...(s.auth === undefined ? {} : { auth: s.auth }),
+            // The response bodies of each connection pause with stdin while the client does not
+            // read (bodyGate.ts); the connection adds its gate and removes it when it closes.
+            flow: s.flow,
           },
           s.logger,
         ),

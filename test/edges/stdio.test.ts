@@ -1,7 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
-import { Observable, lastValueFrom, range, map, count } from 'rxjs';
+import { Observable, Subject, lastValueFrom, range, map, count } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { writeLines } from '../../src/edges/stdio.js';
+import { BridgeError } from '../../src/errors.js';
 
 /** A writable that records each write and says "full" on the first one. */
 function recorder(): { stream: Writable; writes: string[] } {
@@ -72,5 +73,98 @@ describe('writeLines', () => {
     const lines = received.join('').split('\n').slice(0, -1);
     expect(lines).toHaveLength(20_000);
     expect(lines[19_999]).toBe('19999');
+  });
+});
+
+/** What the pipeline of `lines$` into `stream` ended with, and the lines it said it handed over. */
+function outcome(
+  stream: Writable,
+  lines$: Observable<string>,
+  failure: 'end' | 'error' = 'error',
+): Promise<{ written: number; error?: unknown; completed?: true }> {
+  return new Promise((resolve) => {
+    let written = 0;
+    lines$.pipe(writeLines(stream, { failure })).subscribe({
+      next: () => written++,
+      error: (error: unknown) => resolve({ written, error }),
+      complete: () => resolve({ written, completed: true }),
+    });
+  });
+}
+
+const epipe = (): NodeJS.ErrnoException => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+
+/** A writable whose every write fails as a pipe without reader does. */
+function brokenPipe(): { stream: Writable; writes: string[] } {
+  const writes: string[] = [];
+  // No 'error' listener but the pipeline's own: an unhandled 'error' would be an uncaught exception.
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      writes.push(chunk.toString('utf8'));
+      callback(epipe());
+    },
+  });
+  return { stream, writes };
+}
+
+describe('writeLines when the stream fails', () => {
+  it('by default a failed write (EPIPE) ends the pipeline at once: it completes, the source is unsubscribed', async () => {
+    const { stream, writes } = brokenPipe();
+    const lines$ = new Subject<string>();
+    const ended = outcome(stream, lines$, 'end');
+    lines$.next('one\n');
+    const result = await ended;
+    expect(result).toEqual({ written: 1, completed: true });
+    expect(lines$.observed).toBe(false);
+    expect(writes).toEqual(['one\n']);
+  });
+
+  it('with failure "error" a write that fails (EPIPE: the reader went away) errors the pipeline with that error, no uncaught error', async () => {
+    const { stream, writes } = brokenPipe();
+    const lines$ = new Subject<string>();
+    const ended = outcome(stream, lines$);
+    lines$.next('one\n');
+    const result = await ended;
+    expect(result.written).toBe(1);
+    expect(result.completed).toBeUndefined();
+    expect(result.error).toMatchObject({ code: 'EPIPE', message: 'write EPIPE' });
+    // The source is unsubscribed: later lines go nowhere.
+    expect(lines$.observed).toBe(false);
+    expect(writes).toEqual(['one\n']);
+  });
+
+  it('a line for a stream destroyed without an error fails with closed', async () => {
+    const stream = new PassThrough();
+    stream.destroy();
+    const result = await outcome(stream, range(0, 2).pipe(map((i) => `${i}\n`)));
+    expect(result.written).toBe(0);
+    expect(result.error).toBeInstanceOf(BridgeError);
+    expect(result.error).toMatchObject({
+      code: 'closed',
+      detail: 'the stream was closed before every line was written',
+    });
+  });
+
+  it('a stream destroyed while the pipeline waits for its drain fails the pipeline with closed', async () => {
+    const stream = new PassThrough({ highWaterMark: 1 });
+    const lines$ = new Subject<string>();
+    const ended = outcome(stream, lines$);
+    lines$.next('full\n');
+    lines$.next('waiting\n');
+    expect(stream.writableNeedDrain).toBe(true);
+    stream.destroy();
+    const result = await ended;
+    expect(result.written).toBe(1);
+    expect(result.error).toMatchObject({ code: 'closed' });
+  });
+
+  it('a stream destroyed with an error while the pipeline waits fails it with that error', async () => {
+    const stream = new PassThrough({ highWaterMark: 1 });
+    const lines$ = new Subject<string>();
+    const ended = outcome(stream, lines$);
+    lines$.next('full\n');
+    stream.destroy(epipe());
+    const result = await ended;
+    expect(result.error).toMatchObject({ code: 'EPIPE' });
   });
 });

@@ -12,6 +12,7 @@ import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
 import { BridgeError, isBridgeError } from '../../errors.js';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 import { isObject, request as requestFrame } from '../../protocol/jsonrpc.js';
+import type { BodyGate } from '../bodyGate.js';
 import { canceller } from './canceller.js';
 import type { Canceller } from './canceller.js';
 import { connectFailure } from './connectFailure.js';
@@ -34,6 +35,8 @@ export interface ExchangeContext {
   readonly staticHeaders: readonly StaticHeader[];
   readonly protocolVersion: string;
   readonly maxResponseBytes: number;
+  /** The body gate of the connection (bodyGate.ts): its bodies are not read while it is paused. */
+  readonly bodies: BodyGate;
   readonly auth: UpstreamAuth | undefined;
   /** Hidden tools fail before a POST; a `tools/call` gets the headers of its tool's arguments. */
   readonly tools: ToolHeaderCache;
@@ -68,6 +71,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
     staticHeaders,
     protocolVersion,
     maxResponseBytes,
+    bodies,
     tools,
     route,
     logger,
@@ -158,7 +162,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
           .pipe(
             mergeMap((response) => {
               status = response.statusCode;
-              return responseMessages(response, { id, method, maxResponseBytes });
+              return responseMessages(response, { id, method, maxResponseBytes, bodies });
             }),
           )
           .subscribe({

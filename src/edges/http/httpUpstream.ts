@@ -12,6 +12,8 @@ import type { UpstreamAuth } from '../../bridge/signInPorts.js';
 import type { ExchangeEvent, UpstreamConnection } from '../../bridge/upstream.js';
 import type { Frame, NotificationFrame } from '../../protocol/jsonrpc.js';
 import { isRequest, isResponse } from '../../protocol/jsonrpc.js';
+import { createBodyGate } from '../bodyGate.js';
+import type { FlowControl } from '../flowControl.js';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatcherResult, ProxyEnv } from './dispatcher.js';
 import type { StaticHeader } from './headers.js';
@@ -42,6 +44,12 @@ export interface HttpUpstreamConfig {
    * configuration error (reference-behaviors.md §6.3), and every request fails with `connect_failed`.
    */
   readonly auth?: UpstreamAuth;
+  /**
+   * The back-pressure of the client connection (createFlowControl): the response bodies of this
+   * connection are not read while it pauses its inputs. Their gate is added to it here and
+   * removed at close(). Absent: the bodies are read as fast as they come.
+   */
+  readonly flow?: FlowControl;
 }
 
 export const DEFAULT_HTTP_UPSTREAM_CONFIG = Object.freeze({
@@ -88,6 +96,9 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
     logger.log(SCOPE, 'err', `cannot make the HTTP client for the upstream server: ${made.reason}`);
   const dispatcher: Dispatcher | undefined = made.ok ? made.dispatcher : undefined;
   const tools = createToolHeaderCache();
+  // This connection's bodies pause with the inputs of its client connection (bodyGate.ts).
+  const bodies = createBodyGate();
+  const removeGate = config.flow?.add(bodies);
   const logMessages = new Subject<NotificationFrame>();
 
   /**
@@ -135,6 +146,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
     staticHeaders,
     protocolVersion: config.protocolVersion ?? DEFAULT_HTTP_UPSTREAM_CONFIG.protocolVersion,
     maxResponseBytes: config.maxResponseBytes ?? DEFAULT_HTTP_UPSTREAM_CONFIG.maxResponseBytes,
+    bodies,
     auth: config.auth,
     tools,
     route: toEvent,
@@ -164,6 +176,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
     close() {
       if (exchanges.closed) return;
       exchanges.close();
+      removeGate?.();
       logMessages.complete();
       dispatcher?.destroy().catch(() => undefined);
     },

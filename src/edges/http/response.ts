@@ -22,6 +22,7 @@ import type { Cause } from '../../protocol/errors.js';
 import type { Frame, ResponseFrame } from '../../protocol/jsonrpc.js';
 import { asFrame, isErrorResponse, isResponse } from '../../protocol/jsonrpc.js';
 import { BridgeError, isBridgeError } from '../../errors.js';
+import type { BodyGate } from '../bodyGate.js';
 import { bodyText, sseData } from './sse.js';
 
 /** The exchange a response belongs to. */
@@ -29,6 +30,8 @@ export interface ResponseContext {
   readonly id: number;
   readonly method: string;
   readonly maxResponseBytes: number;
+  /** The body gate of the connection (bodyGate.ts): its bodies are not read while it is paused. */
+  readonly bodies?: BodyGate;
 }
 
 /** The subset of undici's response data that is read here. */
@@ -90,7 +93,7 @@ export function responseMessages(response: HttpResponse, ctx: ResponseContext): 
   if (status >= 200 && status < 300) {
     const type = mediaType(response.headers['content-type']);
     if (type === 'application/json') {
-      return bodyText(response.body, ctx.maxResponseBytes, length).pipe(
+      return bodyText(response.body, ctx.maxResponseBytes, length, ctx.bodies).pipe(
         map((text) => {
           const frame = parse(text);
           if (frame === undefined || !isResponse(frame))
@@ -103,7 +106,7 @@ export function responseMessages(response: HttpResponse, ctx: ResponseContext): 
       );
     }
     if (type === 'text/event-stream') {
-      return sseData(response.body, ctx.maxResponseBytes).pipe(
+      return sseData(response.body, ctx.maxResponseBytes, ctx.bodies).pipe(
         map((data) => {
           const frame = parse(data);
           if (frame === undefined) throw invalid('an event of the response stream is not a JSON-RPC message');
@@ -123,7 +126,7 @@ export function responseMessages(response: HttpResponse, ctx: ResponseContext): 
     return fail('transport_failed', 'the upstream server or a proxy did not take the request');
   }
   if (status >= 400) {
-    return bodyText(response.body, ctx.maxResponseBytes, length).pipe(
+    return bodyText(response.body, ctx.maxResponseBytes, length, ctx.bodies).pipe(
       map((text) => {
         const frame = parse(text);
         const own =

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import { BridgeError } from '../../errors.js';
-import { responseBodies } from '../bodyGate.js';
+import type { BodyGate } from '../bodyGate.js';
 
 /**
  * Room for the field name of the line that carries the last bytes of an event: the parser counts
@@ -36,6 +36,7 @@ const broken = (error: unknown): BridgeError =>
  */
 function attach(
   body: Readable,
+  gate: BodyGate | undefined,
   onData: (chunk: Buffer) => void,
   onEnd: () => void,
   onError: (error: unknown) => void,
@@ -43,10 +44,10 @@ function attach(
   body.on('data', onData);
   body.once('end', onEnd);
   body.once('error', onError);
-  // Paused with the other inputs while the client does not read (bodyGate.ts, issue 10 item 4).
-  const untrack = responseBodies.track(body);
+  // Paused with the other inputs of its connection while the client does not read (bodyGate.ts).
+  const untrack = gate?.track(body);
   return () => {
-    untrack();
+    untrack?.();
     body.off('data', onData);
     body.off('end', onEnd);
     body.off('error', onError);
@@ -57,9 +58,15 @@ function attach(
 
 /**
  * Reads a whole body of at most `maxBytes` bytes. A longer body fails at once with
- * `invalid_response` (the Content-Length is checked before reading when present).
+ * `invalid_response` (the Content-Length is checked before reading when present). The body is
+ * not read while `gate` is paused.
  */
-export function bodyText(body: Readable, maxBytes: number, contentLength?: number): Observable<string> {
+export function bodyText(
+  body: Readable,
+  maxBytes: number,
+  contentLength?: number,
+  gate?: BodyGate,
+): Observable<string> {
   return new Observable<string>((subscriber) => {
     const tooLong = () =>
       new BridgeError('invalid_response', {
@@ -84,7 +91,7 @@ export function bodyText(body: Readable, maxBytes: number, contentLength?: numbe
       subscriber.complete();
     };
     const onError = (error: unknown) => subscriber.error(broken(error));
-    return attach(body, onData, onEnd, onError);
+    return attach(body, gate, onData, onEnd, onError);
   });
 }
 
@@ -92,9 +99,10 @@ export function bodyText(body: Readable, maxBytes: number, contentLength?: numbe
  * The data of each message event of an SSE body, in order; completes when the body ends.
  * Comments (keep-alives), `id:` and `retry:` fields and events of another type than `message`
  * are ignored (protocol-mapping.md §7.1.6). An event whose data is longer than `maxEventBytes`
- * fails the stream with `invalid_response` as soon as the parser holds more than that.
+ * fails the stream with `invalid_response` as soon as the parser holds more than that. The body
+ * is not read while `gate` is paused.
  */
-export function sseData(body: Readable, maxEventBytes: number): Observable<string> {
+export function sseData(body: Readable, maxEventBytes: number, gate?: BodyGate): Observable<string> {
   return new Observable<string>((subscriber) => {
     const tooLong = () =>
       new BridgeError('invalid_response', {
@@ -123,6 +131,6 @@ export function sseData(body: Readable, maxEventBytes: number): Observable<strin
       subscriber.complete();
     };
     const onError = (error: unknown) => subscriber.error(broken(error));
-    return attach(body, onData, onEnd, onError);
+    return attach(body, gate, onData, onEnd, onError);
   });
 }
