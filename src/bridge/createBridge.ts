@@ -2,9 +2,10 @@
  * The composition root of the VS Code front end: client frames in, client frames out
  * (reference-behaviors.md §1.4). One subscription is one client connection.
  */
-import type { Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import {
   EMPTY,
+  Observable,
   Subject,
   concat,
   defer,
@@ -22,7 +23,9 @@ import {
   timer,
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
+import { downgradeFrame } from '../codec/downgrade.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
+import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -179,7 +182,7 @@ export function createBridge(
       );
 
       return concat(
-        merge(main$, background$).pipe(takeUntil(cut$)),
+        merge(main$, background$).pipe(forRevision(session, deps), takeUntil(cut$)),
         defer(() => (upstreamGone ? throwError(() => new BridgeError('upstream_exited')) : EMPTY)),
       ).pipe(
         finalize(() => {
@@ -210,6 +213,40 @@ function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never>
     }),
     mergeMap(() => EMPTY),
   );
+}
+
+/**
+ * Every frame for the client, shaped for the revision of the session (docs/revisions.md): a
+ * comparison per frame for 2025-11-25; for an older revision, requests and notifications of the
+ * bridge lose what it lacks (results are shaped with their method, forwardShape.ts), and a
+ * notification it does not have is not written. A failure drops the frame, with a log line.
+ */
+function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFunction<Frame> {
+  return (frames$) =>
+    new Observable<Frame>((subscriber) =>
+      frames$.subscribe({
+        next: (frame) => {
+          const revision = session.revision;
+          if (revision === NEWEST_CLIENT_REVISION) {
+            subscriber.next(frame);
+            return;
+          }
+          let shaped: Frame | undefined;
+          try {
+            shaped = downgradeFrame(frame, revision);
+          } catch (error: unknown) {
+            deps.logger.log(
+              'bridge',
+              'err',
+              `dropped a frame for the client: the bridge failed on it (${nameOf(error)})`,
+            );
+          }
+          if (shaped !== undefined) subscriber.next(shaped);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }
 
 /** Emits once no task runs any more. */

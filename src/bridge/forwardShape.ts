@@ -3,6 +3,7 @@
  * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
  */
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
+import { downgradeResult } from '../codec/downgrade.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import { toClientError } from '../codec/upstreamError.js';
@@ -107,6 +108,8 @@ function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Fra
     );
     return bridgeErrorFrame(request.id, 'invalid_response');
   }
+  // Then for the client's revision: no copy for 2025-11-25 (docs/revisions.md).
+  const forClient = downgradeResult(request.method, shaped, ctx.session.revision);
   // The shaped result carries the upstream's bytes of its unchanged members (issue 13, deliverable 3).
-  return result(request.id, carryRawResult(classified.result, shaped));
+  return result(request.id, carryRawResult(classified.result, forClient));
 }

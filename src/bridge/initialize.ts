@@ -1,15 +1,19 @@
 /**
  * `initialize` (reference-behaviors.md §2.1, §2.2): start the upstream, ask `server/discover`,
- * answer with a 2025-11-25 result. A failed attempt leaves the connection ready for a retry.
+ * answer with a result of the revision the client asked for when the bridge speaks it, else of
+ * 2025-11-25 (docs/revisions.md). A failed attempt leaves the connection ready for a retry.
  */
 import { catchError, defer, filter, finalize, map, merge, mergeMap, of, take, takeUntil, tap } from 'rxjs';
 import type { SchedulerLike, Observable } from 'rxjs';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
+import { downgradeInitializeResult } from '../codec/downgrade.js';
 import { buildInitializeResult } from '../codec/initializeResult.js';
 import { declaredLists } from '../codec/listen.js';
 import { PROTOCOL_VERSION, buildUpstreamMeta } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
+import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
+import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import {
   INTERNAL_ERROR,
@@ -27,10 +31,14 @@ import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from './upstream.js';
 import { offeredVersions, withVersionRetry } from './versionRetry.js';
 
-/** The client's identity and capabilities from the `initialize` params; lenient on shape. */
-function clientContext(params: JsonObject | undefined): ClientContext {
+/**
+ * The client's identity and capabilities from the `initialize` params; lenient on shape. The
+ * capabilities are those its revision can have, also those sent upstream.
+ */
+function clientContext(params: JsonObject | undefined, revision: ClientRevision): ClientContext {
   const info = isObject(params?.['clientInfo']) ? params['clientInfo'] : {};
-  const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
+  const declared = isObject(params?.['capabilities']) ? params['capabilities'] : {};
+  const capabilities = clientCapabilitiesFor(declared, revision);
   const name = typeof info['name'] === 'string' && info['name'] !== '' ? info['name'] : 'unknown-client';
   const version = typeof info['version'] === 'string' ? info['version'] : '0.0.0';
   // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
@@ -96,7 +104,8 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
   const limitMs = config.limits.discoverTimeoutMs;
   return defer(() => {
     session.phase = 'initializing';
-    const client = clientContext(request.params);
+    const revision = negotiateRevision(request.params?.['protocolVersion']);
+    const client = clientContext(request.params, revision);
     let upstream: UpstreamConnection | undefined;
     let settled = false;
     const reset = (): void => {
@@ -151,16 +160,20 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
             if (classified.kind !== 'complete' || !isObject(classified.result['capabilities'] ?? {})) {
               throw new BridgeError('invalid_response', { detail: 'server/discover' });
             }
-            const initializeResult = buildInitializeResult(classified.result, {
-              fallbackName: config.fallbackName,
-              bridgeVersion: config.version,
-              remote: connection.remote,
-            });
+            const initializeResult = downgradeInitializeResult(
+              buildInitializeResult(classified.result, {
+                fallbackName: config.fallbackName,
+                bridgeVersion: config.version,
+                remote: connection.remote,
+              }),
+              revision,
+            );
             const capabilities = isObject(initializeResult['capabilities'])
               ? initializeResult['capabilities']
               : {};
             settled = true;
             session.client = client;
+            session.revision = revision;
             session.upstream = connection;
             session.declared = declaredLists(capabilities);
             session.phase = 'ready';
