@@ -169,7 +169,7 @@ export function createBridge(
         // A Subject never completes by itself: it ends with the session, or the end of input
         // would wait for the whole grace period (§2.13).
         signInFrames$,
-      ).pipe(takeUntil(ended$));
+      ).pipe(forRevision(session, deps), takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
       // bridge stops as soon as no task runs, at the latest after the grace (§2.13, §2.14).
@@ -182,7 +182,7 @@ export function createBridge(
       );
 
       return concat(
-        merge(main$, background$).pipe(forRevision(session, deps), takeUntil(cut$)),
+        merge(main$, background$).pipe(takeUntil(cut$)),
         defer(() => (upstreamGone ? throwError(() => new BridgeError('upstream_exited')) : EMPTY)),
       ).pipe(
         finalize(() => {
@@ -216,10 +216,11 @@ function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never>
 }
 
 /**
- * Every frame for the client, shaped for the revision of the session (docs/revisions.md): a
- * comparison per frame for 2025-11-25; for an older revision, requests and notifications of the
- * bridge lose what it lacks (results are shaped with their method, forwardShape.ts), and a
- * notification it does not have is not written. A failure drops the frame, with a log line.
+ * The frames of the background (log messages, listen events, the sign-in's frames), shaped for
+ * the revision of the session (docs/revisions.md): a comparison per frame for 2025-11-25; for an
+ * older revision they lose what it lacks, and a notification it does not have is not written. A
+ * failure drops the frame, with a log line. The frames of forwarded requests are shaped where
+ * they are made (forwardShape.ts), and the initialize result in initialize.ts.
  */
 function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFunction<Frame> {
   return (frames$) =>

@@ -3,7 +3,7 @@
  * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
  */
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
-import { downgradeResult } from '../codec/downgrade.js';
+import { downgradeFrame, downgradeResult } from '../codec/downgrade.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import { toClientError } from '../codec/upstreamError.js';
@@ -63,7 +63,8 @@ export function outputFrame(
 ): Frame | undefined {
   switch (output.type) {
     case 'toClient':
-      return output.frame;
+      // The bridge's requests and notifications of the rounds, for the client's revision.
+      return downgradeFrame(output.frame, ctx.session.revision);
     case 'progress': {
       const params = output.frame.params ?? {};
       const value = params['progress'];
@@ -75,7 +76,7 @@ export function outputFrame(
       const forwarded: JsonObject = { progressToken: token, progress: value };
       if (params['total'] !== undefined) forwarded['total'] = params['total'];
       if (params['message'] !== undefined) forwarded['message'] = params['message'];
-      return notification('notifications/progress', forwarded);
+      return downgradeFrame(notification('notifications/progress', forwarded), ctx.session.revision);
     }
     case 'error':
       return errorResponse(request.id, toClientError(output.error, request.method));

@@ -49,9 +49,17 @@ function closed(schema: Schema, key: '$defs' | 'definitions'): Record<string, un
   const defs: Record<string, Definition> = {};
   for (const [name, definition] of Object.entries(schema.$defs)) {
     const params = definition.properties?.['params'] as Definition | undefined;
+    // Every revision allows `_meta` in params (the base Request and Notification), also where a
+    // definition does not name it.
     const withParams =
       params !== undefined && params.properties !== undefined
-        ? { ...definition, properties: { ...definition.properties, params: close(params) } }
+        ? {
+            ...definition,
+            properties: {
+              ...definition.properties,
+              params: close({ ...params, properties: { _meta: { type: 'object' }, ...params.properties } }),
+            },
+          }
         : definition;
     defs[name] = close(withParams);
   }
