@@ -9,6 +9,7 @@ import { roundsContext } from './internal/roundsContext.js';
 export type {
   ClientAnswer,
   ClientReply,
+  ClientRevision,
   InputLogEntry,
   InputSchemaChecks,
   RetryExtras,

@@ -13,6 +13,7 @@ export { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from './driveInpu
 export type {
   ClientAnswer,
   ClientReply,
+  ClientRevision,
   DriveInputRoundsConfig,
   InputLogEntry,
   InputRoundsDeps,

@@ -2,9 +2,10 @@
  * The composition root of the VS Code front end: client frames in, client frames out
  * (reference-behaviors.md §1.4). One subscription is one client connection.
  */
-import type { Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import {
   EMPTY,
+  Observable,
   Subject,
   concat,
   defer,
@@ -22,7 +23,9 @@ import {
   timer,
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
+import { downgradeFrame } from '../codec/downgrade.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
+import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -175,7 +178,7 @@ export function createBridge(
         // A Subject never completes by itself: it ends with the session, or the end of input
         // would wait for the whole grace period (§2.13).
         signInFrames$,
-      ).pipe(takeUntil(ended$));
+      ).pipe(forRevision(session, deps), takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
       // bridge stops as soon as no task runs, at the latest after the grace (§2.13, §2.14).
@@ -219,6 +222,41 @@ function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never>
     }),
     mergeMap(() => EMPTY),
   );
+}
+
+/**
+ * The frames of the background (log messages, listen events, the sign-in's frames), shaped for
+ * the revision of the session (docs/revisions.md): a comparison per frame for 2025-11-25; for an
+ * older revision they lose what it lacks, and a notification it does not have is not written. A
+ * failure drops the frame, with a log line. The frames of forwarded requests are shaped where
+ * they are made (forwardShape.ts), and the initialize result in initialize.ts.
+ */
+function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFunction<Frame> {
+  return (frames$) =>
+    new Observable<Frame>((subscriber) =>
+      frames$.subscribe({
+        next: (frame) => {
+          const revision = session.revision;
+          if (revision === NEWEST_CLIENT_REVISION) {
+            subscriber.next(frame);
+            return;
+          }
+          let shaped: Frame | undefined;
+          try {
+            shaped = downgradeFrame(frame, revision);
+          } catch (error: unknown) {
+            deps.logger.log(
+              'bridge',
+              'err',
+              `dropped a frame for the client: the bridge failed on it (${nameOf(error)})`,
+            );
+          }
+          if (shaped !== undefined) subscriber.next(shaped);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }
 
 /** Emits once no task runs any more. */

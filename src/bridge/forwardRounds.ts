@@ -114,6 +114,7 @@ export function startRounds(host: RoundHost, first: ExchangeEvent, abort$: Subje
       },
       nextElicitationId: session.nextElicitationId,
       clientCapabilities: client.capabilities,
+      clientRevision: session.revision,
       checks: ajvInputChecks,
       abort$,
       log: (level, text) =>

@@ -3,6 +3,7 @@
  * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
  */
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
+import { downgradeFrame, downgradeResult } from '../codec/downgrade.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import { toClientError } from '../codec/upstreamError.js';
@@ -62,7 +63,8 @@ export function outputFrame(
 ): Frame | undefined {
   switch (output.type) {
     case 'toClient':
-      return output.frame;
+      // The bridge's requests and notifications of the rounds, for the client's revision.
+      return downgradeFrame(output.frame, ctx.session.revision);
     case 'progress': {
       const params = output.frame.params ?? {};
       const value = params['progress'];
@@ -74,7 +76,7 @@ export function outputFrame(
       const forwarded: JsonObject = { progressToken: token, progress: value };
       if (params['total'] !== undefined) forwarded['total'] = params['total'];
       if (params['message'] !== undefined) forwarded['message'] = params['message'];
-      return notification('notifications/progress', forwarded);
+      return downgradeFrame(notification('notifications/progress', forwarded), ctx.session.revision);
     }
     case 'error':
       return errorResponse(request.id, toClientError(output.error, request.method));
@@ -107,6 +109,8 @@ function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Fra
     );
     return bridgeErrorFrame(request.id, 'invalid_response');
   }
+  // Then for the client's revision: no copy for 2025-11-25 (docs/revisions.md).
+  const forClient = downgradeResult(request.method, shaped, ctx.session.revision);
   // The shaped result carries the upstream's bytes of its unchanged members (issue 13, deliverable 3).
-  return result(request.id, carryRawResult(classified.result, shaped));
+  return result(request.id, carryRawResult(classified.result, forClient));
 }

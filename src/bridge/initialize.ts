@@ -1,17 +1,21 @@
 /**
  * `initialize` (reference-behaviors.md §2.1, §2.2): start the upstream, ask `server/discover`,
- * answer with a 2025-11-25 result. A failed attempt leaves the connection ready for a retry.
+ * answer with a result of the revision the client asked for when the bridge speaks it, else of
+ * 2025-11-25 (docs/revisions.md). A failed attempt leaves the connection ready for a retry.
  */
 import { catchError, defer, filter, finalize, map, merge, mergeMap, of, take, takeUntil, tap } from 'rxjs';
 import type { SchedulerLike, Observable } from 'rxjs';
 import { withDeadline } from '../../operators/withDeadline.js';
 import { toUpstreamClientCapabilities } from '../codec/capabilities.js';
+import { downgradeInitializeResult } from '../codec/downgrade.js';
 import { buildInitializeResult } from '../codec/initializeResult.js';
 import { declaredLists } from '../codec/listen.js';
 import { upstreamClientInfo } from '../codec/clientInfo.js';
 import { PROTOCOL_VERSION, REFERENCE_PASSTHROUGH, buildUpstreamMeta, metaRule } from '../codec/meta.js';
 import type { MetaPassthrough } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
+import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
+import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../errors.js';
 import {
   INTERNAL_ERROR,
@@ -31,14 +35,17 @@ import { offeredVersions, withVersionRetry } from './versionRetry.js';
 
 /**
  * The client's identity and capabilities from the `initialize` params, as `passthrough` lets them
- * travel to this upstream (src/codec/clientInfo.ts, capabilities.ts); lenient on shape.
+ * travel to this upstream (src/codec/clientInfo.ts, capabilities.ts); lenient on shape. The
+ * capabilities are those its revision can have, also those sent upstream.
  */
 function clientContext(
   params: JsonObject | undefined,
   passthrough: MetaPassthrough,
   remote: boolean,
+  revision: ClientRevision,
 ): ClientContext {
-  const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
+  const declared = isObject(params?.['capabilities']) ? params['capabilities'] : {};
+  const capabilities = clientCapabilitiesFor(declared, revision);
   const info = upstreamClientInfo(params?.['clientInfo'], passthrough.fullClientInfo, remote);
   // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
   // for them (src/codec/requestText.ts, issue 13).
@@ -107,6 +114,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
   return defer(() => {
     session.phase = 'initializing';
     const passthrough = config.metaPassthrough ?? REFERENCE_PASSTHROUGH;
+    const revision = negotiateRevision(request.params?.['protocolVersion']);
     let upstream: UpstreamConnection | undefined;
     let settled = false;
     const reset = (): void => {
@@ -122,7 +130,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
 
     const discover$ = (connection: UpstreamConnection): Observable<Frame> => {
       // Made per attempt: which icons of the client may travel depends on the upstream (remote).
-      const client = clientContext(request.params, passthrough, connection.remote);
+      const client = clientContext(request.params, passthrough, connection.remote, revision);
       return connection
         .request('server/discover', {
           _meta: buildUpstreamMeta(
@@ -163,16 +171,20 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
             if (classified.kind !== 'complete' || !isObject(classified.result['capabilities'] ?? {})) {
               throw new BridgeError('invalid_response', { detail: 'server/discover' });
             }
-            const initializeResult = buildInitializeResult(classified.result, {
-              fallbackName: config.fallbackName,
-              bridgeVersion: config.version,
-              remote: connection.remote,
-            });
+            const initializeResult = downgradeInitializeResult(
+              buildInitializeResult(classified.result, {
+                fallbackName: config.fallbackName,
+                bridgeVersion: config.version,
+                remote: connection.remote,
+              }),
+              revision,
+            );
             const capabilities = isObject(initializeResult['capabilities'])
               ? initializeResult['capabilities']
               : {};
             settled = true;
             session.client = client;
+            session.revision = revision;
             session.upstream = connection;
             session.declared = declaredLists(capabilities);
             session.phase = 'ready';

@@ -9,6 +9,8 @@ import type { ErrorObject, JsonObject, RequestId } from '../protocol/jsonrpc.js'
 import { NO_LISTS } from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import type { MetaRule } from '../codec/meta.js';
+import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
+import type { ClientRevision } from '../codec/revisions.js';
 import { createDeadlineQueue } from './deadlines.js';
 import type { DeadlineQueue } from './deadlines.js';
 import type { UpstreamConnection } from './upstream.js';
@@ -26,7 +28,10 @@ export type Stop = (abort: Abort) => void;
 
 export interface ClientContext {
   readonly info: JsonObject;
-  /** As declared in `initialize` (2025-11-25 shape): decides which input kinds may be asked. */
+  /**
+   * As declared in `initialize`, reduced to what the client's revision can have
+   * (clientCapabilitiesFor): decides which input kinds may be asked.
+   */
   readonly capabilities: JsonObject;
   /** Translated for the upstream `_meta` (reference-behaviors.md §3.2). */
   readonly upstreamCapabilities: JsonObject;
@@ -39,6 +44,11 @@ export interface Session {
   client: ClientContext | undefined;
   upstream: UpstreamConnection | undefined;
   declared: DeclaredLists | undefined;
+  /**
+   * The revision the client speaks, decided by its `initialize` (docs/revisions.md): every
+   * frame to the client is shaped for it. 2025-11-25 until then.
+   */
+  revision: ClientRevision;
   /** Level of `logging/setLevel`, stamped on later upstream requests (§5.7). */
   logLevel: string | undefined;
   /** `notifications/initialized` arrived after the initialize result (§2.5). */
@@ -121,6 +131,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
     client: undefined,
     upstream: undefined,
     declared: undefined,
+    revision: NEWEST_CLIENT_REVISION,
     logLevel: undefined,
     initialized: false,
     listsFetched: NO_LISTS,

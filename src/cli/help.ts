@@ -57,6 +57,8 @@ MCP 2026-07-28: a command started as a child process (everything after "--" is t
 and its arguments, unchanged), or a Streamable HTTP server at <url>. The URL must be https,
 or http for a loopback host (localhost, *.localhost, 127.0.0.0/8, [::1]); it must not hold a
 user name, a password or a fragment.
+A client that asks for an older revision in initialize (2025-06-18, 2025-03-26 or 2024-11-05)
+is answered in that revision, and gets only what the revision has.
 
 Options come before the URL or "--". Write "--opt value" or "--opt=value". When an option is
 given more than once, the last one wins, except --header and --header-env, which add up.

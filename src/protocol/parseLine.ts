@@ -86,11 +86,16 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
     // JSON.parse accepts "\ud800"; the reference does not (§11 item 1).
     if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
   }
+  // A JSON-RPC batch (revision 2025-03-26 only) is refused as a whole (docs/revisions.md).
+  if (Array.isArray(value)) return bad(null, 'invalid_request_shape', BATCH_DETAIL);
   const frame = asFrame(value);
   if (frame === undefined) return bad(parsedId(value), 'invalid_request_shape');
   rememberRawResult(frame, bytes); // a large result keeps its bytes (issue 13, deliverable 3)
   return { kind: 'frame', frame };
 }
+
+/** The detail of a refused batch. */
+export const BATCH_DETAIL = 'a JSON-RPC batch: the bridge takes one message per line';
 
 const tooDeepLine = (bytes: Uint8Array, limits: ParseLimits): Inbound =>
   bad(recoverId(bytes), 'too_deep', `limit: ${limits.maxDepth} levels`);

@@ -23,10 +23,12 @@ import { parseFrame } from './rawPeer.js';
 import type { Frame, RawPeer } from './rawPeer.js';
 import {
   findModernLeaks,
+  validateClientFrame,
   validateDefinition,
   validateLegacyFrame,
   validateModernRequest,
 } from './schemas.js';
+import type { ClientRevision } from './schemas.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const TAP_UPSTREAM = `${root}dist/test/fixtures/tapUpstream.js`;
@@ -58,8 +60,12 @@ export interface Tap {
   wrap(options?: StartOptions): StartOptions;
   /** Records the requests the client sends, to check each result by its method. Returns the peer. */
   attach(peer: RawPeer): RawPeer;
-  /** Checks every frame so far in both directions. Call it after the bridge exited for all. */
-  check(peer: RawPeer): TapReport;
+  /**
+   * Checks every frame so far in both directions. Call it after the bridge exited for all. The
+   * client's frames are checked against the schema of `revision` (default 2025-11-25) and, for
+   * an older one, its closed variant too (test/helpers/schemas.ts).
+   */
+  check(peer: RawPeer, revision?: ClientRevision): TapReport;
   /** The lines the bridge sent upstream so far, parsed. */
   upstreamFrames(): Frame[];
   /** Removes the tap file. */
@@ -86,8 +92,20 @@ export function upstreamFrameProblems(frame: Frame): string[] {
  * recovered has `"id": null` (JSON-RPC 2.0 and reference-behaviors.md §2.7), while the 2025-11-25
  * schema only knows an absent id. Such a frame is checked without its id.
  */
-export function clientFrameProblems(frame: Frame, method?: string): string[] {
+export function clientFrameProblems(
+  frame: Frame,
+  method?: string,
+  revision: ClientRevision = '2025-11-25',
+): string[] {
   const leaks = findModernLeaks(frame).filter((pointer) => !ALLOWED_LEAKS.includes(pointer));
+  if (revision !== '2025-11-25') {
+    // The older schemas need an id in every error: such a frame is checked with id 0.
+    const checked = 'error' in frame && frame['id'] === null ? { ...frame, id: 0 } : frame;
+    return [
+      ...validateClientFrame(revision, checked, method),
+      ...leaks.map((pointer) => `a 2026-07-28 member at ${pointer}`),
+    ];
+  }
   const checked = 'error' in frame && frame['id'] === null ? withoutId(frame) : frame;
   return [
     ...validateLegacyFrame(checked, 'toClient', method),
@@ -142,7 +160,7 @@ export function createTap(): Tap {
       };
       return peer;
     },
-    check(peer) {
+    check(peer, revision = '2025-11-25') {
       const kinds: Record<string, number> = {};
       const problems: string[] = [];
       const count = (kind: string): void => void (kinds[kind] = (kinds[kind] ?? 0) + 1);
@@ -157,7 +175,7 @@ export function createTap(): Tap {
         const kind = `client ${kindOf(frame, method)}`;
         count(kind);
         toClient += 1;
-        for (const problem of clientFrameProblems(frame, method)) {
+        for (const problem of clientFrameProblems(frame, method, revision)) {
           problems.push(`${kind} (client line ${index + 1}): ${problem}`);
         }
       });
@@ -190,8 +208,8 @@ export function createTap(): Tap {
 }
 
 /** Asserts that every frame of the transcript passed its checks; returns the report. */
-export function expectValidTranscript(tap: Tap, peer: RawPeer): TapReport {
-  const report = tap.check(peer);
+export function expectValidTranscript(tap: Tap, peer: RawPeer, revision?: ClientRevision): TapReport {
+  const report = tap.check(peer, revision);
   expect(report.problems).toEqual([]);
   return report;
 }

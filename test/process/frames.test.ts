@@ -169,8 +169,11 @@ describe('frames of the client', () => {
     expect(await next()).toEqual(errorFrame(21, 'invalid_request_shape'));
     write('{"jsonrpc":"2.0","id":"no-method"}\n');
     expect(await next()).toEqual(errorFrame('no-method', 'invalid_request_shape'));
+    // A batch (revision 2025-03-26) is refused as a whole, and says so (docs/revisions.md).
     write('[{"jsonrpc":"2.0","id":22,"method":"ping"}]\n');
-    expect(await next()).toEqual(errorFrame(null, 'invalid_request_shape'));
+    expect(await next()).toEqual(
+      errorFrame(null, 'invalid_request_shape', 'a JSON-RPC batch: the bridge takes one message per line'),
+    );
     write('42\n');
     expect(await next()).toEqual(errorFrame(null, 'invalid_request_shape'));
     await expectOpen(23);

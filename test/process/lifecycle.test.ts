@@ -376,12 +376,14 @@ describe.concurrent('the Copilot harness', () => {
       },
     };
     const initialized = await ask(bridge, init, 'initialize');
-    expect(initialized.result).toEqual(FIXTURE_RESULT);
+    // The harness asks for 2025-06-18 and gets it (docs/revisions.md): a revision without URL
+    // elicitation, so the upstream is told form mode only.
+    expect(initialized.result).toEqual({ ...FIXTURE_RESULT, protocolVersion: '2025-06-18' });
     bridge.send(note('notifications/initialized'));
 
     const meta = await upstreamMeta(bridge, 1, { progressToken: 0 });
     expect(meta['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'copilot-cli', version: '1.0.89' });
-    expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual(COPILOT_CAPABILITIES);
+    expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual({ sampling: {}, elicitation: {} });
     // The upstream gets its own request id as the token, never the client's 0.
     expect(meta['progressToken']).not.toBe(0);
 

@@ -84,13 +84,21 @@ describe('parseLine', () => {
     });
   });
 
+  it('refuses a JSON-RPC batch (revision 2025-03-26) as a whole, saying it is a batch', () => {
+    const detail = 'a JSON-RPC batch: the bridge takes one message per line';
+    expect(parse('[1,2]')).toEqual({ kind: 'bad', id: null, cause: 'invalid_request_shape', detail });
+    expect(
+      parse('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]'),
+    ).toEqual({ kind: 'bad', id: null, cause: 'invalid_request_shape', detail });
+  });
+
   it('answers valid JSON that is not JSON-RPC 2.0 with invalid_request_shape and its id', () => {
     expect(parse('{"jsonrpc":"1.0","id":"a","method":"x"}')).toEqual({
       kind: 'bad',
       id: 'a',
       cause: 'invalid_request_shape',
     });
-    expect(parse('[1,2]')).toEqual({ kind: 'bad', id: null, cause: 'invalid_request_shape' });
+    expect(parse('"x"')).toEqual({ kind: 'bad', id: null, cause: 'invalid_request_shape' });
     expect(parse('{"jsonrpc":"2.0","id":1.5,"method":"x"}')).toEqual({
       kind: 'bad',
       id: null,

@@ -9,6 +9,7 @@ import type { TestContext } from 'vitest';
 import { handshake, initializeRequest, note, req, scripted, startBridge } from '../helpers/bridgeProcess.js';
 import { exchange, killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+import type { ClientRevision } from '../helpers/schemas.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createTap, expectValidTranscript } from '../helpers/tap.js';
 import type { Tap, TapReport } from '../helpers/tap.js';
@@ -23,13 +24,13 @@ const TIMEOUT_MS = 20_000;
 const totals = { sessions: 0, toClient: 0, toUpstream: 0 };
 
 /** Checks a finished transcript, prints its counts and adds them to the totals. */
-function report(name: string, tap: Tap, peer: RawPeer): TapReport {
-  const checked = expectValidTranscript(tap, peer);
+function report(name: string, tap: Tap, peer: RawPeer, revision: ClientRevision = '2025-11-25'): TapReport {
+  const checked = expectValidTranscript(tap, peer, revision);
   totals.sessions += 1;
   totals.toClient += checked.toClient;
   totals.toUpstream += checked.toUpstream;
   console.log(
-    `${name}: ${checked.toClient} frames to the client valid for 2025-11-25, ` +
+    `${name}: ${checked.toClient} frames to the client valid for ${revision}, ` +
       `${checked.toUpstream} frames to the upstream valid for 2026-07-28\n` +
       Object.entries(checked.kinds)
         .sort(([a], [b]) => a.localeCompare(b))
@@ -41,7 +42,7 @@ function report(name: string, tap: Tap, peer: RawPeer): TapReport {
 
 afterAll(() => {
   console.log(
-    `schema transcripts: ${totals.sessions} sessions, ${totals.toClient} frames valid for 2025-11-25 ` +
+    `schema transcripts: ${totals.sessions} sessions, ${totals.toClient} frames valid for their revision ` +
       `(and free of 2026-07-28 members), ${totals.toUpstream} frames valid for 2026-07-28`,
   );
 });
@@ -295,6 +296,76 @@ describe.concurrent('schema validation of whole sessions', () => {
     const checked = report('Copilot harness', tap, peer);
     expect(checked.kinds['client notification notifications/progress']).toBe(2);
   });
+
+  it.for(['2025-06-18', '2025-03-26', '2024-11-05'] as const)(
+    'validates every frame of a session of a %s client against the schema of its revision',
+    async (revision, context) => {
+      const { tap, peer } = session(context);
+      let nextId = 10;
+      const call = (method: string, params?: object): Promise<Frame> =>
+        exchange(peer, req(nextId++, method, params) as Frame & { id: number }, TIMEOUT_MS);
+      const tool = (name: string, args: object = {}, meta?: object): Promise<Frame> =>
+        call('tools/call', { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) });
+      // The client asks for its revision and declares what VS Code declares: the bridge answers in
+      // that revision and keeps only what it can have (docs/revisions.md).
+      peer.send({
+        ...initializeRequest(1),
+        params: {
+          protocolVersion: revision,
+          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
+          clientInfo: { name: 'older-client', version: '1.0.0' },
+        },
+      });
+      const init = await peer.nextFrame(responseTo(1), TIMEOUT_MS);
+      expect(init['result']).toMatchObject({ protocolVersion: revision });
+      peer.send(note('notifications/initialized'));
+      await peer.nextFrame(notification('notifications/tools/list_changed'), TIMEOUT_MS);
+      for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
+        expect(await call(method)).toHaveProperty('result');
+      }
+      expect(await call('prompts/get', { name: 'greet', arguments: { name: 'Ada' } })).toHaveProperty(
+        'result',
+      );
+      expect(await call('resources/read', { uri: NOTES })).toHaveProperty('result');
+      expect(textOf(await tool('echo', { text: MARKER }))).toBe(MARKER);
+      expect(textOf(await tool('structured', { text: 'abc' }))).toBe('3 bytes');
+      expect(textOf(await tool('progress', { count: 2 }, { progressToken: 'p-1' }))).toBe(
+        'sent 2 progress notifications',
+      );
+      expect(await call('logging/setLevel', { level: 'debug' })).toHaveProperty('result', {});
+      expect(textOf(await tool('log'))).toBe('logged 4 messages');
+      if (revision === '2025-06-18') expect(textOf(await tool('ask_form'))).toMatch(/^form: accept /);
+      else expect(await tool('ask_form')).toHaveProperty('error');
+      // No revision before 2025-11-25 has URL elicitation: the request ends with an error.
+      expect(await tool('ask_url')).toHaveProperty('error');
+      expect(textOf(await tool('ask_sample'))).toBe('model: hello');
+      expect(textOf(await tool('ask_roots'))).toBe('roots: file:///work/project');
+      expect(await call('resources/subscribe', { uri: NOTES })).toHaveProperty('result', {});
+      expect(textOf(await tool('touch', { uri: NOTES }))).toBe(`touched ${NOTES}`);
+      await peer.nextFrame(notification('notifications/resources/updated'), TIMEOUT_MS);
+      expect(textOf(await tool('add_tool'))).toBe('added added_1');
+      expect(await tool('no_such_tool')).toHaveProperty('error');
+      peer.closeStdin();
+      expect((await peer.exit).code).toBe(0);
+      const checked = report(`${revision} client`, tap, peer, revision);
+      expect(checked.toClient).toBeGreaterThanOrEqual(30);
+      for (const kind of [
+        'client result initialize',
+        'client result tools/call',
+        'client error tools/call',
+        'client request sampling/createMessage',
+        'client request roots/list',
+        'client notification notifications/progress',
+        'client notification notifications/message',
+        'client notification notifications/tools/list_changed',
+        'client notification notifications/resources/updated',
+      ]) {
+        expect(checked.kinds[kind], kind).toBeGreaterThan(0);
+      }
+      expect(checked.kinds['client request elicitation/create'] ?? 0).toBe(revision === '2025-06-18' ? 1 : 0);
+      expect(checked.kinds['client notification notifications/elicitation/complete']).toBeUndefined();
+    },
+  );
 
   it.for(['unknown-result-type', 'garbage', 'legacy-only', 'bad-discover', 'refuse-listen', 'echo'])(
     'validates the frames of a session with the scripted upstream in mode %s',

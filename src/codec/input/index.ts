@@ -38,6 +38,7 @@ export type {
   Transition,
 } from './rounds.js';
 export { EMPTY_INPUT_SESSION } from './types.js';
+export type { ClientRevision } from '../revisions.js';
 export type {
   AcceptedUrl,
   ClientAnswer,

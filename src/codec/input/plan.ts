@@ -6,6 +6,9 @@
  */
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
+import { formSchemaFor, samplingParamsFor } from '../downgrade.js';
+import { NEWEST_CLIENT_REVISION } from '../revisions.js';
+import type { ClientRevision } from '../revisions.js';
 import { keyDetail } from './detail.js';
 import type { InputSchemaChecks } from './checks.js';
 import type { AcceptedUrl, InputAsk, InputFailure, InputLogEntry, InputSession, RoundPlan } from './types.js';
@@ -15,6 +18,11 @@ import { isAllowedElicitationUrl } from './url.js';
 export interface PlanContext {
   /** The capabilities the client declared in `initialize` (2025-11-25 shape). */
   readonly clientCapabilities: JsonObject;
+  /**
+   * The client's revision (docs/revisions.md); default 2025-11-25. An input request that this
+   * revision cannot carry is refused like an undeclared one.
+   */
+  readonly clientRevision?: ClientRevision;
   /** Most input requests in one round (reference default 16). */
   readonly maxInputRequests: number;
   /** What this client request remembers from its earlier rounds. */
@@ -59,6 +67,13 @@ const undeclared = (key: string, capability: string): { failure: InputFailure } 
     detail: keyDetail(key, `the client did not declare ${capability}`),
   },
 });
+/** The failure of an input request that the client's revision cannot carry (docs/revisions.md). */
+const notInRevision = (key: string, revision: ClientRevision, what: string): { failure: InputFailure } => ({
+  failure: {
+    cause: 'undeclared_input_request',
+    detail: keyDetail(key, `the client speaks MCP ${revision}, which has no ${what}`),
+  },
+});
 const notSchemaShape = (key: string) =>
   invalid(keyDetail(key, 'the request does not have the shape of the schema'));
 
@@ -88,7 +103,13 @@ export function planRound(result: JsonObject, context: PlanContext): PlanOutcome
   }
   const drafts: Draft[] = [];
   for (const [key, request] of entries) {
-    const checked = checkInputRequest(key, request, context.clientCapabilities, context.checks);
+    const checked = checkInputRequest(
+      key,
+      request,
+      context.clientCapabilities,
+      context.checks,
+      context.clientRevision ?? NEWEST_CLIENT_REVISION,
+    );
     if ('failure' in checked) return checked;
     drafts.push(checked.draft);
   }
@@ -100,6 +121,7 @@ function checkInputRequest(
   request: JsonValue,
   capabilities: JsonObject,
   { matchesSpec, formValidator }: InputSchemaChecks,
+  revision: ClientRevision,
 ): { draft: Draft } | { failure: InputFailure } {
   if (!isObject(request) || typeof request['method'] !== 'string') return notSchemaShape(key);
   const { method, params } = request;
@@ -109,6 +131,7 @@ function checkInputRequest(
       if (!isObject(params)) return notSchemaShape(key);
       const mode = params['mode'];
       if (mode === 'url') {
+        if (revision !== NEWEST_CLIENT_REVISION) return notInRevision(key, revision, 'URL elicitation');
         if (!isObject(elicitation) || !isObject(elicitation['url']))
           return undeclared(key, 'elicitation.url');
         const { message, url } = params;
@@ -119,6 +142,7 @@ function checkInputRequest(
       }
       if (mode !== undefined && mode !== 'form')
         return invalid(keyDetail(key, 'the elicitation mode is unknown'));
+      if (revision < '2025-06-18') return notInRevision(key, revision, 'elicitation');
       if (!declaresForm(capabilities)) return undeclared(key, 'elicitation.form');
       const { message, requestedSchema } = params;
       const sent = { mode: 'form', message, requestedSchema } as JsonObject;
@@ -127,7 +151,11 @@ function checkInputRequest(
       if (formValidator(requestedSchema) === undefined) {
         return invalid(keyDetail(key, 'the requestedSchema does not compile'));
       }
-      return { draft: { key, type: 'form', params: sent, schema: requestedSchema } };
+      // The answer is checked against the schema the upstream sent; the client gets its form.
+      const shown = formSchemaFor(requestedSchema, revision);
+      if (shown === undefined) return notInRevision(key, revision, 'multi-select enums in forms');
+      const forClient = shown === requestedSchema ? sent : { ...sent, requestedSchema: shown };
+      return { draft: { key, type: 'form', params: forClient, schema: requestedSchema } };
     }
     case 'sampling/createMessage': {
       const sampling = capabilities['sampling'];
@@ -146,6 +174,13 @@ function checkInputRequest(
       if (!isObject(params)) return notSchemaShape(key);
       const { task: _task, _meta, ...sent } = params;
       if (!matchesSpec('CreateMessageRequestParams', sent)) return notSchemaShape(key);
+      if (samplingParamsFor(sent, revision) === undefined) {
+        return notInRevision(
+          key,
+          revision,
+          'such sampling messages (audio, or several content blocks in one message)',
+        );
+      }
       return { draft: { key, type: 'sampling', params: sent } };
     }
     case 'roots/list':

@@ -5,6 +5,7 @@
  * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
  */
 import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';
+import type { ClientRevision } from '../revisions.js';
 import type { InputSchemaChecks } from './checks.js';
 import { checkAnswer, settleRound } from './answer.js';
 import { askFrame, cancelledFrame, elicitationCompleteFrame, stepOnResponse } from './step.js';
@@ -59,6 +60,8 @@ export interface RoundsSettings {
 export interface RoundsConnection {
   /** As declared in `initialize` (2025-11-25 shape). */
   readonly clientCapabilities: JsonObject;
+  /** The client's revision (docs/revisions.md); default 2025-11-25. */
+  readonly clientRevision?: ClientRevision;
   /** `b-1`, `b-2`, … per connection. */
   nextBridgeId(): string;
   /** `elicitation-1`, … per connection. */
@@ -138,6 +141,7 @@ export function openRound(
     carriedRequestState: round.carriedRequestState,
     inputWaitMs: round.inputWaitMs,
     clientCapabilities: connection.clientCapabilities,
+    ...(connection.clientRevision === undefined ? {} : { clientRevision: connection.clientRevision }),
     session: state.session,
     nextElicitationId: () => connection.nextElicitationId(),
     checks: connection.checks,
