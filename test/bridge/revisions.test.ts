@@ -304,13 +304,15 @@ function runSession(revision: ClientRevision) {
     capabilities: FULL_CAPABILITIES,
     clientInfo: { name: 'client', version: '1.0.0' },
   });
-  client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // Fetched before the listen stream is acknowledged: the acknowledgment's catch-up then writes
+  // a list change for each (README "List changes and subscriptions"), more frames to check.
   const lists = {
     tools: resultOf(call('tools/list')),
     resources: resultOf(call('resources/list')),
     templates: resultOf(call('resources/templates/list')),
     prompts: resultOf(call('prompts/list')),
   };
+  client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const prompt = resultOf(call('prompts/get', { name: 'greet', arguments: { who: 'Ada' } }));
   const read = resultOf(call('resources/read', { uri: NOTES }));
   call('completion/complete', {

@@ -370,20 +370,19 @@ describe.concurrent('the Copilot harness', () => {
     const init = {
       ...initializeRequest(0, COPILOT_CAPABILITIES),
       params: {
-        protocolVersion: '2025-06-18',
+        // What the runtime sends (its initialize since CLI 1.0.25): 2025-11-25, URL elicitation.
+        protocolVersion: '2025-11-25',
         capabilities: COPILOT_CAPABILITIES,
         clientInfo: { name: 'copilot-cli', version: '1.0.89' },
       },
     };
     const initialized = await ask(bridge, init, 'initialize');
-    // The harness asks for 2025-06-18 and gets it (docs/revisions.md): a revision without URL
-    // elicitation, so the upstream is told form mode only.
-    expect(initialized.result).toEqual({ ...FIXTURE_RESULT, protocolVersion: '2025-06-18' });
+    expect(initialized.result).toEqual(FIXTURE_RESULT);
     bridge.send(note('notifications/initialized'));
 
     const meta = await upstreamMeta(bridge, 1, { progressToken: 0 });
     expect(meta['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'copilot-cli', version: '1.0.89' });
-    expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual({ sampling: {}, elicitation: {} });
+    expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual(COPILOT_CAPABILITIES);
     // The upstream gets its own request id as the token, never the client's 0.
     expect(meta['progressToken']).not.toBe(0);
 
