@@ -8,7 +8,14 @@ import { killAllPeers, notification } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import { callTool, endAndExit, firstText, handshakeWithToolsList, startUrlBridge, until } from './httpSupport.js';
+import {
+  callTool,
+  endAndExit,
+  firstText,
+  handshakeWithToolsList,
+  startUrlBridge,
+  until,
+} from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 
