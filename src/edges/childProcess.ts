@@ -74,8 +74,22 @@ export function spawnChildUpstream(
     });
     // Lives until close() completes out$ (not tied to this subscription: callers may take(1)).
     // stdin ends after the last queued frame was handed to it, so that the cancellations written
-    // at a stop still reach the child.
-    out$.pipe(writeLines(started.stdin)).subscribe({ complete: () => started.stdin.end() });
+    // at a stop still reach the child. A child whose stdin fails (it closed it, EPIPE) can take no
+    // request any more: it is stopped, and its exit ends the connection (upstream_exited) instead
+    // of every later request waiting for its deadline.
+    out$.pipe(writeLines(started.stdin, { failure: 'error' })).subscribe({
+      complete: () => started.stdin.end(),
+      error: (error: unknown) => {
+        if (exited) return;
+        const code = (error as { code?: unknown } | undefined)?.code;
+        logger.log(
+          'bridge',
+          'err',
+          `writing to the upstream command failed (${typeof code === 'string' ? code : 'closed'}); the bridge stops it`,
+        );
+        started.escalate(config.stopGraceMs);
+      },
+    });
 
     started.onStart((outcome) => {
       if (!outcome.ok) {

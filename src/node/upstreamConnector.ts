@@ -156,7 +156,9 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
               s.logger,
             ).pipe(
               map((transport) => {
-                s.flow.add(transport);
+                // Out of the flow control once it exited: a retried initialize's new child replaces it.
+                const remove = s.flow.add(transport);
+                child?.onExit(() => remove());
                 return createRpcConnection(transport, s.logger);
               }),
             );

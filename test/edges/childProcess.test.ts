@@ -23,6 +23,13 @@ const CRLF_CHILD = [
   "process.stdin.on('end', () => process.exit(0)).resume();",
 ].join('\n');
 
+/** A child that closes its stdin (the descriptor itself), says so on stdout, and would run for a minute. */
+const CLOSES_STDIN = [
+  "require('node:fs').closeSync(0);",
+  'process.stdout.write(\'{"jsonrpc":"2.0","method":"ready"}\\n\');',
+  'setTimeout(() => {}, 60000);',
+].join('\n');
+
 describe('spawnChildUpstream', () => {
   it('accepts \\r\\n line ends from the upstream (a line of only \\r\\n is skipped)', async () => {
     const transport = await firstValueFrom(
@@ -55,6 +62,29 @@ describe('spawnChildUpstream', () => {
     // In the same turn as the spawn: Node reports the spawn event in a later one.
     subscription.unsubscribe();
     expect(await exit).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
+  it('stops a child whose stdin fails (it closed it and runs on), so that its exit ends the connection', async () => {
+    const lines: string[] = [];
+    const logger = {
+      log: (_s: string, _l: string, text: string) => void lines.push(text),
+      enabled: () => false,
+    };
+    // Closes its stdin, says so on stdout, and would run for a minute.
+    const child = CLOSES_STDIN;
+    const transport = await firstValueFrom(
+      spawnChildUpstream(config([process.execPath, '-e', child]), logger),
+    );
+    const exit = firstValueFrom(transport.exit$);
+    await firstValueFrom(transport.inbound$);
+    // Writes until the pipe reports its closed reader (EPIPE), which the first write may not.
+    const writing = setInterval(() => transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' }), 5);
+    try {
+      expect((await exit).signal).toBe('SIGTERM');
+    } finally {
+      clearInterval(writing);
+    }
+    expect(lines).toContain('writing to the upstream command failed (EPIPE); the bridge stops it');
   });
 
   it('stops the whole tree: a grandchild that ignores the end of stdin goes too', async () => {
