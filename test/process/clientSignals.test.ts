@@ -150,7 +150,9 @@ describe.concurrent(
       // The SIGINT sends SIGTERM to the upstream's process group at once: the bridge usually exits
       // with 0 before the SIGTERM comes; a SIGTERM during its stop gives 143. Never the SIGKILL.
       await expectAllGone(pids);
-      expect(exit).toEqual(exitedBeforeSigterm ? { code: 0, signal: null } : { code: 143, signal: null });
+      // A bridge that decided on 0 just before the SIGTERM came may still exit after it was sent.
+      expect(exit.signal).toBeNull();
+      expect(exitedBeforeSigterm ? [0] : [0, 143]).toContain(exit.code);
     });
 
     it('an upstream that ignores the end of stdin and SIGTERM is killed with its grandchild; exit 143 on the SIGTERM', async (context) => {
@@ -188,7 +190,9 @@ describe.concurrent('Claude Code 2.1 stops the bridge while it still loads', () 
     // The grandchild too, when the upstream lived long enough to start it.
     for (const pid of pidsIn(file)) known.add(pid);
     await expectAllGone([...known]);
-    expect(exit).toEqual(exitedBeforeSigterm ? { code: 0, signal: null } : { code: 143, signal: null });
+    // A bridge that decided on 0 just before the SIGTERM came may still exit after it was sent.
+    expect(exit.signal).toBeNull();
+    expect(exitedBeforeSigterm ? [0] : [0, 143]).toContain(exit.code);
   });
 });
 

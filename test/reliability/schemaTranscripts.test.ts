@@ -318,6 +318,9 @@ describe.concurrent('schema validation of whole sessions', () => {
       });
       const init = await peer.nextFrame(responseTo(1), TIMEOUT_MS);
       expect(init['result']).toMatchObject({ protocolVersion: revision });
+      // Listed before the listen stream is acknowledged: its catch-up then changes the tools list
+      // (README "List changes and subscriptions"), which shows that the listener runs.
+      expect(await call('tools/list')).toHaveProperty('result');
       peer.send(note('notifications/initialized'));
       await peer.nextFrame(notification('notifications/tools/list_changed'), TIMEOUT_MS);
       for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
