@@ -74,20 +74,24 @@ export function spawnChildUpstream(
     });
     // Lives until close() completes out$ (not tied to this subscription: callers may take(1)).
     // stdin ends after the last queued frame was handed to it, so that the cancellations written
-    // at a stop still reach the child. A child whose stdin fails (it closed it, EPIPE) can take no
-    // request any more: it is stopped, and its exit ends the connection (upstream_exited) instead
-    // of every later request waiting for its deadline.
+    // at a stop still reach the child. A child whose stdin fails (it closed it, EPIPE) and that
+    // does not exit can take no request any more: it is stopped, and its exit ends the connection
+    // (upstream_exited) instead of every later request waiting for its deadline.
     out$.pipe(writeLines(started.stdin, { failure: 'error' })).subscribe({
       complete: () => started.stdin.end(),
       error: (error: unknown) => {
-        if (exited) return;
+        // Most often the child is exiting (EPIPE as it dies): its exit then tells the reason.
+        // One that still runs after the grace closed its stdin and is stopped, with this line.
         const code = (error as { code?: unknown } | undefined)?.code;
-        logger.log(
-          'bridge',
-          'err',
-          `writing to the upstream command failed (${typeof code === 'string' ? code : 'closed'}); the bridge stops it`,
-        );
-        started.escalate(config.stopGraceMs);
+        setTimeout(() => {
+          if (exited) return;
+          logger.log(
+            'bridge',
+            'err',
+            `writing to the upstream command failed (${typeof code === 'string' ? code : 'closed'}); the bridge stops it`,
+          );
+          started.escalate(config.stopGraceMs);
+        }, config.stopGraceMs).unref();
       },
     });
 
