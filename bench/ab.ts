@@ -19,8 +19,12 @@ import { interleave, measureCalls } from './scenarios/common.js';
 import type { Context } from './scenarios/common.js';
 import { PATHS, startHttpServer } from './targets.js';
 
+const USAGE =
+  'usage: node dist/bench/ab.js --before <main.js> [--after <main.js>] [--rounds N] ' +
+  '[--upstream echo|fixture|http] [--start-only]\n';
 const { values } = parseArgs({
   options: {
+    help: { type: 'boolean' },
     before: { type: 'string' },
     after: { type: 'string' },
     rounds: { type: 'string' },
@@ -28,8 +32,12 @@ const { values } = parseArgs({
     'start-only': { type: 'boolean' },
   },
 });
+if (values.help === true) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 if (values.before === undefined) {
-  process.stderr.write('usage: node dist/bench/ab.js --before <main.js> [--after <main.js>] [--rounds N]\n');
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const START_CPU: MetricSpec = { name: 'bridge CPU until the initialize result', unit: 'ms', better: 'lower' };
