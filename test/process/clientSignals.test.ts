@@ -160,8 +160,9 @@ describe.concurrent(
       const { exit, exitedBeforeSigterm } = await claudeStop(bridge);
       // The group's SIGTERM at the SIGINT is ignored; the SIGTERM 100 ms later is the second
       // signal: the bridge kills the group at once and exits with 128 + 15.
+      // (Its line "upstream: ignored SIGTERM" is not awaited: on a loaded machine the group's
+      // SIGKILL may come before the upstream ran its handler.)
       await expectAllGone(pids);
-      expect(bridge.stderr).toContain('upstream: ignored SIGTERM');
       expect(exitedBeforeSigterm).toBe(false);
       expect(exit).toEqual({ code: 143, signal: null });
     });
