@@ -159,6 +159,10 @@ describe('input requests of the fixture to a client with the capabilities of VS 
   });
 
   it('bridge requests have the string ids b-1, b-2, … from a counter of the connection', async () => {
+    // Its own bridge: the counter starts at 1 whichever tests ran before.
+    const peer = startBridge({ upstream: tapped() });
+    const client = new Client(peer);
+    await handshakeWithToolsList(peer);
     client.call(10, 'multi');
     const form = await client.asked('elicitation/create');
     const roots = await client.asked('roots/list');
