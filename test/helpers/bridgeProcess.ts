@@ -345,3 +345,22 @@ export async function handshakeWithin(
   peer.send(note('notifications/initialized'));
   return response;
 }
+
+let upstreamBarriers = 0;
+/**
+ * A sentinel on the pipe to the upstream: a `tools/call` of a tool no upstream has, awaited until
+ * the tap shows that the upstream got it and the client got its answer. The bridge writes to the
+ * upstream in order, so every frame it wrote to the upstream before (a listen stream that must
+ * not open, say) is in `upstreamFrames(peer, '>')` by then. Needs a `tapped` upstream.
+ */
+export async function upstreamBarrier(peer: RawPeer, timeoutMs = 10_000): Promise<void> {
+  const id = `upstream-barrier-${++upstreamBarriers}`;
+  peer.send(req(id, 'tools/call', { name: id, arguments: {} }));
+  await peer.nextFrame((frame) => frame.id === id, timeoutMs);
+  await untilUpstream(
+    peer,
+    '>',
+    (frame) => (frame.params as { name?: unknown } | undefined)?.name === id,
+    timeoutMs,
+  );
+}

@@ -88,6 +88,7 @@ class RecordingTransport implements Transport {
   }
 }
 
+/** A pause between the checks of a bounded wait. */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -380,7 +381,9 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
     await client.unsubscribeResource({ uri: NOTES });
     const after = transport.messages.length;
     await client.callTool({ name: 'touch', arguments: { uri: NOTES } });
-    await sleep(200);
+    // Sentinels: an update comes before the result of touch, and anything the bridge wrote
+    // before the answer of a ping.
+    await client.ping();
     expect(transport.notifications('notifications/resources/updated', after)).toEqual([]);
   });
 

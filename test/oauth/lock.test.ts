@@ -59,6 +59,7 @@ if (cfg.mode === 'count') {
       try { await access(cfg.marker); violations += 1; } catch {}
       await writeFile(cfg.marker, String(process.pid));
       const n = Number(await readFile(cfg.counter, 'utf8'));
+      // Not a wait: a critical section that takes time, so that an overlap of two holders shows.
       await sleep(2 + Math.random() * 15);
       await writeFile(cfg.counter, String(n + 1));
       await unlink(cfg.marker);
@@ -136,6 +137,11 @@ function start(config: Record<string, unknown>): Child {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves when `signal` aborts. */
+const aborted = (signal: AbortSignal): Promise<void> =>
+  signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -172,8 +178,7 @@ describe('sign-in lock across processes', () => {
     // A stale bound of 10 minutes: only the pid check can let the waiter in within the test.
     const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 600_000 } });
     await waiter.line((line) => line === 'waiting');
-    await sleep(500);
-    expect(waiter.lines).not.toContain('acquired');
+    // That a live holder keeps the lock is the subject of 'never takes over from a live holder'.
     holder.process.kill('SIGKILL');
     await waiter.line((line) => line === 'acquired');
     expect(waiter.lines).toContain(
@@ -210,6 +215,8 @@ describe('sign-in lock across processes', () => {
     await holder.line((line) => line === 'held');
     const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 1_000 } });
     await waiter.line((line) => line === 'waiting');
+    // A real timer is the subject: three stale bounds of the file's mtime (another process's
+    // heartbeat), which no virtual clock of this process can move.
     await sleep(3_000);
     expect(waiter.lines).toEqual(['waiting']);
     holder.process.stdin.write('release\n');
@@ -234,9 +241,10 @@ describe('sign-in lock within one process', () => {
     const logger = recordingLogger();
     const lock = createFileLock({ directory: dir, heartbeatMs: 50, logger });
     const other = JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'someone-else' });
-    await lock.hold(KEY, async () => {
+    await lock.hold(KEY, async (held) => {
       await writeFile(path.join(dir, LOCK_NAME), other);
-      await sleep(200);
+      // The next heartbeat finds the other owner and ends the hold's signal.
+      await aborted(held.signal);
     });
     expect(await readFile(path.join(dir, LOCK_NAME), 'utf8')).toBe(other);
     expect(logger.lines).toEqual([
@@ -250,7 +258,7 @@ describe('sign-in lock within one process', () => {
       await held.confirm(); // still ours
       const before = held.signal.aborted;
       await writeFile(path.join(dir, LOCK_NAME), JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'x' }));
-      while (!held.signal.aborted) await sleep(10);
+      await aborted(held.signal);
       const reason = (held.signal.reason as Error).message;
       const confirmed = await held.confirm().then(
         () => 'confirmed',
@@ -289,6 +297,8 @@ describe('sign-in lock within one process', () => {
         () => 'confirmed',
         () => 'lost',
       );
+      // A real timer is the subject: confirm() must still wait after several of its polls (20 ms)
+      // of the break file, and no event marks a poll.
       await sleep(150);
       await rm(file);
       await rm(`${file}.break`);
@@ -301,11 +311,11 @@ describe('sign-in lock within one process', () => {
     await mkdir(dir, { recursive: true });
     const first = createFileLock({ directory: dir });
     const second = createFileLock({ directory: dir });
-    let release = (): void => undefined;
-    const held = first.hold(KEY, () => new Promise<void>((resolve) => (release = resolve)));
-    await sleep(50);
+    const { release, held } = await holdUntilReleased(first);
     const controller = new AbortController();
     const waiting = second.hold(KEY, () => Promise.resolve('ran'), { signal: controller.signal });
+    // Gives the waiter time to reach its poll (no event marks it); an abort before it ends the
+    // hold the same way, so a slow machine makes this weaker, never wrong.
     await sleep(200);
     controller.abort(new Error('stdin ended'));
     await expect(waiting).rejects.toThrow('stdin ended');
@@ -332,6 +342,8 @@ describe('sign-in lock within one process', () => {
     const second = createFileLock({ directory: locks, pollMs: 20 });
     const { release, held } = await holdUntilReleased(first);
     const waiting = second.hold(KEY, () => Promise.resolve('ran'));
+    // Gives the waiter time to reach its poll (no event marks it); a deletion before it is the
+    // same for the waiter, so a slow machine makes this weaker, never wrong.
     await sleep(100);
     await rm(locks, { recursive: true, force: true });
     release();

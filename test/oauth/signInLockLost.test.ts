@@ -22,8 +22,6 @@ import { recordingLogger, tempDir } from './storeTestKit.js';
 const suite = signInSuite();
 const { make, servers } = suite;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A gate that a test opens; `reached` resolves when the first request waits at it. */
 function gate(): { wait: () => Promise<void>; open: () => void; reached: Promise<void> } {
   let open = (): void => undefined;
@@ -144,8 +142,12 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     await bGate.reached; // B took the lock over and is in discovery; nothing is stored yet
     aGate.open();
     // A finds the lock lost before it spends the refresh token, and waits for B's hold.
-    while (!a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')))
-      await sleep(10);
+    await expect
+      .poll(
+        () => a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     expect(a.refreshTokens).toEqual([]);
     bGate.open();
     expect((await bDone).status).toBe(200);
@@ -185,8 +187,11 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
       path.join(dir, name ?? 'missing'),
       JSON.stringify({ pid: 1, host: 'elsewhere', owner: 'other' }),
     );
-    while (!locks.lines.some((line) => line.includes('taken over by another bridge process')))
-      await sleep(10);
+    await expect
+      .poll(() => locks.lines.some((line) => line.includes('taken over by another bridge process')), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     refreshGate.open();
     expect((await done).status).toBe(200);
 
@@ -228,7 +233,7 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     });
     a.browserMode = 'none';
     const aDone = request(suite.net.fetch, mcp.url, a.auth);
-    while (a.opened.length === 0) await sleep(10);
+    await expect.poll(() => a.opened.length > 0, { timeout: 10_000 }).toBe(true);
     const [name] = (await readdir(dir)).filter((file) => file.endsWith('.lock'));
     const lockFile = path.join(dir, name ?? 'missing');
     // Another process takes the lock over and keeps its heartbeat while it signs in.
@@ -240,8 +245,12 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     let b: ReturnType<typeof make>;
     try {
       // A stops its sign-in (no user completes it) and waits for the lock again.
-      while (!a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')))
-        await sleep(10);
+      await expect
+        .poll(
+          () => a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')),
+          { timeout: 10_000 },
+        )
+        .toBe(true);
       // Its start URL is dead: the receiver closed with the sign-in.
       await expect(browse(a.opened[0] ?? '', { ca: suite.certs.caPem })).rejects.toThrow();
       b = make({ config: { url: mcp.url }, store });

@@ -25,6 +25,7 @@ import {
   VSCODE_CAPABILITIES,
   untilUpstream,
   upstreamFrames,
+  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -40,7 +41,6 @@ const DENIED = {
 };
 const CANCELED_BY_CLIENT = 'the client canceled the request';
 let invalidAnswers = 0;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const TOOLS_LIST_CHANGED = 'notifications/tools/list_changed';
 
 afterAll(killAllPeers);
@@ -97,14 +97,8 @@ class Client {
   }
   /** Waits until the tap has shown `count` upstream requests of the call tagged `trace`. */
   async upstreamRounds(trace: string, count: number, timeoutMs = 10_000): Promise<Frame[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const sent = this.upstreamOf(trace);
-      if (sent.length >= count) return sent;
-      if (Date.now() > deadline)
-        throw new Error(`${sent.length} of ${count} upstream requests in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitUntil(() => this.upstreamOf(trace).length >= count, timeoutMs, `${count} upstream requests`);
+    return this.upstreamOf(trace);
   }
   /** What the upstream got last for `trace` as `inputResponses`. */
   async lastInputResponses(trace: string, rounds: number): Promise<unknown> {
@@ -165,6 +159,10 @@ describe('input requests of the fixture to a client with the capabilities of VS 
   });
 
   it('bridge requests have the string ids b-1, b-2, … from a counter of the connection', async () => {
+    // Its own bridge: the counter starts at 1 whichever tests ran before.
+    const peer = startBridge({ upstream: tapped() });
+    const client = new Client(peer);
+    await handshakeWithToolsList(peer);
     client.call(10, 'multi');
     const form = await client.asked('elicitation/create');
     const roots = await client.asked('roots/list');
@@ -526,8 +524,8 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     client.peer.send(note('notifications/cancelled', { requestId: 70, reason: 'the user stopped the chat' }));
     const first = await client.barrier();
     // A late answer after the cancel is dropped too.
+    // The ping after it is the sentinel: the bridge handles the answer before the ping.
     client.reply(form.id, { action: 'accept', content: { name: 'Ada' } });
-    await sleep(200);
     const second = await client.barrier();
     expect(framesSince(client.peer, from)).toEqual([
       form,
@@ -546,7 +544,6 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     const roots = await client.asked('roots/list');
     client.reply(roots.id, { roots: [] });
     client.peer.send(note('notifications/cancelled', { requestId: 75 }));
-    await sleep(100);
     const barrier = await client.barrier();
     expect(framesSince(client.peer, from)).toEqual([
       form,
@@ -572,9 +569,12 @@ describe('input requests of the fixture to a client with the capabilities of VS 
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === retry!.id,
     );
     expect(paramsOf(cancels[0]!).reason).toBe(CANCELED_BY_CLIENT);
-    await sleep(200);
+    // Sentinels: what the upstream wrote for the retry comes before the answer of a later
+    // tools/list, what the bridge wrote itself before the answer of the ping.
+    client.peer.send(req('after-71', 'tools/list'));
+    await client.response('after-71');
     const barrier = await client.barrier();
-    expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
+    expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual(['after-71', barrier]);
   });
 
   it('a client cancel after the result sends nothing', async () => {
@@ -583,7 +583,6 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     expect(textOf(await client.response(72))).toBe('form: decline');
     const from = client.peer.lines.length;
     client.peer.send(note('notifications/cancelled', { requestId: 72 }));
-    await sleep(100);
     const barrier = await client.barrier();
     expect(framesSince(client.peer, from).map((frame) => frame.id)).toEqual([barrier]);
   });
@@ -595,7 +594,6 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     client.reply(url.id, { action: 'accept' });
     const form = await client.asked();
     client.peer.send(note('notifications/cancelled', { requestId: 73 }));
-    await sleep(100);
     const barrier = await client.barrier();
     expect(framesSince(client.peer, from)).toEqual([
       url,

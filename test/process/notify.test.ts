@@ -4,7 +4,7 @@
  * VS Code in front of the 2026-07-28 fixture server, with a tap that shows what the upstream got.
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   FIXTURE,
   framesSince,
@@ -15,7 +15,9 @@ import {
   startBridge,
   tapped,
   untilUpstream,
+  upstreamBarrier,
   upstreamFrames,
+  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -33,11 +35,11 @@ const TOGGLE_RUNS = 1000;
 const TOGGLE_BATCH = 200;
 const LISTS = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
 
-afterAll(killAllPeers);
+// Each test has its own bridge: every test passes alone and in any order.
+afterEach(killAllPeers);
 
 const paramsOf = (frame: Frame): Record<string, unknown> => (frame.params ?? {}) as Record<string, unknown>;
 const textOf = (frame: Frame): string => (frame.result as { content: { text: string }[] }).content[0]!.text;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const isListen = (frame: Frame): boolean => frame.method === 'subscriptions/listen';
 /** The upstream wrote the acknowledgment of a listen stream: its later events come after it. */
 const isAck = (frame: Frame): boolean => frame.method === 'notifications/subscriptions/acknowledged';
@@ -55,13 +57,9 @@ async function barrier(peer: RawPeer): Promise<string> {
 const EVENTS: readonly unknown[] = [TOOLS, PROMPTS, RESOURCES, UPDATED];
 /** Resolves with the first `count` list changes and updates from line `from` on, once written. */
 async function eventsSince(peer: RawPeer, from: number, count: number, timeoutMs = 10_000): Promise<Frame[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = framesSince(peer, from).filter((frame) => EVENTS.includes(frame.method));
-    if (events.length >= count) return events.slice(0, count);
-    if (Date.now() > deadline) throw new Error(`${events.length} of ${count} events in ${timeoutMs} ms`);
-    await sleep(10);
-  }
+  const events = (): Frame[] => framesSince(peer, from).filter((frame) => EVENTS.includes(frame.method));
+  await waitUntil(() => events().length >= count, timeoutMs, `${count} events`);
+  return events().slice(0, count);
 }
 
 /** Sends a request and resolves with its response. */
@@ -92,6 +90,21 @@ async function connect(peer: RawPeer): Promise<Record<string, unknown>> {
   return (response.result as { capabilities: Record<string, unknown> }).capabilities;
 }
 
+/** A bridge in front of the tapped fixture, initialized, once the upstream acknowledged its listen stream. */
+async function listening(): Promise<RawPeer> {
+  const peer = startBridge({ upstream: tapped() });
+  await connect(peer);
+  await untilUpstream(peer, '<', isAck);
+  return peer;
+}
+
+/** A bridge in front of the tapped fixture that answered `initialize`, before `notifications/initialized`. */
+async function initialized(): Promise<RawPeer> {
+  const peer = startBridge({ upstream: tapped() });
+  await request(peer, 'init', 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
+  return peer;
+}
+
 /** Every frame is valid for 2025-11-25 and has no 2026-07-28 member; `except` ids are left out. */
 function expectValidTranscript(peer: RawPeer, except: readonly unknown[] = []): void {
   const problems = framesSince(peer)
@@ -101,14 +114,10 @@ function expectValidTranscript(peer: RawPeer, except: readonly unknown[] = []): 
 }
 
 describe('the listener of a connection to the fixture server with every list and subscriptions', () => {
-  let peer: RawPeer;
-  beforeAll(() => {
-    peer = startBridge({ upstream: tapped() });
-  });
-
   it('notifications/initialized before the initialize result starts no listen stream', async () => {
+    const peer = startBridge({ upstream: tapped() });
     peer.send(note('notifications/initialized'));
-    const response = await request(peer, 1, 'initialize', paramsOf(initializeRequest() as Frame));
+    const response = await request(peer, 1, 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
     expect((response.result as { capabilities: unknown }).capabilities).toEqual({
       tools: { listChanged: true },
       prompts: { listChanged: true },
@@ -116,13 +125,16 @@ describe('the listener of a connection to the fixture server with every list and
       logging: {},
       completions: {},
     });
-    await sleep(300);
+    // Sentinels on both pipes: a listen stream would be written to the upstream before the
+    // upstream barrier, a list change to the client before the answer of the ping.
+    await upstreamBarrier(peer);
     await barrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
     expect(notificationsSince(peer, 0)).toEqual([]);
   });
 
   it('logging/setLevel before notifications/initialized is accepted', async () => {
+    const peer = await initialized();
     expect(await request(peer, 2, 'logging/setLevel', { level: 'debug' })).toEqual({
       jsonrpc: '2.0',
       id: 2,
@@ -131,6 +143,8 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('notifications/initialized after the initialize result opens a listen stream for the declared lists, with the log level', async () => {
+    const peer = await initialized();
+    await request(peer, 2, 'logging/setLevel', { level: 'debug' });
     peer.send(note('notifications/initialized'));
     const [listen] = await untilUpstream(peer, '>', isListen);
     expect(listenFilterOf(listen!)).toEqual({
@@ -145,7 +159,7 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('its acknowledgment gives no list change to a client that fetched no list: the first list change is one of the upstream', async () => {
-    await untilUpstream(peer, '<', isAck);
+    const peer = await listening();
     // The upstream writes this change after the acknowledgment, on the same stream: a catch-up
     // of the acknowledgment would reach the client before it.
     await callTool(peer, 3, 'toggle', { enabled: false, target: 'prompt' });
@@ -153,6 +167,8 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('log messages have exactly level, logger and data, reach the client at the level of logging/setLevel, and come before the result', async () => {
+    const peer = await listening();
+    await request(peer, 2, 'logging/setLevel', { level: 'debug' });
     const from = peer.lines.length;
     const debug = await callTool(peer, 10, 'log');
     const message = (level: string) =>
@@ -171,6 +187,9 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('each later upstream request carries the level of the last logging/setLevel as io.modelcontextprotocol/logLevel', async () => {
+    const peer = await listening();
+    await request(peer, 2, 'logging/setLevel', { level: 'debug' });
+    await request(peer, 11, 'logging/setLevel', { level: 'warning' });
     const echoed = JSON.parse(textOf(await callTool(peer, 13, 'meta_echo'))) as Record<string, unknown>;
     expect(echoed[LOG_LEVEL]).toBe('warning');
   });
@@ -179,6 +198,7 @@ describe('the listener of a connection to the fixture server with every list and
     // The calls go out in batches without waiting, so the upstream interleaves changes and
     // results as it likes; the client must see exactly that order. A traceparent per call maps
     // the upstream id of each result to the call.
+    const peer = await listening();
     const callOfTrace = new Map<string, string>();
     const traceOf = (call: string): string => {
       const trace = `00-${(callOfTrace.size + 1).toString(16).padStart(32, '0')}-${'2'.repeat(16)}-01`;
@@ -243,12 +263,13 @@ describe('the listener of a connection to the fixture server with every list and
     // A toggle to the current state changes nothing, so no list change comes.
     const noop = peer.lines.length;
     await callTool(peer, 15, 'toggle', { enabled: true });
-    await sleep(100);
+    // The upstream writes a list change before the result of its call; the ping is a sentinel.
     await barrier(peer);
     expect(notificationsSince(peer, noop)).toEqual([]);
   });
 
   it('resources/subscribe: {} comes first, then each update of the URI before the result of touch, and none after resources/unsubscribe', async () => {
+    const peer = await listening();
     const from = peer.lines.length;
     expect((await request(peer, 20, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
     const [listen] = await untilUpstream(
@@ -270,13 +291,14 @@ describe('the listener of a connection to the fixture server with every list and
     expect(framesSince(peer, from).slice(1)).toEqual([note(UPDATED, { uri: NOTES }), touched]);
     expect((await request(peer, 22, 'resources/unsubscribe', { uri: NOTES })).result).toEqual({});
     const after = peer.lines.length;
+    // An update of the touch comes before its result; the ping is a sentinel.
     await callTool(peer, 23, 'touch', { uri: NOTES });
-    await sleep(100);
     await barrier(peer);
     expect(notificationsSince(peer, after)).toEqual([]);
   });
 
   it('the response of resources/subscribe comes before the first update of its URI', async () => {
+    const peer = await listening();
     const from = peer.lines.length;
     // The touch follows the subscribe at once: any update must come after the response.
     peer.child.stdin!.write(
@@ -294,6 +316,7 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('two resources/subscribe at the same time both get {}, and both URIs get their updates', async () => {
+    const peer = await listening();
     peer.child.stdin!.write(
       `${JSON.stringify(req(40, 'resources/subscribe', { uri: NOTES }))}\n` +
         `${JSON.stringify(req(41, 'resources/subscribe', { uri: README }))}\n`,
@@ -324,15 +347,22 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('resources/subscribe of a subscribed URI and resources/unsubscribe of an unknown URI get {} at once, and no new stream', async () => {
+    const peer = await listening();
+    expect((await request(peer, 40, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
     const listens = upstreamFrames(peer, '>').filter(isListen).length;
     expect((await request(peer, 44, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
     const unknown = 'file:///fixture/unknown.txt';
     expect((await request(peer, 45, 'resources/unsubscribe', { uri: unknown })).result).toEqual({});
-    await sleep(200);
+    // A new stream would be written to the upstream before the {} and so before the sentinel.
+    await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(listens);
   });
 
   it('after drop_listen the bridge opens a new stream with the current level, replays the lists and the URIs, and list changes arrive again', async () => {
+    const peer = await listening();
+    await request(peer, 11, 'logging/setLevel', { level: 'warning' });
+    expect((await request(peer, 40, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
+    expect((await request(peer, 41, 'resources/subscribe', { uri: README })).result).toEqual({});
     const before = upstreamFrames(peer, '>').filter(isListen).at(-1)!.id as number;
     const from = peer.lines.length;
     expect(textOf(await callTool(peer, 50, 'drop_listen'))).toBe('ended 1 listen streams');
@@ -443,7 +473,8 @@ describe('the listener with other upstream capabilities', () => {
       code: -32601,
       data: { cause: 'method_not_found' },
     });
-    await sleep(300);
+    // Sentinels: a listen stream would reach the upstream before the one, a frame the client before the other.
+    await upstreamBarrier(peer);
     await barrier(peer);
     expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([]);
     expect(textOf(added)).toBe('added added_1');
@@ -454,8 +485,7 @@ describe('the listener with other upstream capabilities', () => {
   it('an upstream with resources.subscribe and no list changes: the first resources/subscribe opens the first stream, without a replay', async () => {
     const { peer, capabilities } = await start('--subscribe-only');
     expect(capabilities).toMatchObject({ resources: { subscribe: true } });
-    await sleep(300);
-    await barrier(peer);
+    await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
     expect((await request(peer, 1, 'resources/subscribe', { uri: NOTES })).result).toEqual({});
     const [listen] = await untilUpstream(peer, '>', isListen);
@@ -472,7 +502,10 @@ describe('the listener with other upstream capabilities', () => {
       '>',
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
     );
-    await sleep(700);
+    // A real timer is the subject: a stream the bridge ended itself must not reopen after the
+    // first reopen delay (listenBackoffMs, 500 ms, src/bridge/config.ts), which the CLI cannot set.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);
     peer.kill();
   });
@@ -483,7 +516,7 @@ describe('the listener with other upstream capabilities', () => {
     const refusal = { code: -32603, message: 'This server refuses listen streams.' };
     expect((await request(peer, 1, 'resources/subscribe', { uri: NOTES })).error).toEqual(refusal);
     const added = await callTool(peer, 2, 'add_tool');
-    await sleep(200);
+    // A list change comes before the result of add_tool; the ping is a sentinel.
     await barrier(peer);
     expect(framesSince(peer).filter((frame) => !('id' in frame))).toEqual([]);
     expect(textOf(added)).toBe('added added_1');

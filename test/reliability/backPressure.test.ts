@@ -4,6 +4,7 @@
  * client's own writes block; once the client reads again, every answer arrives. Needs the build.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -35,8 +36,9 @@ describe('createFlowControl', () => {
     flow.add(input('upstream'));
     expect(calls).toEqual(['stdin pause', 'upstream pause']);
     expect(flow.paused).toBe(true);
+    const drained = once(output, 'drain');
     output.read();
-    await sleep(0);
+    await drained;
     expect(calls).toEqual(['stdin pause', 'upstream pause', 'stdin resume', 'upstream resume']);
     expect(flow.paused).toBe(false);
   });
@@ -70,6 +72,7 @@ describe.each([
         });
       // stdout is never read: nothing consumes it until the client "reads again" below.
       await write(initializeRequest(0));
+      // A real timer is the subject: memory before and while the client does not read.
       await sleep(1_500);
       const before = rssKiB(pid)!;
       const text = 'x'.repeat(100_000);
@@ -87,6 +90,7 @@ describe.each([
         if (!(await write(call))) break;
       }
       const blockedAfter = sent;
+      // A real timer is the subject: memory a while after the writes blocked.
       await sleep(1_000);
       const after = rssKiB(pid)!;
       console.log(

@@ -37,6 +37,8 @@ import {
 
 /** §2.13: the bridge and its child are gone within 2 x grace + 2 s after the end of stdin. */
 const EXIT_BOUND_MS = 6_000;
+/** The fixture's stderr line once a call of its `slow` tool runs. */
+const SLOW_STARTED = 'bridge-fixture-server: slow: started';
 /** Frame contents that must never reach stderr. */
 const MARKER = 'fault-marker-3b9e';
 const faults: string[] = [];
@@ -187,7 +189,8 @@ describe.concurrent('fault injection: the upstream', () => {
     await handshake(peer);
     const pids = upstreams(peer);
     peer.send(echo(2));
-    await sleep(200);
+    // The bridge reads the call before the ping: the call is in flight once the ping is answered.
+    expect((await exchange(peer, req('in-flight', 'ping') as Frame & { id: string }))['result']).toEqual({});
     peer.closeStdin();
     const ms = await expectStop(peer, pids, 0);
     // The call in flight at the end of input gets no response (§2.13).
@@ -253,7 +256,7 @@ describe.concurrent('fault injection: the client', () => {
     await handshake(peer);
     const pids = upstreams(peer);
     peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 20_000, note: MARKER } }));
-    await sleep(300);
+    await waitFor(() => peer.stderr.includes(SLOW_STARTED), 10_000, 'the slow call at the fixture');
     peer.closeStdin();
     await expectStop(peer, pids, 0);
     expect(peer.lines.some((line) => line.includes('"id":2,'))).toBe(false);
@@ -315,7 +318,7 @@ describe.concurrent('fault injection: the client', () => {
       await handshake(peer);
       const pids = upstreams(peer);
       peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 20_000, note: MARKER } }));
-      await sleep(300);
+      await waitFor(() => peer.stderr.includes(SLOW_STARTED), 10_000, 'the slow call at the fixture');
       peer.child.kill(signal);
       await expectStop(peer, pids, 0);
     },
@@ -365,6 +368,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     for (let i = 0; i < 8; i++) {
       latencies.push(await ask(`ping-${i}`, 'ping'));
       samples.push(rssKiB(child.pid!) ?? 0);
+      // A real timer is the subject: memory and latency sampled over time under the flood.
       await sleep(400);
     }
     console.log(
@@ -389,6 +393,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     // stdout is never read.
     send(req('level', 'logging/setLevel', { level: 'info' }));
     send(initializeRequest(0));
+    // A real timer is the subject: the flood runs for 1.5 s, then memory is sampled over 4 s.
     await sleep(1_500);
     const pids = descendants(child.pid!);
     const samples: number[] = [];
