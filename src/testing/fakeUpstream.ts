@@ -238,13 +238,14 @@ export function createFakeUpstream(script: FakeUpstreamScript = {}): FakeUpstrea
       };
       const fromHand = manual.subscribe(sink);
       const fromScript = scripted$.subscribe(sink);
+      // The record says it was cancelled before the handler's stream sees the unsubscribe.
       return () => {
-        fromHand.unsubscribe();
-        fromScript.unsubscribe();
         if (record.state === 'open') {
           record.state = 'cancelled';
           record.cancelReason = options.cancelReason?.();
         }
+        fromHand.unsubscribe();
+        fromScript.unsubscribe();
       };
     });
   };
