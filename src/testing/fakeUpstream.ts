@@ -61,7 +61,7 @@ export interface FakeRequest {
   readonly state: 'open' | 'done' | 'cancelled';
   /** The reason the bridge gave (`ExchangeOptions.cancelReason`) when it unsubscribed before the end. */
   readonly cancelReason: string | undefined;
-  /** Emits a notification of the exchange (progress, a listen event). Ignored once the exchange ended. */
+  /** Emits a notification of the exchange (progress, a listen event). Ignored before the bridge subscribed and once the exchange ended. */
   notify(frame: NotificationFrame): void;
   /** Ends the exchange with a reply (see FakeReply; an Observable is not accepted here). */
   reply(reply: JsonObject | FakeUpstreamError | BridgeError): void;
