@@ -8,7 +8,7 @@ import { startListener } from '../src/bridge/listener.js';
 import type { Logger } from '../src/bridge/log.js';
 import { createSession } from '../src/bridge/session.js';
 import type { Session } from '../src/bridge/session.js';
-import type { ExchangeEvent, UpstreamConnection } from '../src/bridge/upstream.js';
+import type { ExchangeEvent } from '../src/bridge/upstream.js';
 import {
   LISTEN_ACKNOWLEDGED,
   PROMPTS_LIST_CHANGED,
@@ -19,6 +19,8 @@ import {
 import type { DeclaredLists } from '../src/codec/listen.js';
 import { META_LOG_LEVEL, META_SUBSCRIPTION_ID } from '../src/codec/meta.js';
 import type { Frame, JsonObject, RequestFrame } from '../src/protocol/jsonrpc.js';
+import { createFakeUpstream } from '../src/testing/fakeUpstream.js';
+import type { FakeHandler, FakeRequest } from '../src/testing/fakeUpstream.js';
 import { errWith, note, req, res } from '../src/testing/frames.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
 
@@ -74,38 +76,27 @@ const out: Record<string, Frame> = {
 const letter = (frame: Frame): string =>
   Object.keys(out).find((key) => JSON.stringify(out[key]) === JSON.stringify(frame)) ?? '?';
 
-interface Call {
-  readonly params: JsonObject;
-  cancelled?: string | undefined;
-}
-
 /**
  * A ready session whose upstream hands out `streams[n]` for the n-th listen request; any other
  * upstream request gets no answer.
  */
 function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], limits = DEFAULT_LIMITS) {
-  const calls: Call[] = [];
+  const calls: FakeRequest[] = [];
   const order: string[] = [];
   const lines: string[] = [];
-  const upstream: UpstreamConnection = {
-    request: (method, params, options = {}) => {
-      if (method !== 'subscriptions/listen') return NEVER;
-      const call: Call = { params };
-      const n = calls.push(call) - 1;
-      return (streams[n] ?? NEVER).pipe(
-        tap({
-          unsubscribe: () => {
-            call.cancelled = options.cancelReason?.();
-            order.push(`cancel ${n}: ${call.cancelled ?? ''}`);
-          },
-        }),
-      );
-    },
-    notifications$: NEVER,
-    exit$: NEVER,
-    remote: false,
-    close: () => undefined,
+  const listen: FakeHandler = (_params, call) => {
+    const n = calls.push(call) - 1;
+    return (streams[n] ?? NEVER).pipe(
+      tap({ unsubscribe: () => order.push(`cancel ${n}: ${call.cancelReason ?? ''}`) }),
+    );
   };
+  const upstream = createFakeUpstream({
+    methods: {
+      'subscriptions/listen': listen,
+      'tools/list': () => NEVER,
+      'resources/templates/list': () => NEVER,
+    },
+  }).connection;
   const session: Session = createSession();
   Object.assign(session, { phase: 'ready', upstream, declared, initialized: true });
   session.client = { info: { name: 'vscode', version: '1' }, capabilities: {}, upstreamCapabilities: {} };
@@ -136,7 +127,7 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], li
   return { calls, order, lines, session, run };
 }
 
-const filterOf = (call: Call | undefined): unknown => call?.params['notifications'];
+const filterOf = (call: FakeRequest | undefined): unknown => call?.params['notifications'];
 
 // reference-behaviors.md §5.1–§5.6, §9.5; protocol-mapping.md §5.
 describe('listener and subscriptions', () => {
@@ -186,7 +177,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable }) => {
       const first = cold('      -kc-t', up);
       const second = cold('     -k', up);
@@ -194,7 +185,7 @@ describe('listener and subscriptions', () => {
       calls = harness.calls;
       expectObservable(harness.run(hot('-')), '^ 1s !').toBe('- 502ms (TPL)', out);
     });
-    expect(calls[0]?.cancelled).toBe('the upstream server ended the listen stream');
+    expect(calls[0]?.cancelReason).toBe('the upstream server ended the listen stream');
   });
 
   it('the subscribe response precedes the cancellation of the old stream and any update of the URI', () => {
@@ -212,7 +203,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('an update of a replaced stream is dropped', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const first = cold('        -k-u--u---u', up); // A only; replaced at 6, its later updates dropped
       const second = cold('          --k--u-w', up); // A and B
@@ -235,7 +226,7 @@ describe('listener and subscriptions', () => {
 
   it('a failed replacement keeps the old stream and reports the upstream error', () => {
     let lines: string[] = [];
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const start = cold('      -k 10ms t', up);
       const refused = cold('         --(x|)', up);
@@ -278,7 +269,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('the last unsubscribe with no declared lists ends the stream and opens none', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const stream = cold('         -k-u 10ms u', up);
       const requests = hot('      --s-----q', client);
@@ -288,7 +279,7 @@ describe('listener and subscriptions', () => {
       expectSubscriptions(stream.subscriptions).toBe('--^-----!');
     });
     expect(calls).toHaveLength(1);
-    expect(calls[0]?.cancelled).toBe('the client unsubscribed from the last resource');
+    expect(calls[0]?.cancelReason).toBe('the client unsubscribed from the last resource');
   });
 
   it('a subscribe-only upstream opens its first stream on the first subscribe, without a replay', () => {
@@ -302,7 +293,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('two concurrent subscribes both answer {} and the second stream has both URIs', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const first = cold('          --k', up);
       const second = cold('           --k', up);
@@ -316,7 +307,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('a change that waits when the listener stops gets no response', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const start = cold('      -k 50ms -', up);
       const silent = cold('       -', up); // never acknowledged
@@ -325,11 +316,11 @@ describe('listener and subscriptions', () => {
       expectObservable(harness.run(hot('l-s', client)), '^ 10ms !').toBe('-T', out);
       expectSubscriptions(silent.subscriptions).toBe('--^ 8ms !');
     });
-    expect(calls[1]?.cancelled).toBe('the client closed the connection');
+    expect(calls[1]?.cancelReason).toBe('the client closed the connection');
   });
 
   it('a client cancel of a waiting subscribe cancels its stream and gets no response', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const start = cold('      -k 50ms -', up);
       const silent = cold('       -', up);
@@ -342,11 +333,11 @@ describe('listener and subscriptions', () => {
       expectObservable(merge(harness.run(hot('l-s', client)), cancel), '^ 1s !').toBe('-T', out);
       expectSubscriptions(silent.subscriptions).toBe('--^--!');
     });
-    expect(calls[1]?.cancelled).toBe('the client canceled the request');
+    expect(calls[1]?.cancelReason).toBe('the client canceled the request');
   });
 
   it('the end of input during a backoff wait opens no stream', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable }) => {
       const start = cold('      -k-#', up);
       const harness = setup(ALL, [start]);
@@ -357,7 +348,7 @@ describe('listener and subscriptions', () => {
   });
 
   it('each listen stream carries the log level current at its start', () => {
-    let calls: Call[] = [];
+    let calls: FakeRequest[] = [];
     scheduler().run(({ cold, hot, expectObservable }) => {
       const start = cold('      -k-#', up);
       const next = cold('       -k', up);

@@ -67,11 +67,12 @@ describe('public API', () => {
     ]);
   });
 
-  it('the testing entry exports the frame and event builders and the scheduler', () => {
+  it('the testing entry exports the frame and event builders, the scheduler and the fake upstream', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'bytes',
       'causeMessage',
       'clientAnswer',
+      'createFakeUpstream',
       'createProtocolScheduler',
       'err',
       'errWith',
@@ -86,6 +87,8 @@ describe('public API', () => {
       'resultOutput',
       'sequence',
       'toClientOutput',
+      'upstreamError',
+      'upstreamFailure',
     ]);
   });
 

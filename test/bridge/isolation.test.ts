@@ -4,15 +4,16 @@
  * `internal` and one log line with its id and method; the requests around it still complete, and
  * a failure on a client notification is logged and dropped.
  */
-import { NEVER, Subject, of } from 'rxjs';
+import { Subject, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import { createBridge } from '../../src/bridge/createBridge.js';
 import type { Logger } from '../../src/bridge/log.js';
-import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
+import type { UpstreamConnection } from '../../src/bridge/upstream.js';
 import { shapeResult } from '../../src/codec/results.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
+import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 
 const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Frame });
 const call = (id: number, text: string): Inbound =>
@@ -20,28 +21,12 @@ const call = (id: number, text: string): Inbound =>
 
 /** An upstream that answers discover and echoes each tool call at once; a call of `throwOn` throws. */
 function fakeUpstream(throwOn?: string): UpstreamConnection {
-  return {
-    request: (method, params) => {
-      const id = 1;
-      if (throwOn !== undefined && (params['arguments'] as JsonObject | undefined)?.['text'] === throwOn) {
-        throw new RangeError('a bug in the upstream edge');
-      }
-      if (method === 'server/discover') {
-        const result = { resultType: 'complete', capabilities: { tools: {} } };
-        return of<ExchangeEvent>({ type: 'response', frame: { jsonrpc: '2.0', id, result } });
-      }
-      const args = (params['arguments'] ?? {}) as JsonObject;
-      const result = {
-        resultType: 'complete',
-        content: [{ type: 'text', text: typeof args['text'] === 'string' ? args['text'] : '' }],
-      };
-      return of<ExchangeEvent>({ type: 'response', frame: { jsonrpc: '2.0', id, result } });
-    },
-    notifications$: NEVER,
-    exit$: NEVER,
-    remote: false,
-    close: () => undefined,
+  const echo = (params: JsonObject) => {
+    const args = (params['arguments'] ?? {}) as JsonObject;
+    if (throwOn !== undefined && args['text'] === throwOn) throw new RangeError('a bug in the upstream edge');
+    return { content: [{ type: 'text', text: typeof args['text'] === 'string' ? args['text'] : '' }] };
   };
+  return createFakeUpstream({ tools: { echo } }).connection;
 }
 
 function run(lines$: Subject<Inbound>, throwOn: string, upstreamThrowsOn?: string, loggerThrows = false) {

@@ -1,4 +1,4 @@
-import { NEVER, Subject, defer, tap } from 'rxjs';
+import { NEVER } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
@@ -6,7 +6,6 @@ import { handleSubscription, startListener } from '../../src/bridge/listener.js'
 import type { Logger } from '../../src/bridge/log.js';
 import { createSession } from '../../src/bridge/session.js';
 import type { Session } from '../../src/bridge/session.js';
-import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
 import {
   LISTEN_ACKNOWLEDGED,
   PROMPTS_LIST_CHANGED,
@@ -29,6 +28,8 @@ import type {
   RequestFrame,
   ResponseFrame,
 } from '../../src/protocol/jsonrpc.js';
+import { createFakeUpstream, upstreamError } from '../../src/testing/fakeUpstream.js';
+import type { FakeRequest } from '../../src/testing/fakeUpstream.js';
 import { err, errWith, note, req, res } from '../../src/testing/frames.js';
 
 const NONE: DeclaredLists = { tools: false, prompts: false, resources: false, subscribe: false };
@@ -36,32 +37,16 @@ const ALL: DeclaredLists = { tools: true, prompts: true, resources: true, subscr
 const A = 'file:///a.json';
 const B = 'file:///b.json';
 
-interface Call {
-  readonly method: string;
-  readonly params: JsonObject;
-  readonly events: Subject<ExchangeEvent>;
-  cancelled?: string | undefined;
-}
-
 const tagged = (method: string, params: JsonObject = {}): NotificationFrame =>
   note(method, { ...params, _meta: { [META_SUBSCRIPTION_ID]: 1 } });
 
 /** A ready session with an upstream whose listen exchanges are driven by hand. */
 function setup(declared: DeclaredLists, logLevel?: string) {
-  const calls: Call[] = [];
   const lines: string[] = [];
-  const upstream: UpstreamConnection = {
-    request: (method, params, options = {}) =>
-      defer(() => {
-        const call: Call = { method, params, events: new Subject<ExchangeEvent>() };
-        calls.push(call);
-        return call.events.pipe(tap({ unsubscribe: () => (call.cancelled = options.cancelReason?.()) }));
-      }),
-    notifications$: NEVER,
-    exit$: NEVER,
-    remote: false,
-    close: () => undefined,
-  };
+  // Every listen exchange stays open; the tests drive each one by hand.
+  const fake = createFakeUpstream({ methods: { 'subscriptions/listen': () => NEVER } });
+  const calls = fake.requests;
+  const upstream = fake.connection;
   const session: Session = createSession();
   Object.assign(session, { phase: 'ready', upstream, declared, logLevel });
   session.client = {
@@ -83,14 +68,15 @@ function setup(declared: DeclaredLists, logLevel?: string) {
   const output: Frame[] = [];
   const subscription = startListener(ctx).subscribe((frame) => output.push(frame));
   subscriptions.push(subscription);
-  const notify = (call: Call | undefined, frame: NotificationFrame): void =>
-    call?.events.next({ type: 'notification', frame });
-  const ack = (call: Call | undefined): void =>
+  const notify = (call: FakeRequest | undefined, frame: NotificationFrame): void => call?.notify(frame);
+  const ack = (call: FakeRequest | undefined): void =>
     notify(call, tagged(LISTEN_ACKNOWLEDGED, { notifications: {} }));
-  const answer = (call: Call | undefined, frame: ResponseFrame): void => {
-    call?.events.next({ type: 'response', frame });
-    call?.events.complete();
-  };
+  const answer = (call: FakeRequest | undefined, frame: ResponseFrame): void =>
+    call?.reply(
+      'error' in frame
+        ? upstreamError(frame.error.code, frame.error.message, frame.error.data)
+        : frame.result,
+    );
   /** Sends a client request and collects its frames. */
   const send = (request: RequestFrame): Frame[] => {
     const frames: Frame[] = [];
@@ -173,7 +159,7 @@ describe('listener', () => {
       note(TOOLS_LIST_CHANGED, { _meta: { 'vscode.kept': 1 } }),
       note(TOOLS_LIST_CHANGED),
     ]);
-    expect(stream?.cancelled).toBe('the upstream server ended the listen stream');
+    expect(stream?.cancelReason).toBe('the upstream server ended the listen stream');
   });
 
   it('answers an already subscribed URI and an unknown URI at once, without a new stream', () => {
@@ -191,9 +177,9 @@ describe('listener', () => {
     const h = setup(ALL);
     h.initialized();
     const frames = h.send(subscribe(7, A));
-    h.calls[1]?.events.error(new BridgeError('transport_failed', { httpStatus: 503 }));
+    h.calls[1]?.reply(new BridgeError('transport_failed', { httpStatus: 503 }));
     expect(frames).toEqual([err(7, -32603, 'transport_failed', 'HTTP status 503')]);
-    expect(h.calls[0]?.cancelled).toBeUndefined();
+    expect(h.calls[0]?.cancelReason).toBeUndefined();
     expect(h.lines).toEqual([
       'warn: the listen stream for a change of the subscriptions failed: transport_failed (HTTP status 503)',
     ]);
@@ -244,7 +230,7 @@ describe('listener', () => {
     expect(h.calls[2]?.params['notifications']).toEqual({ toolsListChanged: true });
     h.ack(h.calls[2]);
     expect(frames).toEqual([res(2, {})]);
-    expect(h.calls.map((call) => call.cancelled)).toEqual([
+    expect(h.calls.map((call) => call.cancelReason)).toEqual([
       'the bridge replaced the listen stream',
       'the bridge replaced the listen stream',
       undefined,
@@ -263,7 +249,7 @@ describe('listener', () => {
     h.subscription.unsubscribe();
     expect(completed).toBe(true);
     expect(waiting).toEqual([]);
-    expect(h.calls.map((call) => call.cancelled)).toEqual([
+    expect(h.calls.map((call) => call.cancelReason)).toEqual([
       'the client closed the connection',
       'the client closed the connection',
     ]);

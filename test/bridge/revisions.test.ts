@@ -6,16 +6,17 @@
  * checked against the official schema of the client's revision and its closed variant
  * (test/helpers/schemas.ts), and the capabilities sent upstream are those the revision can have.
  */
-import { NEVER, Subject, concat, of } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { Subject, concat, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import { createBridge } from '../../src/bridge/createBridge.js';
 import type { Logger } from '../../src/bridge/log.js';
 import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
-import type { Frame, JsonObject, NotificationFrame } from '../../src/protocol/jsonrpc.js';
+import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import { DEFAULT_MAX_DEPTH, parseLine } from '../../src/protocol/parseLine.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
+import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
+import type { FakeHandler, FakeRequest, FakeUpstream } from '../../src/testing/fakeUpstream.js';
 import { CLIENT_REVISIONS, validateClientFrame } from '../helpers/schemas.js';
 import type { ClientRevision } from '../helpers/schemas.js';
 
@@ -121,137 +122,85 @@ const ASKS: Readonly<Record<string, JsonObject>> = {
 };
 
 const complete = (result: object): JsonObject => ({ resultType: 'complete', ...result });
-const respond = (result: object): Observable<ExchangeEvent> =>
-  of({ type: 'response', frame: { jsonrpc: '2.0', id: 1, result: result as JsonObject } });
 
 /** The upstream: one answer per method and tool; the params of every request it got. */
-function richUpstream(notifications$: Subject<NotificationFrame>): {
-  upstream: UpstreamConnection;
-  requests: { method: string; params: JsonObject }[];
-} {
-  const requests: { method: string; params: JsonObject }[] = [];
-  const answer = (method: string, params: JsonObject): Observable<ExchangeEvent> => {
-    switch (method) {
-      case 'server/discover':
-        return respond(
-          complete({
-            capabilities: {
-              tools: { listChanged: true },
-              prompts: { listChanged: true },
-              resources: { subscribe: true, listChanged: true },
-              logging: {},
-              completions: {},
-              extensions: { 'io.modelcontextprotocol/ui': {} },
-            },
-            _meta: {
-              'io.modelcontextprotocol/serverInfo': {
-                name: 'rich',
-                version: '1.0.0',
-                title: 'Rich server',
-                description: 'Has everything.',
-                websiteUrl: 'https://example.com',
-                icons: [ICON],
-              },
-            },
-          }),
-        );
-      case 'subscriptions/listen':
-        return concat(
-          of<ExchangeEvent[]>(
-            {
-              type: 'notification',
-              frame: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged' },
-            },
-            {
-              type: 'notification',
-              frame: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } },
-            },
-          ),
-          NEVER,
-        );
-      case 'tools/list':
-        return respond(complete({ tools: [TOOL] }));
-      case 'resources/list':
-        return respond(complete({ resources: [RESOURCE] }));
-      case 'resources/templates/list':
-        return respond(complete({ resourceTemplates: [TEMPLATE] }));
-      case 'prompts/list':
-        return respond(complete({ prompts: [PROMPT] }));
-      case 'prompts/get':
-        return respond(
-          complete({
-            messages: [
-              { role: 'user', content: LINK },
-              { role: 'user', content: AUDIO },
-            ],
-          }),
-        );
-      case 'resources/read':
-        return respond(
-          complete({ contents: [{ uri: NOTES, text: 'notes', _meta: { 'example.com/y': 2 } }] }),
-        );
-      case 'completion/complete':
-        return respond(complete({ completion: { values: ['Ada'] } }));
-      case 'tools/call':
-        return toolCall(params);
-      default:
-        return of({
-          type: 'response',
-          frame: { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } },
-        });
-    }
-  };
-  const toolCall = (params: JsonObject): Observable<ExchangeEvent> => {
-    const name = params['name'] as string;
-    const ask = ASKS[name];
-    if (ask !== undefined) {
+function richUpstream(): { upstream: UpstreamConnection; requests: readonly FakeRequest[] } {
+  const ask =
+    (request: JsonObject): FakeHandler =>
+    (params) => {
       const responses = params['inputResponses'];
       return responses === undefined
-        ? respond({ resultType: 'input_required', inputRequests: { ask } })
-        : respond(complete({ content: [{ type: 'text', text: JSON.stringify(responses) }] }));
-    }
-    switch (name) {
-      case 'rich':
-        return respond(complete({ content: RICH_CONTENT, structuredContent: { celsius: 21 } }));
-      case 'structured':
-        return respond(complete({ content: [], structuredContent: { celsius: 21 } }));
-      case 'progress':
-        return concat(
+        ? { resultType: 'input_required', inputRequests: { ask: request } }
+        : complete({ content: [{ type: 'text', text: JSON.stringify(responses) }] });
+    };
+  const fake: FakeUpstream = createFakeUpstream({
+    serverInfo: {
+      name: 'rich',
+      version: '1.0.0',
+      title: 'Rich server',
+      description: 'Has everything.',
+      websiteUrl: 'https://example.com',
+      icons: [ICON],
+    },
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      logging: {},
+      completions: {},
+      extensions: { 'io.modelcontextprotocol/ui': {} },
+    },
+    listen: {
+      events: [{ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } }],
+    },
+    toolList: [TOOL],
+    resources: [RESOURCE],
+    prompts: [PROMPT],
+    methods: {
+      'resources/templates/list': () => ({ resourceTemplates: [TEMPLATE] }),
+      'prompts/get': () => ({
+        messages: [
+          { role: 'user', content: LINK },
+          { role: 'user', content: AUDIO },
+        ],
+      }),
+      'resources/read': () => ({ contents: [{ uri: NOTES, text: 'notes', _meta: { 'example.com/y': 2 } }] }),
+      'completion/complete': () => ({ completion: { values: ['Ada'] } }),
+    },
+    tools: {
+      ...Object.fromEntries(Object.entries(ASKS).map(([name, request]) => [name, ask(request)])),
+      rich: () => ({ content: RICH_CONTENT, structuredContent: { celsius: 21 } }),
+      structured: () => ({ content: [], structuredContent: { celsius: 21 } }),
+      progress: (_params, request) =>
+        concat(
           of<ExchangeEvent[]>({
             type: 'notification',
             frame: {
               jsonrpc: '2.0',
               method: 'notifications/progress',
-              params: { progressToken: 1, progress: 1, total: 2, message: 'half way' },
+              params: { progressToken: request.id, progress: 1, total: 2, message: 'half way' },
             },
           }),
-          respond(complete({ content: [{ type: 'text', text: 'done' }] })),
-        );
-      case 'log':
-        notifications$.next({
+          of<ExchangeEvent[]>({
+            type: 'response',
+            frame: {
+              jsonrpc: '2.0',
+              id: request.id,
+              result: complete({ content: [{ type: 'text', text: 'done' }] }),
+            },
+          }),
+        ),
+      log: () => {
+        fake.notify({
           jsonrpc: '2.0',
           method: 'notifications/message',
           params: { level: 'warning', logger: 'rich', data: 'a warning' },
         });
-        return respond(complete({ content: [{ type: 'text', text: 'logged' }] }));
-      default:
-        return of({
-          type: 'response',
-          frame: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: `Unknown tool ${name}` } },
-        });
-    }
-  };
-  const upstream: UpstreamConnection = {
-    request: (method, params) => {
-      requests.push({ method, params });
-      return answer(method, params);
+        return complete({ content: [{ type: 'text', text: 'logged' }] });
+      },
     },
-    notifications$,
-    exit$: NEVER,
-    remote: false,
-    close: () => undefined,
-  };
-  return { upstream, requests };
+  });
+  return { upstream: fake.connection, requests: fake.requests };
 }
 
 const PARSE_LIMITS = { maxDepth: DEFAULT_MAX_DEPTH, maxLineBytes: 1 << 20 };
@@ -259,8 +208,7 @@ const silent: Logger = { log: () => undefined, enabled: () => false };
 
 /** One client connection of `revision`: what it sends, what it got, the method of each id. */
 function clientOf(revision: ClientRevision) {
-  const notifications$ = new Subject<NotificationFrame>();
-  const { upstream, requests } = richUpstream(notifications$);
+  const { upstream, requests } = richUpstream();
   const lines$ = new Subject<Inbound>();
   const out: Frame[] = [];
   const methods = new Map<unknown, string>();

@@ -3,15 +3,16 @@
  * what of the client travels upstream (its `_meta` keys, `clientInfo`, `roots.listChanged`), its
  * quirks shape `tools/list`.
  */
-import { NEVER, Subject, of } from 'rxjs';
+import { Subject, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import { silentLogger } from '../../src/bridge/log.js';
-import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
+import type { UpstreamConnection } from '../../src/bridge/upstream.js';
 import { createProfileBridge, genericProfile, vscodeProfile } from '../../src/index.js';
 import type { Profile } from '../../src/index.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
+import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 
 const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Frame });
 
@@ -19,23 +20,11 @@ const BARE_TOOL = { name: 'bare', inputSchema: { type: 'object', properties: { v
 
 /** An upstream that records the `_meta` of each tools/call and lists one tool with a bare array. */
 function fakeUpstream(metas: JsonObject[], remote: boolean): UpstreamConnection {
-  const reply = (result: JsonObject) =>
-    of<ExchangeEvent>({
-      type: 'response',
-      frame: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...result } },
-    });
-  return {
-    request: (method, params) => {
-      if (method === 'server/discover') return reply({ capabilities: { tools: {} } });
-      if (method === 'tools/list') return reply({ tools: [BARE_TOOL] });
-      metas.push(params['_meta'] as JsonObject);
-      return reply({ content: [] });
-    },
-    notifications$: NEVER,
-    exit$: NEVER,
-    remote,
-    close: () => undefined,
+  const bare = (params: JsonObject) => {
+    metas.push(params['_meta'] as JsonObject);
+    return { content: [] };
   };
+  return createFakeUpstream({ toolList: [BARE_TOOL], tools: { bare }, remote }).connection;
 }
 
 /** The `initialize` of a client that says all of `Implementation` and roots.listChanged. */
