@@ -8,8 +8,9 @@
  *
  * The value is the one `JSON.parse` of the whole line gives: every reader (shaping, a downgrade
  * that copies a block, `JSON.stringify`) gets the same string through the property. A line that
- * is not exactly valid JSON is not parsed here (`undefined`): its own string literals are checked
- * (control characters, escapes; the caller checks the UTF-8 of the line) and the rest is checked by `JSON.parse` of the skeleton.
+ * is not exactly valid JSON is not parsed here (`undefined`): the strings left out are checked
+ * as `JSON.parse` checks a string (UTF-8, control characters, escapes), the rest is decoded with
+ * a fatal decoder and parsed by `JSON.parse`.
  */
 import { BACKSLASH, QUOTE } from './bytes.js';
 import type { JsonObject } from './jsonrpc.js';
@@ -93,26 +94,38 @@ function defineLazy(object: JsonObject, key: string, literal: Uint8Array): void 
 const HEX: ReadonlySet<number> = new Set([...'0123456789abcdefABCDEF'].map((c) => c.charCodeAt(0)));
 const ESCAPES: ReadonlySet<number> = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const LOWER_U = 0x75;
+/** Decoded in pieces of this size: each text is small and short-lived, none is of the whole string. */
+const PIECE = 32 * 1024;
+// eslint-disable-next-line no-control-regex -- the characters that JSON forbids in a string
+const CONTROL = /[\u0000-\u001f]/u;
 
 /**
  * True when bytes [start, end) are a JSON string literal as `JSON.parse` accepts it: quotes at
- * both ends (the scan ended it at the first unescaped quote), no control character, only the
- * escapes of RFC 8259 §7 (the caller has checked the UTF-8 of the line).
+ * both ends (the scan ended it at the first unescaped quote), valid UTF-8, no control character,
+ * only the escapes of RFC 8259 §7. Native work: a streaming decode in small pieces, a regular
+ * expression on each, `indexOf` for the escapes (the rest of the line is decoded fatally).
  */
 function validLiteral(bytes: Uint8Array, start: number, end: number): boolean {
   if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false;
   const last = end - 1;
-  for (let i = start + 1; i < last; i++) {
-    const b = bytes[i] as number;
-    if (b < 0x20) return false;
-    if (b !== BACKSLASH) continue;
+  try {
+    const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    for (let at = start + 1; at < last; at += PIECE) {
+      if (CONTROL.test(utf8.decode(bytes.subarray(at, Math.min(last, at + PIECE)), { stream: true })))
+        return false;
+    }
+    utf8.decode();
+  } catch {
+    return false;
+  }
+  for (let i = bytes.indexOf(BACKSLASH, start + 1); i !== -1 && i < last; i = bytes.indexOf(BACKSLASH, i)) {
     const e = bytes[i + 1] as number;
     if (e === LOWER_U) {
       for (let h = i + 2; h < i + 6; h++) if (h >= last || !HEX.has(bytes[h] as number)) return false;
-      i += 5;
+      i += 6;
     } else {
       if (i + 1 >= last || !ESCAPES.has(e)) return false;
-      i += 1;
+      i += 2;
     }
   }
   return true;

@@ -64,7 +64,8 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
   }
   const { bytes } = line;
   if (isBlank(bytes)) return { kind: 'blank' };
-  // A large line is checked without its text: that is made only when needed (lazyStrings.ts).
+  // A large line is checked without a text of the whole line (lazyStrings.ts): its UTF-8 is
+  // checked by the decoding of its pieces, or by isUtf8 when it is too deep.
   const large = bytes.length >= RAW_RESULT_MIN_BYTES;
   let text = '';
   try {
@@ -72,7 +73,6 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
   } catch {
     return bad(recoverId(bytes), 'parse_error');
   }
-  if (large && !isUtf8(bytes)) return bad(recoverId(bytes), 'parse_error');
   let value: unknown;
   let spans: Map<string, MemberSpan> | undefined;
   if (!large && bytes.length < 2 * (limits.maxDepth + 1) && !text.includes('\\u')) {
@@ -84,7 +84,9 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
     }
   } else {
     const scan = scanJson(bytes, limits.maxDepth);
-    if (scan.tooDeep) return tooDeepLine(bytes, limits);
+    // Bad UTF-8 comes before the depth (the order above); a large line's is checked here or below.
+    if (scan.tooDeep)
+      return large && !isUtf8(bytes) ? bad(recoverId(bytes), 'parse_error') : tooDeepLine(bytes, limits);
     // JSON.parse accepts "\ud800"; the reference does not (§11 item 1).
     if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
     // A large result: its long content strings are decoded only when read (lazyStrings.ts).

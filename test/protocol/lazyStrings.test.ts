@@ -58,6 +58,61 @@ describe('parseLine of a large result', () => {
   });
 });
 
+describe('parseLazily (property)', () => {
+  it('parses a line exactly when JSON.parse does, to the same value', () => {
+    const piece = fc.constantFrom(
+      'a',
+      'é',
+      '\\',
+      'u',
+      '0',
+      'F',
+      'g',
+      '"',
+      '\\"',
+      '\t',
+      '\n',
+      '\u0001',
+      'n',
+      '/',
+      '\ud83d\ude00',
+    );
+    let lazy = 0;
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 14 }),
+        fc.constantFrom('', ',"n":1', '}', ']'),
+        (parts, tail) => {
+          const text = `{"result":{"content":[{"type":"text","text":"${parts.join('')}"${tail}}]},"id":1}`;
+          const bytes = encoder.encode(text);
+          const spans = resultMemberSpans(bytes);
+          let whole: unknown;
+          try {
+            whole = JSON.parse(text);
+          } catch {
+            whole = undefined;
+          }
+          const value = spans === undefined ? undefined : parseLazily(bytes, spans, 2);
+          if (value === undefined) return;
+          lazy += 1;
+          expect(JSON.stringify(value)).toBe(JSON.stringify(whole));
+        },
+      ),
+      { seed: 21, numRuns: 5_000 },
+    );
+    expect(lazy).toBeGreaterThan(500);
+  });
+
+  it('answers as before for a large line that is too deep, with and without bad UTF-8', () => {
+    const deep = encoder.encode(
+      `{"result":{"content":[{"text":"${x}"}]},"a":${'['.repeat(70)}${']'.repeat(70)}}`,
+    );
+    expect(parse(deep)).toMatchObject({ kind: 'bad', cause: 'too_deep' });
+    deep[40] = 0xff;
+    expect(parse(deep)).toMatchObject({ kind: 'bad', cause: 'parse_error' });
+  });
+});
+
 describe('isUtf8 (property)', () => {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const decodes = (bytes: Uint8Array): boolean => {
