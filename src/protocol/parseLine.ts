@@ -104,7 +104,8 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
   if (Array.isArray(value)) return bad(null, 'invalid_request_shape', BATCH_DETAIL);
   const frame = asFrame(value);
   if (frame === undefined) return bad(parsedId(value), 'invalid_request_shape');
-  rememberRawResult(frame, bytes, spans); // a large result keeps its bytes (rawResult.ts)
+  // A large result keeps its bytes (rawResult.ts); a large line was scanned once above.
+  rememberRawResult(frame, bytes, large ? (spans ?? null) : undefined);
   return { kind: 'frame', frame };
 }
 

@@ -37,11 +37,12 @@ const registry = new WeakMap<JsonObject, RawResult>();
 export function rememberRawResult(
   frame: Frame,
   bytes: Uint8Array,
-  known?: ReadonlyMap<string, MemberSpan>,
+  known?: ReadonlyMap<string, MemberSpan> | null,
   minBytes = RAW_RESULT_MIN_BYTES,
 ): void {
   if (bytes.length < minBytes) return;
   if (!('result' in frame) || !isObject(frame.result)) return;
+  if (known === null) return;
   const spans = known ?? resultMemberSpans(bytes);
   if (spans === undefined) return;
   registry.set(frame.result, { bytes, spans, original: frame.result });
