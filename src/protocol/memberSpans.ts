@@ -210,3 +210,40 @@ function skipSpace(bytes: Uint8Array, at: number): number {
     i += 1;
   }
 }
+
+/** Where the value of `member` starts: after its key, the colon and any whitespace. */
+export function valueStartOf(bytes: Uint8Array, member: MemberSpan): number {
+  return skipSpace(bytes, skipSpace(bytes, skipString(bytes, member.start)) + 1);
+}
+
+/**
+ * The members of each object of the array that is the value of `member`, by (decoded) key, in
+ * order. `undefined` when the value is not an array of objects or an object has a duplicated key.
+ * Like resultMemberSpans, it trusts the syntax of a line that a parser accepts.
+ */
+export function arrayObjectSpans(
+  bytes: Uint8Array,
+  member: MemberSpan,
+): Map<string, MemberSpan>[] | undefined {
+  try {
+    let i = valueStartOf(bytes, member);
+    if (bytes[i] !== OPEN_BRACKET) return undefined;
+    const objects: Map<string, MemberSpan>[] = [];
+    i = skipSpace(bytes, i + 1);
+    if (bytes[i] === CLOSE_BRACKET) return objects;
+    for (;;) {
+      const members = new Map<string, MemberSpan>();
+      i = skipSpace(
+        bytes,
+        scanObject(bytes, i, (_key, start) => skipValue(bytes, start), members),
+      );
+      objects.push(members);
+      if (bytes[i] === CLOSE_BRACKET) return objects;
+      if (bytes[i] !== COMMA) return undefined;
+      i = skipSpace(bytes, i + 1);
+    }
+  } catch (error: unknown) {
+    if (error === UNEXPECTED) return undefined;
+    throw error;
+  }
+}

@@ -7,7 +7,10 @@ import { asFrame, isObject, isRequestId } from './jsonrpc.js';
 import type { Frame, RequestId } from './jsonrpc.js';
 import { scanJson } from './jsonScan.js';
 import type { RawLine } from './lines.js';
-import { rememberRawResult } from './rawResult.js';
+import { isUtf8, parseLazily } from './lazyStrings.js';
+import { resultMemberSpans } from './memberSpans.js';
+import type { MemberSpan } from './memberSpans.js';
+import { RAW_RESULT_MIN_BYTES, rememberRawResult } from './rawResult.js';
 import { recoverId } from './recoverId.js';
 
 /** Why a client line is not a message (the error table of reference-behaviors.md §2.7). */
@@ -61,14 +64,18 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
   }
   const { bytes } = line;
   if (isBlank(bytes)) return { kind: 'blank' };
-  let text: string;
+  // A large line is checked without a text of the whole line (lazyStrings.ts): its UTF-8 is
+  // checked by the decoding of its pieces, or by isUtf8 when it is too deep.
+  const large = bytes.length >= RAW_RESULT_MIN_BYTES;
+  let text = '';
   try {
-    text = decoder.decode(bytes);
+    if (!large) text = decoder.decode(bytes);
   } catch {
     return bad(recoverId(bytes), 'parse_error');
   }
   let value: unknown;
-  if (bytes.length < 2 * (limits.maxDepth + 1) && !text.includes('\\u')) {
+  let spans: Map<string, MemberSpan> | undefined;
+  if (!large && bytes.length < 2 * (limits.maxDepth + 1) && !text.includes('\\u')) {
     try {
       value = JSON.parse(text);
     } catch {
@@ -77,20 +84,28 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
     }
   } else {
     const scan = scanJson(bytes, limits.maxDepth);
-    if (scan.tooDeep) return tooDeepLine(bytes, limits);
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return bad(recoverId(bytes), 'parse_error');
-    }
+    // Bad UTF-8 comes before the depth (the order above); a large line's is checked here or below.
+    if (scan.tooDeep)
+      return large && !isUtf8(bytes) ? bad(recoverId(bytes), 'parse_error') : tooDeepLine(bytes, limits);
     // JSON.parse accepts "\ud800"; the reference does not (§11 item 1).
     if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
+    // A large result: its long content strings are decoded only when read (lazyStrings.ts).
+    spans = large ? resultMemberSpans(bytes) : undefined;
+    value = spans === undefined ? undefined : parseLazily(bytes, spans);
+    if (value === undefined) {
+      try {
+        value = JSON.parse(large ? decoder.decode(bytes) : text);
+      } catch {
+        return bad(recoverId(bytes), 'parse_error');
+      }
+    }
   }
   // A JSON-RPC batch (revision 2025-03-26 only) is refused as a whole (docs/revisions.md).
   if (Array.isArray(value)) return bad(null, 'invalid_request_shape', BATCH_DETAIL);
   const frame = asFrame(value);
   if (frame === undefined) return bad(parsedId(value), 'invalid_request_shape');
-  rememberRawResult(frame, bytes); // a large result keeps its bytes (issue 13, deliverable 3)
+  // A large result keeps its bytes (rawResult.ts); a large line was scanned once above.
+  rememberRawResult(frame, bytes, large ? (spans ?? null) : undefined);
   return { kind: 'frame', frame };
 }
 

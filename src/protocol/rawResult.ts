@@ -34,10 +34,16 @@ const registry = new WeakMap<JsonObject, RawResult>();
  * the line is at least RAW_RESULT_MIN_BYTES long (`minBytes` is for tests of small results). A
  * line with a carriage return never passes raw (memberSpans.ts).
  */
-export function rememberRawResult(frame: Frame, bytes: Uint8Array, minBytes = RAW_RESULT_MIN_BYTES): void {
+export function rememberRawResult(
+  frame: Frame,
+  bytes: Uint8Array,
+  known?: ReadonlyMap<string, MemberSpan> | null,
+  minBytes = RAW_RESULT_MIN_BYTES,
+): void {
   if (bytes.length < minBytes) return;
   if (!('result' in frame) || !isObject(frame.result)) return;
-  const spans = resultMemberSpans(bytes);
+  if (known === null) return;
+  const spans = known ?? resultMemberSpans(bytes);
   if (spans === undefined) return;
   registry.set(frame.result, { bytes, spans, original: frame.result });
 }

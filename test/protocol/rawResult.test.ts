@@ -2,6 +2,10 @@ import fc from 'fast-check';
 import { firstValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { encodeFrames } from '../../operators/encodeFrames.js';
+import { classifyResult, shapeResult } from '../../src/codec/results.js';
+import { downgradeResult } from '../../src/codec/downgrade.js';
+import { parseLazily } from '../../src/protocol/lazyStrings.js';
+import { resultMemberSpans } from '../../src/protocol/memberSpans.js';
 import { parseLine } from '../../src/protocol/parseLine.js';
 import type { Frame, JsonObject, JsonValue } from '../../src/protocol/jsonrpc.js';
 import { carryRawResult, rawResultLine, rememberRawResult } from '../../src/protocol/rawResult.js';
@@ -184,7 +188,7 @@ describe('rawResultLine (property)', () => {
           const text = `{"jsonrpc":"2.0","id":7,"result":${spell(parsedResult, randomOf(seed))}}`;
           const bytes = encoder.encode(text);
           const frame = JSON.parse(text) as Frame;
-          rememberRawResult(frame, bytes, 0);
+          rememberRawResult(frame, bytes, undefined, 0);
           if (!('result' in frame)) throw new Error('not a result');
           const original = frame.result;
           const shaped: JsonObject = {};
@@ -222,5 +226,77 @@ describe('rawResultLine (property)', () => {
     expect(checked).toBeGreaterThanOrEqual(300);
     // The cases really took the raw path for many members.
     expect(rawMembers).toBeGreaterThanOrEqual(200);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Property: a result parsed without its long content strings (lazyStrings.ts) is the value of the
+// whole parse, and the line written from it (shaping, downgrade, splice) is the parse path's.
+
+describe('parseLazily and the splice (property)', () => {
+  it('give the value and the line of the parse-and-stringify path, for every client revision', () => {
+    let lazyCases = 0;
+    let rawContent = 0;
+    const longText = fc.string({ unit: 'binary', minLength: 6, maxLength: 40 });
+    const block = fc.record(
+      {
+        type: fc.constantFrom('text', 'image', 'resource_link', 'audio', 'other'),
+        text: longText,
+        data: longText,
+        mimeType: fc.string(),
+        uri: fc.string(),
+        name: fc.string(),
+        _meta: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 2 }),
+        n: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+      },
+      { requiredKeys: ['type'] },
+    );
+    const result = fc.record(
+      {
+        resultType: fc.constantFrom('complete', 'input_required', 'other'),
+        content: fc.array(fc.oneof(block, fc.jsonValue()), { maxLength: 4 }),
+        structuredContent: fc.jsonValue(),
+        isError: fc.boolean(),
+        _meta: fc.dictionary(fc.constantFrom('io.modelcontextprotocol/serverInfo', 'k'), fc.jsonValue()),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: ['content'] },
+    );
+    const revision = fc.constantFrom('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05' as const);
+    fc.assert(
+      fc.property(result, fc.nat(), revision, fc.boolean(), (obj, seed, rev, remote) => {
+        const parsedResult = JSON.parse(JSON.stringify(obj)) as JsonObject;
+        const text = `{"jsonrpc":"2.0","result":${spell(parsedResult, randomOf(seed))},"id":"u-1"}`;
+        const bytes = encoder.encode(text);
+        const whole = JSON.parse(text) as Frame;
+        const spans = resultMemberSpans(bytes);
+        const lazy = spans === undefined ? undefined : (parseLazily(bytes, spans, 8) as Frame | undefined);
+        if (lazy === undefined) return;
+        lazyCases += 1;
+        expect(JSON.stringify(lazy)).toBe(JSON.stringify(whole));
+        rememberRawResult(lazy, bytes, spans, 0);
+        const line = (frame: Frame): string => {
+          if (!('result' in frame)) throw new Error('not a result');
+          const classified = classifyResult('tools/call', frame.result);
+          if (classified.kind !== 'complete') return classified.kind;
+          const shaped = shapeResult('tools/call', classified.result, { remote });
+          if ('invalid' in shaped && typeof shaped.invalid === 'string') return shaped.invalid;
+          const forClient = downgradeResult('tools/call', shaped, rev);
+          const out: Frame = { jsonrpc: '2.0', id: 3, result: carryRawResult(classified.result, forClient) };
+          const pieces = rawResultLine(out);
+          if (pieces?.some((p) => typeof p !== 'string' && p[0] === 0x22 && p.length > 0) === true)
+            rawContent += 1;
+          return pieces === undefined ? `${JSON.stringify(out)}\n` : textOf(pieces);
+        };
+        const spliced = line(lazy);
+        const parsePath = line(whole);
+        if (!spliced.startsWith('{')) expect(spliced).toBe(parsePath);
+        else expect(JSON.stringify(JSON.parse(spliced))).toBe(parsePath.slice(0, -1));
+      }),
+      { seed: 21, numRuns: 400 },
+    );
+    // Many cases really took the lazy parse and wrote raw members.
+    expect(lazyCases).toBeGreaterThanOrEqual(100);
+    expect(rawContent).toBeGreaterThanOrEqual(40);
   });
 });
