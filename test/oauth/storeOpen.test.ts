@@ -260,6 +260,7 @@ describe('the lock of the store', () => {
     // The state directory of every platform under the temporary root.
     env: { XDG_STATE_HOME: root, LOCALAPPDATA: root, MCP_BRIDGE_TOKEN_KEY: KEY_A },
     service: SERVICE,
+    tokenDirectory: 'mcp-bridge-sdk/vscode/tokens',
     loadKeyring: fakeKeyring({ absent: NO_DBUS }).module,
   });
   const locksIn = async (place: string): Promise<number> =>
