@@ -16,7 +16,7 @@ import {
   type StorePlaces,
   type TokenStoreChoice,
 } from '../oauth/store/openStore.js';
-import { reason } from '../oauth/store/record.js';
+import { reason, storeLogger } from '../oauth/store/record.js';
 import type { Profile, SignInIdentity } from '../profiles/profile.js';
 
 /** Where logout and status look; defaults are the process's. Tests point it at a temporary directory. */
@@ -31,15 +31,21 @@ export interface AccountEnvironment {
    * `mcp-bridge-vscode`). The executable passes its profile's (accountEnvironment).
    */
   readonly identity?: Pick<SignInIdentity, 'keychainService' | 'tokenDirectory'>;
+  /** The scope of the log lines (Profile.logScope; default `vscode`, the one of `mcp-bridge-vscode`). */
+  readonly scope?: string;
 }
 
 /** The environment of the logout and status of an executable: the process's, with the profile's identity. */
 export const accountEnvironment = (profile: Profile): AccountEnvironment => ({
+  scope: profile.logScope,
   identity: {
     keychainService: profile.identity.keychainService,
     tokenDirectory: profile.identity.tokenDirectory,
   },
 });
+
+/** The scope of the log lines of logout and status. */
+export const accountScope = (environment: AccountEnvironment): string => environment.scope ?? 'vscode';
 
 export type StoreKind = 'keychain' | 'file';
 
@@ -80,7 +86,9 @@ export async function openAccountStores(
   logger: Logger,
   environment: AccountEnvironment,
 ): Promise<OpenedStores> {
-  const say = (level: LogLevel, text: string): void => logger.log('vscode', level, text);
+  const scope = accountScope(environment);
+  const say = (level: LogLevel, text: string): void => logger.log(scope, level, text);
+  const storeLog = storeLogger(logger, scope);
   const env = environment.env ?? process.env;
   const places = storePlaces({
     env,
@@ -99,8 +107,8 @@ export async function openAccountStores(
           ...(environment.loadKeyring === undefined ? {} : { loadKeyring: environment.loadKeyring }),
         });
         return {
-          store: createIndexedStore(backend, logger, {
-            lock: createFileLock({ directory: places.lockDir, logger }),
+          store: createIndexedStore(backend, storeLog, {
+            lock: createFileLock({ directory: places.lockDir, logger: storeLog }),
           }),
         };
       }
@@ -117,11 +125,11 @@ export async function openAccountStores(
         };
       const backend = await openFileBackend(
         { directory: places.tokenDir, key, platform: places.platform },
-        logger,
+        storeLog,
       );
       return {
-        store: createIndexedStore(backend, logger, {
-          lock: createFileLock({ directory: places.tokenDir, logger }),
+        store: createIndexedStore(backend, storeLog, {
+          lock: createFileLock({ directory: places.tokenDir, logger: storeLog }),
         }),
       };
     } catch (error) {

@@ -10,10 +10,16 @@ import { vscodeProfile } from '../profiles/vscode.js';
 interface ClientWords {
   readonly subject: string;
   readonly object: string;
+  /** The sandbox of SANDBOX_RUNTIME. */
+  readonly sandbox: string;
 }
 
-const VSCODE_CLIENT: ClientWords = { subject: 'VS Code', object: 'VS Code' };
-const ANY_CLIENT: ClientWords = { subject: 'an MCP client', object: 'the client' };
+const VSCODE_CLIENT: ClientWords = {
+  subject: 'VS Code',
+  object: 'VS Code',
+  sandbox: 'the sandbox of VS Code',
+};
+const ANY_CLIENT: ClientWords = { subject: 'an MCP client', object: 'the client', sandbox: 'a sandbox' };
 
 const clientWords = (profile: Profile): ClientWords =>
   profile.name === vscodeProfile.name ? VSCODE_CLIENT : ANY_CLIENT;
@@ -130,7 +136,7 @@ Environment:
   <VAR> of --header-env      header values; must be set and not empty
   MCP_BRIDGE_CLIENT_SECRET   the secret of --client-id (needs --client-issuer)
   MCP_BRIDGE_TOKEN_KEY       the key of the encrypted token files, 64 hex digits
-  SANDBOX_RUNTIME            1 in the sandbox of VS Code: a needed sign-in fails at once
+  SANDBOX_RUNTIME            1 in ${client.sandbox}: a needed sign-in fails at once
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)
 
 Exit status:

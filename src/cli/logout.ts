@@ -23,7 +23,13 @@ import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
 import type { RecordKey } from '../oauth/store/types.js';
 import type { Profile } from '../profiles/profile.js';
-import { accountEnvironment, openAccountStores, sameUrl, type AccountEnvironment } from './accountStores.js';
+import {
+  accountEnvironment,
+  accountScope,
+  openAccountStores,
+  sameUrl,
+  type AccountEnvironment,
+} from './accountStores.js';
 
 export interface LogoutOptions {
   /** The MCP server URL; absent with `all`. */
@@ -51,14 +57,13 @@ export interface LogoutEnvironment extends AccountEnvironment {
 /** The environment of the logout of an executable: the process's, with the profile's identity. */
 export const logoutEnvironment = (profile: Profile): LogoutEnvironment => accountEnvironment(profile);
 
-const SCOPE = 'vscode';
-
 export async function runLogout(
   options: LogoutOptions,
   logger: Logger,
   environment: LogoutEnvironment = {},
 ): Promise<number> {
-  const say = (level: LogLevel, text: string): void => logger.log(SCOPE, level, text);
+  const scope = accountScope(environment);
+  const say = (level: LogLevel, text: string): void => logger.log(scope, level, text);
   if (options.all && options.url !== undefined) {
     say('err', 'the option --all cannot be used here: it excludes the URL and --account');
     return 2;

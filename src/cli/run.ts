@@ -8,12 +8,13 @@
  * SIGTERM while the bridge stops after an earlier one (also prestart.ts, before serveStdio). `logout` and `status` have their own (src/cli/logout.ts,
  * src/cli/status.ts).
  */
-import { tap } from 'rxjs';
+import { map } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../bridge/log.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { preloadInputChecks } from './inputChecks.js';
+import { executableMessages, withExecutableMessage } from './errorTexts.js';
 import type { ParsedCommand, ServeOptions } from './args.js';
 import { commandFormOptions } from './commandForm.js';
 import { usageText } from './help.js';
@@ -50,22 +51,28 @@ async function startSignIn(
 }
 
 /**
- * The bridge, and ajv with the 2025-11-25 schema loaded right after the `initialize` result is
- * written (src/cli/inputChecks.ts): off the start-up path, yet usually before an input round.
+ * The bridge with the executable's error messages (errorTexts.ts), and ajv with the 2025-11-25
+ * schema loaded right after the `initialize` result is written (src/cli/inputChecks.ts): off the
+ * start-up path, yet usually before an input round.
  */
-function preloadAfterInitialize(bridge: OperatorFunction<Inbound, Frame>): OperatorFunction<Inbound, Frame> {
-  let waiting = true;
-  return (lines$) =>
-    lines$.pipe(
-      bridge,
-      tap((frame) => {
-        if (!waiting || !('result' in frame) || typeof frame.result['protocolVersion'] !== 'string') return;
-        waiting = false;
-        // The frame is written after this tap, in this turn: load in the next one.
-        setImmediate(preloadInputChecks);
-      }),
-    );
-}
+const executableBridge =
+  (profile: Profile) =>
+  (bridge: OperatorFunction<Inbound, Frame>): OperatorFunction<Inbound, Frame> => {
+    const messages = executableMessages(profile);
+    let waiting = true;
+    return (lines$) =>
+      lines$.pipe(
+        bridge,
+        map((frame) => {
+          if (waiting && 'result' in frame && typeof frame.result['protocolVersion'] === 'string') {
+            waiting = false;
+            // The frame is written after this step, in this turn: load in the next one.
+            setImmediate(preloadInputChecks);
+          }
+          return withExecutableMessage(frame, messages);
+        }),
+      );
+  };
 
 const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((arg, i) => arg === b[i]);
@@ -99,7 +106,7 @@ async function serve(
   early: Prestart | undefined,
 ): Promise<number> {
   // Before the sign-in's store line, as the order of the lines has always been.
-  for (const warning of options.warnings) logger.log('vscode', 'warn', warning);
+  for (const warning of options.warnings) logger.log(profile.logScope, 'warn', warning);
   const upstream = options.upstream;
   // Adopted only for the very command the full parse found (the pre-scan agrees by design).
   const adopt =
@@ -108,7 +115,7 @@ async function serve(
   const signIn =
     upstream.kind === 'url' ? await startSignIn(options, upstream.url, logger, profile) : undefined;
   if (signIn?.ok === false) {
-    process.stderr.write(`${formatDiagnostic(signIn.message, profile.name)}\n`);
+    process.stderr.write(`${formatDiagnostic(signIn.message, profile.name, profile.logScope)}\n`);
     return 2;
   }
   // Synchronously up to serveStdio's own handlers: a SIGTERM or SIGINT that came while the CLI
@@ -126,8 +133,8 @@ async function serve(
     maxLineBytes: options.maxLineBytes,
     maxResponseBytes: options.maxResponseBytes,
     env: process.env,
-    scope: 'vscode',
-    compose: preloadAfterInitialize,
+    scope: profile.logScope,
+    compose: executableBridge(profile),
     ...(signIn === undefined ? {} : { signIn: { auth: signIn.auth, consent: signIn.consent } }),
   });
   signIn?.close();
@@ -172,7 +179,9 @@ async function notServe(
       process.stdout.write(`${parsed.text}\n`);
       return 0;
     case 'error':
-      process.stderr.write(`${formatDiagnostic(parsed.message, profile.name)}\n${usageText(profile)}\n`);
+      process.stderr.write(
+        `${formatDiagnostic(parsed.message, profile.name, profile.logScope)}\n${usageText(profile)}\n`,
+      );
       return 2;
     case 'logout': {
       // Loaded for logout only: the token stores are not part of the other forms' start-up.

@@ -13,6 +13,7 @@ import { createUpstreamAuth } from '../oauth/upstreamAuth.js';
 import type { UpstreamAuth } from '../oauth/upstreamAuth.js';
 import type { SignInConfig } from '../oauth/ports.js';
 import { openTokenStore } from '../oauth/store/openStore.js';
+import { storeLogger } from '../oauth/store/record.js';
 import type { StoreOptions } from '../oauth/store/openStore.js';
 import type { Profile } from '../profiles/profile.js';
 import type { SignInOptions } from './signInArgs.js';
@@ -84,7 +85,7 @@ export type SignInSetup =
 export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Promise<SignInSetup> {
   const { env } = input;
   const settings = signInSettings(input);
-  const opened = await openTokenStore(settings.store, logger);
+  const opened = await openTokenStore(settings.store, storeLogger(logger, input.profile.logScope));
   if (!opened.ok) return { ok: false, message: opened.message };
   const signInFetch = createSignInFetch(
     input.caPem === undefined ? { env, mcpUrl: input.url } : { env, caPem: input.caPem, mcpUrl: input.url },

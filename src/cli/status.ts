@@ -11,6 +11,7 @@ import { reason } from '../oauth/store/record.js';
 import type { TokenRecord } from '../oauth/store/types.js';
 import {
   accountOf,
+  accountScope,
   openAccountStores,
   redirectUriOf,
   sameUrl,
@@ -120,7 +121,8 @@ export async function runStatus(
   environment: AccountEnvironment = {},
   output: StatusOutput = {},
 ): Promise<number> {
-  const say = (level: LogLevel, text: string): void => logger.log('vscode', level, text);
+  const scope = accountScope(environment);
+  const say = (level: LogLevel, text: string): void => logger.log(scope, level, text);
   const write = output.write ?? ((text: string) => void process.stdout.write(text));
   const now = (output.now ?? Date.now)();
   const found: Array<{ record: TokenRecord; status: SignInStatus }> = [];

@@ -26,9 +26,15 @@ export const formatLogLine = (
   program: string = PROGRAM_NAME,
 ): string => `${program}: ${oneLine(scope)}: ${LEVEL_TEXT[level]}: ${oneLine(text)}\n`;
 
-/** The diagnostic line of a command-line error (without its newline). */
-export const formatDiagnostic = (message: string, program: string = PROGRAM_NAME): string =>
-  `${program}: vscode: error: ${oneLine(message)}`;
+/**
+ * The diagnostic line of a command-line error (without its newline); `scope` is the profile's
+ * log scope (Profile.logScope).
+ */
+export const formatDiagnostic = (
+  message: string,
+  program: string = PROGRAM_NAME,
+  scope: string = 'vscode',
+): string => `${program}: ${oneLine(scope)}: error: ${oneLine(message)}`;
 
 /**
  * A Logger that writes the lines of `level` and more severe ones, each with one `write` call;

@@ -127,7 +127,7 @@ export function refuseEarly(
     deps.logger.log(
       SCOPE,
       'err',
-      'The bridge runs in the sandbox of VS Code, which allows no sign-in. Sign in once outside the sandbox.',
+      'The bridge runs in a sandbox that allows no sign-in. Sign in once outside the sandbox.',
     );
     return new BridgeError('sandbox');
   }

@@ -16,7 +16,7 @@ import type { Profile } from './profile.js';
  */
 export const genericProfile: Profile = Object.freeze({
   name: 'mcp-bridge',
-  requestIdPrefix: 'b-',
+  logScope: 'bridge',
   // Every _meta key a 2025-11-25 client may set travels (Codex's x-codex-turn-metadata and
   // threadId, Claude Code's claudecode/toolUseId), and all of its clientInfo and roots.
   metaPassthrough: Object.freeze({

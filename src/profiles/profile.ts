@@ -1,6 +1,6 @@
 /**
  * A profile holds what differs between the products a bridge serves (reference-behaviors.md
- * §1.2): the name in logs and in the fallback `serverInfo`, the id prefix of bridge requests, the
+ * §1.2): the name and scope in logs, the name in the fallback `serverInfo`, the
  * `_meta` pass-through (what of the client travels upstream), the quirks of the client, and the
  * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
  */
@@ -52,8 +52,12 @@ export interface SignInIdentity {
 export interface Profile {
   /** The product's name: the program name of log lines and the last fallback `serverInfo.name`. */
   readonly name: string;
-  /** The prefix of the ids of requests the bridge sends to the client (`b-`). */
-  readonly requestIdPrefix: string;
+  /**
+   * The scope of the executable's own log lines and diagnostics (the command line, the token
+   * store, logout and status): `vscode` for `mcp-bridge-vscode` (reference-behaviors.md §3.12),
+   * `bridge` for `mcp-bridge`.
+   */
+  readonly logScope: string;
   /** What of the client travels upstream in `_meta` (BridgeConfig.metaPassthrough). */
   readonly metaPassthrough: MetaPassthrough;
   readonly quirks: ProfileQuirks;

@@ -11,7 +11,7 @@ import type { Profile } from './profile.js';
  */
 export const vscodeProfile: Profile = Object.freeze({
   name: 'mcp-bridge-vscode',
-  requestIdPrefix: 'b-',
+  logScope: 'vscode',
   // The reference rule (REFERENCE_PASSTHROUGH): VS Code's own _meta keys are vscode.* and the
   // trace keys (vscode-client.md §4.3); the name and version of VS Code; roots: {}.
   metaPassthrough: REFERENCE_PASSTHROUGH,

@@ -1,6 +1,8 @@
 /**
  * The error table of the bridge (reference-behaviors.md §3.10). Every error the bridge makes has
- * `error.data = { cause, detail? }`; codes and causes are a contract, the wording is ours.
+ * `error.data = { cause, detail? }`; codes and causes are a contract, the wording is ours. The
+ * texts name no product and no command-line option: an executable adds its own hints
+ * (src/cli/errorHints.ts).
  */
 import type { ErrorObject, ErrorFrame, RequestId } from './jsonrpc.js';
 import { errorResponse } from './jsonrpc.js';
@@ -80,9 +82,9 @@ export const ERROR_TABLE = {
   ],
   sign_in_timeout: [
     INTERNAL_ERROR,
-    'The sign-in did not complete in the time limit of the detail. Sign in again, or give more time with ' +
-      '--sign-in-timeout (during initialize also with --discover-timeout). If the authorization server no ' +
-      'longer knows the bridge, run "mcp-bridge-vscode logout <url>" and sign in again.',
+    'The sign-in did not complete in the time limit of the detail. Sign in again, or give the bridge ' +
+      'more time. If the authorization server no longer knows the bridge, delete its stored sign-in ' +
+      'and sign in again.',
   ],
   sign_in_denied: [
     INTERNAL_ERROR,
@@ -115,12 +117,12 @@ export const ERROR_TABLE = {
   redirect_port_unavailable: [
     INTERNAL_ERROR,
     'The bridge cannot listen on the redirect port of the detail. Close the program that uses it, or give ' +
-      'the bridge another port with --redirect-port.',
+      'the bridge another redirect port.',
   ],
   registration_unavailable: [
     INTERNAL_ERROR,
     'The authorization server offers no client registration. Register a client with the redirect URI of ' +
-      'the detail at the authorization server, then give its ID with --client-id and the issuer with --client-issuer.',
+      'the detail at the authorization server, then give the bridge its client ID and issuer.',
   ],
   registration_failed: [
     INTERNAL_ERROR,
@@ -128,13 +130,13 @@ export const ERROR_TABLE = {
   ],
   issuer_not_registered: [
     INTERNAL_ERROR,
-    'The upstream server uses another authorization server than the one of --client-issuer. Give the ' +
-      'client of that server with --client-id and --client-issuer.',
+    'The upstream server uses another authorization server than the issuer of the client of the bridge. ' +
+      'Give the bridge the client ID and issuer of that server.',
   ],
   invalid_client_metadata_url: [
     INTERNAL_ERROR,
     'The client metadata document URL is not valid. Give an https URL with a path, and without user, ' +
-      'password or fragment, in --client-metadata-url.',
+      'password or fragment.',
   ],
   access_refused: [
     INTERNAL_ERROR,
@@ -147,8 +149,8 @@ export const ERROR_TABLE = {
   ],
   sandbox: [
     INTERNAL_ERROR,
-    'The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Sign in once ' +
-      'outside the sandbox, or turn the sandbox off for this server.',
+    'The upstream server needs a sign-in, but the bridge runs in a sandbox that allows no sign-in. Sign ' +
+      'in once outside the sandbox, or turn the sandbox off for this server.',
   ],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -13,7 +13,7 @@ describe('mcp-bridge', () => {
   it('names itself in the diagnostic of an invalid command line, and exits with 2', () => {
     const run = spawnSync(process.execPath, [GENERIC_BRIDGE, '--no-such-option'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
-    expect(run.stderr.split('\n')[0]).toMatch(/^mcp-bridge: vscode: error: /);
+    expect(run.stderr.split('\n')[0]).toMatch(/^mcp-bridge: bridge: error: /);
     const vscode = spawnSync(process.execPath, [BRIDGE, '--no-such-option'], { encoding: 'utf8' });
     expect(vscode.stderr.split('\n')[0]).toMatch(/^mcp-bridge-vscode: vscode: error: /);
   });

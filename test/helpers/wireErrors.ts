@@ -60,9 +60,7 @@ export const WIRE_ERRORS = {
   ],
   sign_in_timeout: [
     -32603,
-    'The sign-in did not complete in the time limit of the detail. Sign in again, or give more time with ' +
-      '--sign-in-timeout (during initialize also with --discover-timeout). If the authorization server no ' +
-      'longer knows the bridge, run "mcp-bridge-vscode logout <url>" and sign in again.',
+    'The sign-in did not complete in the time limit of the detail. Sign in again, or give the bridge more time. If the authorization server no longer knows the bridge, delete its stored sign-in and sign in again.',
   ],
   sign_in_denied: [
     -32603,
@@ -91,11 +89,11 @@ export const WIRE_ERRORS = {
   ],
   redirect_port_unavailable: [
     -32603,
-    'The bridge cannot listen on the redirect port of the detail. Close the program that uses it, or give the bridge another port with --redirect-port.',
+    'The bridge cannot listen on the redirect port of the detail. Close the program that uses it, or give the bridge another redirect port.',
   ],
   registration_unavailable: [
     -32603,
-    'The authorization server offers no client registration. Register a client with the redirect URI of the detail at the authorization server, then give its ID with --client-id and the issuer with --client-issuer.',
+    'The authorization server offers no client registration. Register a client with the redirect URI of the detail at the authorization server, then give the bridge its client ID and issuer.',
   ],
   registration_failed: [
     -32603,
@@ -103,11 +101,11 @@ export const WIRE_ERRORS = {
   ],
   issuer_not_registered: [
     -32603,
-    'The upstream server uses another authorization server than the one of --client-issuer. Give the client of that server with --client-id and --client-issuer.',
+    'The upstream server uses another authorization server than the issuer of the client of the bridge. Give the bridge the client ID and issuer of that server.',
   ],
   invalid_client_metadata_url: [
     -32603,
-    'The client metadata document URL is not valid. Give an https URL with a path, and without user, password or fragment, in --client-metadata-url.',
+    'The client metadata document URL is not valid. Give an https URL with a path, and without user, password or fragment.',
   ],
   access_refused: [
     -32603,
@@ -119,7 +117,7 @@ export const WIRE_ERRORS = {
   ],
   sandbox: [
     -32603,
-    'The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Sign in once outside the sandbox, or turn the sandbox off for this server.',
+    'The upstream server needs a sign-in, but the bridge runs in a sandbox that allows no sign-in. Sign in once outside the sandbox, or turn the sandbox off for this server.',
   ],
 } as const satisfies Record<string, readonly [number, string]>;
 

@@ -112,7 +112,7 @@ describe('file store', () => {
     await truncate(file, 20);
     expect(await store.read(makeRecord({ url: 'https://probe.example.test/mcp' }))).toBeUndefined();
     expect(logger.lines).toEqual([
-      `vscode: warn: the token file ${file} is truncated, altered or not the file of its name: it is ignored`,
+      `tokens: warn: the token file ${file} is truncated, altered or not the file of its name: it is ignored`,
     ]);
   });
 
@@ -137,7 +137,7 @@ describe('file store', () => {
     await copyFile(fileA, fileB);
     expect(await store.read(other)).toBeUndefined();
     expect(logger.lines).toEqual([
-      `vscode: warn: the token file ${fileB} is truncated, altered or not the file of its name: it is ignored`,
+      `tokens: warn: the token file ${fileB} is truncated, altered or not the file of its name: it is ignored`,
     ]);
     expect((await store.read(makeRecord({ url: 'https://probe.example.test/mcp' })))?.savedAt).toBe(5);
   });

@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkAccountLabel, storageIdentity } from '../../src/oauth/store/identity.js';
 import { lockDirectory, stateDirectory, tokenDirectory } from '../../src/oauth/store/paths.js';
+import { vscodeProfile } from '../../src/profiles/vscode.js';
+
+const VSCODE_TOKENS = vscodeProfile.identity.tokenDirectory;
 
 const base = {
   bridgeName: 'mcp-bridge-vscode',
@@ -43,23 +46,23 @@ describe('checkAccountLabel', () => {
 
 describe('platform directories', () => {
   it('Windows: %LOCALAPPDATA%\\mcp-bridge-sdk\\vscode\\tokens', () => {
-    expect(tokenDirectory({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32')).toBe(
+    expect(tokenDirectory({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32', VSCODE_TOKENS)).toBe(
       'C:\\Users\\u\\AppData\\Local\\mcp-bridge-sdk\\vscode\\tokens',
     );
   });
   it('elsewhere: $XDG_STATE_HOME, else ~/.local/state', () => {
-    expect(tokenDirectory({ XDG_STATE_HOME: '/s', HOME: '/home/u' }, 'linux')).toBe(
+    expect(tokenDirectory({ XDG_STATE_HOME: '/s', HOME: '/home/u' }, 'linux', VSCODE_TOKENS)).toBe(
       '/s/mcp-bridge-sdk/vscode/tokens',
     );
-    expect(tokenDirectory({ HOME: '/home/u' }, 'darwin')).toBe(
+    expect(tokenDirectory({ HOME: '/home/u' }, 'darwin', VSCODE_TOKENS)).toBe(
       '/home/u/.local/state/mcp-bridge-sdk/vscode/tokens',
     );
-    expect(stateDirectory({ XDG_STATE_HOME: 'relative', HOME: '/home/u' }, 'linux')).toBe(
+    expect(stateDirectory({ XDG_STATE_HOME: 'relative', HOME: '/home/u' }, 'linux', VSCODE_TOKENS)).toBe(
       '/home/u/.local/state/mcp-bridge-sdk/vscode',
     );
   });
   it('the locks of the keychain and memory stores go to <state>/locks', () => {
-    expect(lockDirectory({ HOME: '/home/u' }, 'linux')).toBe(
+    expect(lockDirectory({ HOME: '/home/u' }, 'linux', VSCODE_TOKENS)).toBe(
       '/home/u/.local/state/mcp-bridge-sdk/vscode/locks',
     );
   });

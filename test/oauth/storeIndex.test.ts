@@ -47,7 +47,7 @@ describe('index of stored sign-ins', () => {
     expect(await store.read(makeRecord({ url: 'https://s1.example.test/mcp' }))).toBeDefined();
     expect(backend.values.size).toBe(257); // 256 records and the index
     expect(logger.lines).toEqual([
-      'vscode: warn: the index of stored sign-ins is full (256): the oldest stored sign-in is deleted',
+      'tokens: warn: the index of stored sign-ins is full (256): the oldest stored sign-in is deleted',
     ]);
   });
 
@@ -68,7 +68,7 @@ describe('index of stored sign-ins', () => {
     const listed = (await store.list()).map((key) => key.url).sort();
     expect(listed).toEqual(['https://a.example.test/mcp', 'https://b.example.test/mcp']);
     expect(logger.lines).toEqual([
-      'vscode: warn: the index of stored sign-ins is damaged: it is ignored and rebuilt from the stored sign-ins',
+      'tokens: warn: the index of stored sign-ins is damaged: it is ignored and rebuilt from the stored sign-ins',
     ]);
     // The next write repairs the stored index.
     await store.write(makeRecord({ url: 'https://c.example.test/mcp' }));
@@ -99,7 +99,7 @@ describe('index of stored sign-ins', () => {
         'https://b.example.test/mcp',
       ]);
       expect(logger.lines).toEqual([
-        `vscode: warn: the token file ${indexFile} is truncated, altered or not the file of its name: it is ignored`,
+        `tokens: warn: the token file ${indexFile} is truncated, altered or not the file of its name: it is ignored`,
       ]);
     } finally {
       await cleanup();
@@ -116,7 +116,7 @@ describe('index of stored sign-ins', () => {
     const store = createIndexedStore(backend, logger);
     await store.write(makeRecord());
     expect((await store.read(makeRecord()))?.accessToken).toBe('access-token-9f3b2c');
-    expect(logger.lines).toEqual(['vscode: warn: the index of stored sign-ins was not updated: disk full']);
+    expect(logger.lines).toEqual(['tokens: warn: the index of stored sign-ins was not updated: disk full']);
   });
 
   it('clear deletes every record, also one the index does not know, and the index', async () => {

@@ -90,7 +90,7 @@ describe('keychain store (real keychain)', () => {
         );
         expect(opened.ok && opened.store.kind).toBe('memory');
         expect(logger.lines).toEqual([
-          `vscode: info: the tokens stay in memory: the keychain is not available (${probe.reason}), and no token key is set (MCP_BRIDGE_TOKEN_KEY or --token-key-file). Each start needs a new sign-in`,
+          `tokens: info: the tokens stay in memory: the keychain is not available (${probe.reason}), and no token key is set (MCP_BRIDGE_TOKEN_KEY or --token-key-file). Each start needs a new sign-in`,
         ]);
       } finally {
         await cleanup();

@@ -51,7 +51,7 @@ describe('openTokenStore auto', () => {
     const { store } = await open({ loadKeyring: keyring.module, env: { MCP_BRIDGE_TOKEN_KEY: KEY_A } });
     expect(store.kind).toBe('keychain');
     expect(logger.lines).toEqual([
-      'vscode: info: the tokens are in the keychain of the host (service "mcp-bridge-sdk/mcp-bridge-vscode")',
+      'tokens: info: the tokens are in the keychain of the host (service "mcp-bridge-sdk/mcp-bridge-vscode")',
     ]);
     await store.write(makeRecord());
     expect([...keyring.secrets.values()].some((secret) => secret.includes('access-token-9f3b2c'))).toBe(true);
@@ -67,8 +67,8 @@ describe('openTokenStore auto', () => {
     const { store } = await open({ env: { MCP_BRIDGE_TOKEN_KEY: ` ${KEY_A}\n` } });
     expect(store.kind).toBe('file');
     expect(logger.lines).toEqual([
-      `vscode: info: the keychain is not available (${NO_DBUS})`,
-      `vscode: info: the tokens are in encrypted files in ${dir}`,
+      `tokens: info: the keychain is not available (${NO_DBUS})`,
+      `tokens: info: the tokens are in encrypted files in ${dir}`,
     ]);
   });
 
@@ -76,7 +76,7 @@ describe('openTokenStore auto', () => {
     const { store } = await open({});
     expect(store.kind).toBe('memory');
     expect(logger.lines).toEqual([
-      `vscode: info: the tokens stay in memory: the keychain is not available (${NO_DBUS}), and no token key is set (MCP_BRIDGE_TOKEN_KEY or --token-key-file). Each start needs a new sign-in`,
+      `tokens: info: the tokens stay in memory: the keychain is not available (${NO_DBUS}), and no token key is set (MCP_BRIDGE_TOKEN_KEY or --token-key-file). Each start needs a new sign-in`,
     ]);
   });
 
@@ -96,7 +96,7 @@ describe('openTokenStore auto', () => {
     const { store } = await open({ env: { MCP_BRIDGE_TOKEN_KEY: KEY_B } });
     expect(store.kind).toBe('memory');
     expect(logger.lines[0]).toBe(
-      `vscode: warn: the file store did not start: the token key does not open the files in ${dir}: they were written with another key (nothing was deleted)`,
+      `tokens: warn: the file store did not start: the token key does not open the files in ${dir}: they were written with another key (nothing was deleted)`,
     );
   });
 
@@ -107,7 +107,7 @@ describe('openTokenStore auto', () => {
     await store.write(makeRecord());
     expect(store.kind).toBe('file');
     expect(logger.lines[1]).toBe(
-      `vscode: warn: the keychain store failed (the keychain failed: the keychain is locked): for the rest of the process the tokens are in encrypted files in ${dir}`,
+      `tokens: warn: the keychain store failed (the keychain failed: the keychain is locked): for the rest of the process the tokens are in encrypted files in ${dir}`,
     );
     keyring.fail = false;
     const calls = keyring.calls;
@@ -132,7 +132,7 @@ describe('openTokenStore forced', () => {
   it('memory names itself', async () => {
     const { store } = await open({ tokenStore: 'memory', loadKeyring: fakeKeyring().module });
     expect(store.kind).toBe('memory');
-    expect(logger.lines).toEqual(['vscode: info: the tokens stay in memory (--token-store memory)']);
+    expect(logger.lines).toEqual(['tokens: info: the tokens stay in memory (--token-store memory)']);
   });
 
   it('keychain that does not open -> ok false with the cause', async () => {
@@ -243,8 +243,8 @@ describe('openTokenStore auto with a keychain and an unusable key', () => {
     });
     expect(store.kind).toBe('keychain');
     expect(logger.lines).toEqual([
-      'vscode: info: the tokens are in the keychain of the host (service "mcp-bridge-sdk/mcp-bridge-vscode")',
-      'vscode: warn: the token key is not usable: the token key MCP_BRIDGE_TOKEN_KEY does not hold 64 hex digits',
+      'tokens: info: the tokens are in the keychain of the host (service "mcp-bridge-sdk/mcp-bridge-vscode")',
+      'tokens: warn: the token key is not usable: the token key MCP_BRIDGE_TOKEN_KEY does not hold 64 hex digits',
     ]);
   });
 });
@@ -260,6 +260,7 @@ describe('the lock of the store', () => {
     // The state directory of every platform under the temporary root.
     env: { XDG_STATE_HOME: root, LOCALAPPDATA: root, MCP_BRIDGE_TOKEN_KEY: KEY_A },
     service: SERVICE,
+    tokenDirectory: 'mcp-bridge-sdk/vscode/tokens',
     loadKeyring: fakeKeyring({ absent: NO_DBUS }).module,
   });
   const locksIn = async (place: string): Promise<number> =>

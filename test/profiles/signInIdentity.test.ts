@@ -114,7 +114,7 @@ describe('the token places of a profile', () => {
       platform: 'linux',
     });
     expect(code).toBe(0);
-    expect(logger.lines).toContain(`vscode: info: deleted the token directory ${generic}`);
+    expect(logger.lines).toContain(`bridge: info: deleted the token directory ${generic}`);
     expect(existsSync(generic)).toBe(false);
     expect(existsSync(path.join(vscode, 'keep.token'))).toBe(true);
   });
@@ -154,7 +154,7 @@ describe('the token places of a profile', () => {
     });
     expect(code).toBe(0);
     expect(logger.lines).toEqual([
-      'vscode: info: logout deleted the stored sign-in of the account "default". The next start signs in again',
+      'bridge: info: logout deleted the stored sign-in of the account "default". The next start signs in again',
     ]);
     // The record of the same identity under the service of mcp-bridge-vscode is untouched.
     expect([count('mcp-bridge-sdk/mcp-bridge'), count('mcp-bridge-sdk/mcp-bridge-vscode')]).toEqual([1, 2]);

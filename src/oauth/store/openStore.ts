@@ -7,7 +7,7 @@
  * - `keychain`, `file`, `memory` force one store; one that does not open gives
  *   `{ ok: false, message: 'the token store did not open: <cause>' }` (the caller exits 2).
  *
- * This function logs the start line that names the store (scope `vscode`, info); the caller does
+ * This function logs the start line that names the store (scope `tokens`, info; an executable logs it under its profile's scope); the caller does
  * not log `store.description` again. The lock lives in the token directory for the file store,
  * else in `<state dir>/locks` (paths.ts).
  */
@@ -32,11 +32,11 @@ export interface StoreOptions {
   readonly tokenKeyFile?: string;
   readonly env: NodeJS.ProcessEnv;
   readonly platform?: NodeJS.Platform;
-  /** The keychain service, e.g. `mcp-bridge-sdk/mcp-bridge-vscode`. */
+  /** The keychain service, e.g. `mcp-bridge-sdk/mcp-bridge`. */
   readonly service: string;
   /**
    * The profile's token directory, relative to the user's state directory (SignInIdentity.
-   * tokenDirectory); default the one of `mcp-bridge-vscode`.
+   * tokenDirectory), e.g. `mcp-bridge-sdk/generic/tokens`; needed unless `directory` is given.
    */
   readonly tokenDirectory?: string;
   /** The token directory (and lock directory) instead of the platform's; for tests. */
@@ -76,10 +76,15 @@ export const storePlaces = (
   options: Pick<StoreOptions, 'env' | 'platform' | 'directory' | 'tokenDirectory'>,
 ): StorePlaces => {
   const platform = options.platform ?? process.platform;
+  if (options.directory !== undefined)
+    return { platform, tokenDir: options.directory, lockDir: options.directory };
+  // No product's directory is the default: each profile keeps its tokens apart.
+  const relative = options.tokenDirectory;
+  if (relative === undefined) throw new Error('the token store needs the token directory of the profile');
   return {
     platform,
-    tokenDir: options.directory ?? tokenDirectory(options.env, platform, options.tokenDirectory),
-    lockDir: options.directory ?? lockDirectory(options.env, platform, options.tokenDirectory),
+    tokenDir: tokenDirectory(options.env, platform, relative),
+    lockDir: lockDirectory(options.env, platform, relative),
   };
 };
 

@@ -7,10 +7,6 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { vscodeProfile } from '../../profiles/vscode.js';
-
-/** The token directory of `mcp-bridge-vscode`, relative to the user's state directory. */
-const VSCODE_TOKENS = vscodeProfile.identity.tokenDirectory;
 
 const nonEmpty = (value: string | undefined): string | undefined => {
   const trimmed = value?.trim();
@@ -32,22 +28,13 @@ function userStateDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): 
 }
 
 /** The directory of the encrypted token files; `relative` is the profile's token directory. */
-export const tokenDirectory = (
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
-  relative: string = VSCODE_TOKENS,
-): string => pathOf(platform).join(userStateDirectory(env, platform), ...relative.split('/'));
+export const tokenDirectory = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform, relative: string): string =>
+  pathOf(platform).join(userStateDirectory(env, platform), ...relative.split('/'));
 
 /** The state directory of the profile: the parent of its token directory. */
-export const stateDirectory = (
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
-  relative: string = VSCODE_TOKENS,
-): string => pathOf(platform).dirname(tokenDirectory(env, platform, relative));
+export const stateDirectory = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform, relative: string): string =>
+  pathOf(platform).dirname(tokenDirectory(env, platform, relative));
 
 /** The directory of the sign-in locks when the tokens are not in files. */
-export const lockDirectory = (
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
-  relative: string = VSCODE_TOKENS,
-): string => pathOf(platform).join(stateDirectory(env, platform, relative), 'locks');
+export const lockDirectory = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform, relative: string): string =>
+  pathOf(platform).join(stateDirectory(env, platform, relative), 'locks');

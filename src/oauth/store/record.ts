@@ -4,13 +4,26 @@
  * §6.11). A hash keeps the server URL, which may hold a key in its query, out of every name.
  */
 import { createHash } from 'node:crypto';
+import type { Logger } from '../../bridge/log.js';
 import type { RecordKey, TokenRecord } from './types.js';
 
 /** The key of the index of stored sign-ins (§6.11: a record under `urn:<project>:index`). */
 export const INDEX_KEY: RecordKey = { url: 'urn:mcp-bridge-sdk:index', identity: 'index' };
 
-/** The line scope of the store messages (reference-behaviors.md §3.12). */
-export const STORE_SCOPE = 'vscode';
+/**
+ * The line scope of the store messages (reference-behaviors.md §3.12). An executable logs them
+ * under its profile's scope instead (storeLogger).
+ */
+export const STORE_SCOPE = 'tokens';
+
+/**
+ * The logger to give the stores of an executable: their lines (scope STORE_SCOPE) come out under
+ * `scope`, the profile's log scope (`vscode` for `mcp-bridge-vscode`, as the reference does).
+ */
+export const storeLogger = (logger: Logger, scope: string): Logger => ({
+  enabled: (level) => logger.enabled(level),
+  log: (lineScope, level, text) => logger.log(lineScope === STORE_SCOPE ? scope : lineScope, level, text),
+});
 
 /** SHA-256 of `url`, a newline and `identity`, in hex: the name of a record everywhere. */
 export const recordId = (key: RecordKey): string =>
