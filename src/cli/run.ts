@@ -13,7 +13,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../bridge/log.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
-import { preloadInputChecks } from './inputChecks.js';
+import { executableInputChecks, preloadInputChecks } from './inputChecks.js';
 import type { ParsedCommand, ServeOptions } from './args.js';
 import { commandFormOptions } from './commandForm.js';
 import { usageText } from './help.js';
@@ -127,6 +127,7 @@ async function serve(
     maxResponseBytes: options.maxResponseBytes,
     env: process.env,
     scope: 'vscode',
+    checks: executableInputChecks,
     compose: preloadAfterInitialize,
     ...(signIn === undefined ? {} : { signIn: { auth: signIn.auth, consent: signIn.consent } }),
   });

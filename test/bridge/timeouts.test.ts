@@ -17,6 +17,7 @@ import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 import { err, progress, req, res } from '../../src/testing/frames.js';
 import { createProtocolScheduler } from '../../src/testing/scheduler.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -124,7 +125,7 @@ function setup(
   };
   const bridge = createBridge(
     { version: '9.9.9', fallbackName: 'fake', limits },
-    { connect: () => of(upstream), logger, scheduler: ts },
+    { connect: () => of(upstream), logger, scheduler: ts, checks: ajvInputChecks },
   );
   return { bridge, calls, lines };
 }
