@@ -99,7 +99,7 @@ export interface BridgeDeps {
    * `requestedSchema`): `ajvInputChecks` of `mcp-bridge-sdk/node` (ajv, loaded on first use), or
    * checks of one's own. Passed in, so that this entry loads neither ajv nor the schema (README
    * "Use the library"). Absent: a result that says `input_required` fails its request with
-   * `internal` ("the bridge has no input checks"), and nothing is sent to the client.
+   * `internal`, nothing is sent to the client, and the log says that the bridge has no input checks.
    */
   readonly checks?: InputSchemaChecks;
 }
