@@ -10,7 +10,6 @@ import type { DualEraHandle, ServeDualEraOptions } from '../../src/embed/index.j
 import { createFixtureServer } from '../fixtures/fixtureFactory.js';
 import { parseFrame } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
-import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 export interface MemoryPeer extends DualEraHandle {
   /** Writes one frame as a JSON line; a string is written as the line itself. */
@@ -31,8 +30,6 @@ export function startEmbedded(options: Omit<ServeDualEraOptions, 'io'> = {}): Me
   const input = new PassThrough();
   const output = new PassThrough();
   const handle = serveDualEra(createFixtureServer({ hooks: { log: () => undefined } }), {
-    // In source, the Node default (a require of the built schemas.js) has no file to load.
-    checks: ajvInputChecks,
     ...options,
     io: { input, output },
   });

@@ -1,8 +1,8 @@
 /**
  * The Node default of the schema checks of input rounds (src/node/inputChecks.ts, README "Use the
  * library"): `mcp-bridge-sdk/node` loads ajv and the 2025-11-25 schema on the first check, by a
- * synchronous `require` of the built ES module. In a child process of its own, so that nothing
- * else has loaded them; needs the build (`npm run build`).
+ * synchronous `require`, without a warning. In a child process of its own, so that nothing else
+ * has loaded them; needs the build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
