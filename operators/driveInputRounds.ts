@@ -43,7 +43,8 @@ export const DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG = Object.freeze({
 /**
  * `clientCapabilities`, `nextBridgeId()` (`b-N`) and `nextElicitationId()` come from the
  * connection; `checks` are the schema checks of the asks and answers (`ajvInputChecks` of
- * `mcp-bridge-sdk`, which loads ajv and the 2025-11-25 schema, or checks of one's own).
+ * `mcp-bridge-sdk/node`, which loads ajv and the 2025-11-25 schema on first use, or checks of
+ * one's own).
  */
 export interface InputRoundsDeps extends input.RoundsConnection {
   /** One upstream exchange for round n (from 1); no extras on round 1. Emits progress notifications, then the response; fails with a BridgeError. Unsubscribing cancels it. */
@@ -94,7 +95,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  *
  * @example
  * import type { Observable } from 'rxjs';
- * import { ajvInputChecks } from 'mcp-bridge-sdk';
+ * import { ajvInputChecks } from 'mcp-bridge-sdk/node';
  * import type { Frame, JsonObject } from 'mcp-bridge-sdk';
  * import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from 'mcp-bridge-sdk/operators';
  * import type { ClientAnswer, RetryExtras, RoundEvent } from 'mcp-bridge-sdk/operators';

@@ -3,7 +3,7 @@
  * operator, its `…Config` and its defaults; the rules of each are in its doc comment and in the
  * marble tests of the same name under `marbles/`. No Node I/O: these run in any runtime. Nothing
  * heavy is loaded here: `driveInputRounds` gets its schema checks from its caller
- * (`ajvInputChecks` of `mcp-bridge-sdk`).
+ * (`ajvInputChecks` of `mcp-bridge-sdk/node`, or checks of one's own).
  */
 export { collectAnswers, DEFAULT_COLLECT_ANSWERS_CONFIG } from './collectAnswers.js';
 export type { AnswerEvent, CollectAnswersConfig } from './collectAnswers.js';

@@ -5,8 +5,8 @@
  * - The entry files hold only what starts the upstream command (main.ts, prestart.ts: the pre-scan
  *   and the spawn); the CLI and the bridge (run.ts) are a chunk that the entry `import()`s after
  *   the spawn, so that the child's start overlaps their loading.
- * - ajv and the 2025-11-25 schema are not in the chunks: the bridge's import of
- *   `codec/input/schemas.js` resolves to src/cli/inputChecks.ts, which `require`s them on first
+ * - ajv and the 2025-11-25 schema are not in the chunks: the bridge is given its schema checks
+ *   (BridgeDeps.checks), and the executable's (src/cli/inputChecks.ts) `require` them on first
  *   use from `chunks/input-checks.cjs`, a CommonJS bundle of schemas.js built here too.
  * - RxJS resolves to its ESM build (`dist/esm`): on Node its `exports` pick the CommonJS build,
  *   which loads every operator file one by one and cannot be scope-hoisted.
@@ -41,17 +41,6 @@ const rxjsEsm: Plugin = {
   },
 };
 
-/** The bridge's import of the ajv checks goes to the lazy ones of src/cli/inputChecks.ts. */
-const lazyInputChecks: Plugin = {
-  name: 'lazy-input-checks',
-  setup(plugin) {
-    const lazy = join(root, 'dist/src/cli/inputChecks.js');
-    plugin.onResolve({ filter: /\/codec\/input\/schemas\.js$/ }, (args) =>
-      args.importer.startsWith(join(root, 'dist/src/bridge/')) ? { path: lazy } : undefined,
-    );
-  },
-};
-
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 rmSync(outdir, { recursive: true, force: true });
@@ -72,7 +61,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
   },
-  plugins: [rxjsEsm, lazyInputChecks],
+  plugins: [rxjsEsm],
   legalComments: 'eof',
   metafile: true,
   logLevel: 'warning',

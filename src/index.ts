@@ -24,7 +24,6 @@ export type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection }
 export { BridgeError, isBridgeError } from './errors.js';
 export type { BridgeErrorInit } from './errors.js';
 export { shapeResult } from './codec/results.js';
-export { ajvInputChecks } from './codec/input/schemas.js';
 export type { InputSchemaChecks, SpecDefinition } from './codec/input/checks.js';
 export type { ShapeOptions } from './codec/results.js';
 export type { ToolQuirks } from './codec/toolResults.js';

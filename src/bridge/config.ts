@@ -3,6 +3,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
+import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { MetaPassthrough } from '../codec/meta.js';
 import type { shapeResult } from '../codec/results.js';
 import type { ConsentRelay } from './consent.js';
@@ -93,4 +94,12 @@ export interface BridgeDeps {
   readonly consent?: ConsentRelay;
   /** Emits after each completed sign-in: a listen stream refused with 401/403 opens again (§6.8). */
   readonly signIn$?: Observable<unknown>;
+  /**
+   * The JSON Schema checks of input rounds (the 2025-11-25 definitions, a form's
+   * `requestedSchema`): `ajvInputChecks` of `mcp-bridge-sdk/node` (ajv, loaded on first use), or
+   * checks of one's own. Passed in, so that this entry loads neither ajv nor the schema (README
+   * "Use the library"). Absent: a result that says `input_required` fails its request with
+   * `internal`, nothing is sent to the client, and the log says that the bridge has no input checks.
+   */
+  readonly checks?: InputSchemaChecks;
 }

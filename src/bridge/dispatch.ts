@@ -82,6 +82,7 @@ function forwardContext(
     scheduler: ctx.scheduler,
     ...(ctx.deps.shapeResult === undefined ? {} : { shapeResult: ctx.deps.shapeResult }),
     shapeOptions: shapeOptions(upstream, logger),
+    ...(ctx.deps.checks === undefined ? {} : { checks: ctx.deps.checks }),
   };
   cache.last = made;
   return made;

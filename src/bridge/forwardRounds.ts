@@ -9,7 +9,6 @@ import type { Subscription, Subject } from 'rxjs';
 import { driveInputRounds } from '../../operators/driveInputRounds.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
 import { buildUpstreamMeta, forwardParams } from '../codec/meta.js';
-import { ajvInputChecks } from '../codec/input/schemas.js';
 import { BridgeError } from '../errors.js';
 import { formatDuration } from '../protocol/errors.js';
 import type { JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
@@ -88,14 +87,24 @@ function roundExchange(host: RoundHost, round: number, extras: JsonObject): Obse
   });
 }
 
+/** The detail of the failure of an input round without BridgeDeps.checks. */
+export const NO_INPUT_CHECKS =
+  'the bridge has no input checks (BridgeDeps.checks), thus it cannot send input requests to the client';
+
 /**
  * Runs the round driver from the first response on; a stop reaches it through `abort$`. Returns
- * its subscription (the request's current work from now on).
+ * its subscription (the request's current work from now on). Without schema checks
+ * (BridgeDeps.checks) it throws a BridgeError `internal`: the caller fails the request, and
+ * nothing goes to the client.
  */
 export function startRounds(host: RoundHost, first: ExchangeEvent, abort$: Subject<Abort>): Subscription {
   const { ctx, request } = host;
-  const { session, client, limits, scheduler } = ctx;
+  const { session, client, limits, scheduler, checks } = ctx;
   const method = request.method;
+  if (checks === undefined) {
+    ctx.logger.log('bridge', 'err', `request ${String(request.id)} (${method}): ${NO_INPUT_CHECKS}`);
+    throw new BridgeError('internal', { detail: NO_INPUT_CHECKS });
+  }
   const rounds$ = driveInputRounds(
     {
       method,
@@ -115,7 +124,7 @@ export function startRounds(host: RoundHost, first: ExchangeEvent, abort$: Subje
       nextElicitationId: session.nextElicitationId,
       clientCapabilities: client.capabilities,
       clientRevision: session.revision,
-      checks: ajvInputChecks,
+      checks,
       abort$,
       log: (level, text) =>
         ctx.logger.log('bridge', level, `request ${String(request.id)} (${method}): ${text}`),

@@ -2,6 +2,7 @@
  * The frames of one forwarded request for the client: progress with the client's token
  * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
  */
+import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
 import { downgradeFrame, downgradeResult } from '../codec/downgrade.js';
 import { classifyResult, shapeResult } from '../codec/results.js';
@@ -31,6 +32,8 @@ export interface ForwardContext {
    * object for every request of the connection, so nothing is built per result.
    */
   readonly shapeOptions?: ShapeOptions;
+  /** The schema checks of input rounds (BridgeDeps.checks); absent, input rounds fail. */
+  readonly checks?: InputSchemaChecks;
 }
 
 /** The options of the shaping step for the requests of one context. */

@@ -5,42 +5,17 @@
  * says `input_required` needs them.
  *
  * scripts/bundle.ts builds src/codec/input/schemas.ts into a CommonJS file of its own,
- * `dist/bin/chunks/input-checks.cjs`, and points the bridge's import of `schemas.js` at this
- * module instead: the checks stay synchronous (the round driver calls them in line), and the file
+ * `dist/bin/chunks/input-checks.cjs`, beside the chunks; run.ts passes these checks to serveStdio
+ * (BridgeDeps.checks). They stay synchronous (the round driver calls them in line), and the file
  * is read by `require` on first use, or earlier by preloadInputChecks once the `initialize`
- * result is out. The library entries keep the static ajvInputChecks of schemas.ts.
+ * result is out.
  */
 import { createRequire } from 'node:module';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
+import { createLazyInputChecks } from '../codec/input/lazyChecks.js';
 
-/** Checks that load their implementation on first use, and the means to load it before. */
-export interface LazyInputChecks {
-  readonly checks: InputSchemaChecks;
-  /** Loads the implementation now, if it is not loaded yet. */
-  preload(): void;
-  /** True once the implementation is loaded. */
-  loaded(): boolean;
-}
-
-/** Checks that call `load` once, on first use or at preload, and then delegate to its result. */
-export function createLazyInputChecks(load: () => InputSchemaChecks): LazyInputChecks {
-  let implementation: InputSchemaChecks | undefined;
-  const get = (): InputSchemaChecks => (implementation ??= load());
-  return {
-    checks: Object.freeze<InputSchemaChecks>({
-      matchesSpec: (name, value) => get().matchesSpec(name, value),
-      formValidator: (requestedSchema) => get().formValidator(requestedSchema),
-    }),
-    preload: () => {
-      try {
-        get();
-      } catch {
-        // Not now: the first check loads again, and its failure is that request's error.
-      }
-    },
-    loaded: () => implementation !== undefined,
-  };
-}
+export { createLazyInputChecks } from '../codec/input/lazyChecks.js';
+export type { LazyInputChecks } from '../codec/input/lazyChecks.js';
 
 /** The file scripts/bundle.ts writes beside the bundle's chunks. */
 export const INPUT_CHECKS_FILE = './input-checks.cjs';
@@ -51,8 +26,8 @@ const executableChecks = createLazyInputChecks(
       .ajvInputChecks,
 );
 
-/** The executable's ajvInputChecks (the name the bridge imports from schemas.js). */
-export const ajvInputChecks: InputSchemaChecks = executableChecks.checks;
+/** The executable's checks of input rounds (ajv and the schema of `chunks/input-checks.cjs`). */
+export const executableInputChecks: InputSchemaChecks = executableChecks.checks;
 
 /** Loads ajv and the schema now (after the `initialize` result, while the client reads it). */
 export const preloadInputChecks = (): void => executableChecks.preload();

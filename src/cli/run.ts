@@ -13,7 +13,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../bridge/log.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
-import { preloadInputChecks } from './inputChecks.js';
+import { executableInputChecks, preloadInputChecks } from './inputChecks.js';
 import { executableMessages, withExecutableMessage } from './errorTexts.js';
 import type { ParsedCommand, ServeOptions } from './args.js';
 import { commandFormOptions } from './commandForm.js';
@@ -134,6 +134,7 @@ async function serve(
     maxResponseBytes: options.maxResponseBytes,
     env: process.env,
     scope: profile.logScope,
+    checks: executableInputChecks,
     compose: executableBridge(profile),
     ...(signIn === undefined ? {} : { signIn: { auth: signIn.auth, consent: signIn.consent } }),
   });

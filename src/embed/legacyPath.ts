@@ -10,6 +10,7 @@ import type { OperatorFunction, SchedulerLike } from 'rxjs';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import type { BridgeLimits } from '../bridge/config.js';
 import { createBridge } from '../bridge/createBridge.js';
+import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { Logger } from '../bridge/log.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
 import type { UpstreamConnection } from '../bridge/upstream.js';
@@ -45,6 +46,8 @@ export interface LegacyPathConfig {
   readonly version: string;
   readonly logger: Logger;
   readonly scheduler?: SchedulerLike | undefined;
+  /** The schema checks of input rounds (BridgeDeps.checks); absent, input rounds fail. */
+  readonly checks?: InputSchemaChecks | undefined;
 }
 
 /**
@@ -96,6 +99,7 @@ export function serveLegacy(config: LegacyPathConfig): OperatorFunction<Inbound,
       connect: () => defer(() => of(createMemoryUpstream(config))),
       logger: config.logger,
       ...(config.scheduler === undefined ? {} : { scheduler: config.scheduler }),
+      ...(config.checks === undefined ? {} : { checks: config.checks }),
     },
   );
 }

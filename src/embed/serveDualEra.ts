@@ -4,6 +4,8 @@
  * embedded mode with Node streams and Promises.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { InputSchemaChecks } from '../codec/input/checks.js';
+import { ajvInputChecks } from '../node/inputChecks.js';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { EMPTY, catchError, filter, map, tap } from 'rxjs';
 import { DEFAULT_DECODE_LINES_CONFIG, decodeLines } from '../../operators/decodeLines.js';
@@ -40,6 +42,11 @@ export interface ServeDualEraOptions {
   readonly name?: string;
   /** `serverInfo.version` on the legacy path when the server gives none. Default `0.0.0`. */
   readonly version?: string;
+  /**
+   * The schema checks of the legacy path's input rounds (BridgeDeps.checks). Default:
+   * ajvInputChecks of `mcp-bridge-sdk/node`, which load ajv and the schema on first use.
+   */
+  readonly checks?: InputSchemaChecks;
 }
 
 /** The running dual-era server. */
@@ -81,6 +88,7 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
     name: options.name ?? 'mcp-server',
     version: options.version ?? '0.0.0',
     logger,
+    checks: options.checks ?? ajvInputChecks,
   });
 
   let settleEra: (era: SelectedEra) => void = () => undefined;

@@ -22,3 +22,4 @@ export type { FlowControl, Pausable } from '../edges/flowControl.js';
 export { readChunks, writeLines } from '../edges/stdio.js';
 export type { WriteLinesOptions } from '../edges/stdio.js';
 export { createStderrLogger } from './log.js';
+export { ajvInputChecks } from './inputChecks.js';

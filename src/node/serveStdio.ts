@@ -15,7 +15,9 @@ import type { BridgeLimits } from '../bridge/config.js';
 import type { ConsentRelay } from '../bridge/consent.js';
 import type { Logger } from '../bridge/log.js';
 import type { UpstreamAuth } from '../bridge/signInPorts.js';
+import type { InputSchemaChecks } from '../codec/input/checks.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
+import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
@@ -70,6 +72,11 @@ export interface ServeStdioOptions {
    * default `bridge`. `mcp-bridge-vscode` logs them under `vscode` (reference-behaviors.md §2.13).
    */
   readonly scope?: string;
+  /**
+   * The schema checks of input rounds (BridgeDeps.checks). Default: ajvInputChecks of this entry,
+   * which load ajv and the 2025-11-25 schema on the first input round.
+   */
+  readonly checks?: InputSchemaChecks;
 }
 
 /** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
@@ -135,6 +142,7 @@ export async function serveStdio(
     {
       connect: connector.connect,
       logger,
+      checks: options.checks ?? ajvInputChecks,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
     },
   );

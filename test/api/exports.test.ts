@@ -20,7 +20,6 @@ describe('public API', () => {
       'BridgeError',
       'DEFAULT_LIMITS',
       'ERROR_TABLE',
-      'ajvInputChecks',
       'bridgeError',
       'bridgeErrorFrame',
       'createBridge',
@@ -37,6 +36,7 @@ describe('public API', () => {
   it('the node entry exports the Node edges and serveStdio', () => {
     expect(Object.keys(node).sort()).toEqual([
       'DEFAULT_WATCHDOG_MS',
+      'ajvInputChecks',
       'createFlowControl',
       'createHttpUpstream',
       'createStderrLogger',

@@ -19,6 +19,7 @@ import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 import type { FakeHandler, FakeRequest, FakeUpstream } from '../../src/testing/fakeUpstream.js';
 import { CLIENT_REVISIONS, validateClientFrame } from '../helpers/schemas.js';
 import type { ClientRevision } from '../helpers/schemas.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 const ICON = { src: 'data:image/png;base64,AAAA', mimeType: 'image/png' };
 const NOTES = 'file:///fixture/notes.txt';
@@ -214,7 +215,7 @@ function clientOf(revision: ClientRevision) {
   const methods = new Map<unknown, string>();
   createBridge(
     { version: '9.9.9', fallbackName: 'fake', limits: DEFAULT_LIMITS },
-    { connect: () => of(upstream), logger: silent },
+    { connect: () => of(upstream), logger: silent, checks: ajvInputChecks },
   )(lines$).subscribe((frame) => out.push(frame));
   const sendLine = (text: string): void =>
     lines$.next(parseLine({ kind: 'line', bytes: new TextEncoder().encode(text) }, PARSE_LIMITS));

@@ -19,6 +19,8 @@ import { err, progress, req, res } from '../../src/testing/frames.js';
 import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 import type { FakeRequest } from '../../src/testing/fakeUpstream.js';
 import { createProtocolScheduler } from '../../src/testing/scheduler.js';
+import type { InputSchemaChecks } from '../../src/codec/input/checks.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -101,6 +103,7 @@ function setup(
   ts: TestScheduler,
   exchanges: Record<string, Observable<ExchangeEvent>>,
   limits: BridgeLimits = LIMITS,
+  checks: InputSchemaChecks | 'none' = ajvInputChecks,
 ) {
   const lines: string[] = [];
   const fake = createFakeUpstream({
@@ -115,7 +118,7 @@ function setup(
   };
   const bridge = createBridge(
     { version: '9.9.9', fallbackName: 'fake', limits },
-    { connect: () => of(fake.connection), logger, scheduler: ts },
+    { connect: () => of(fake.connection), logger, scheduler: ts, ...(checks === 'none' ? {} : { checks }) },
   );
   return { bridge, calls, lines };
 }
@@ -300,6 +303,26 @@ describe('a round-1 limit longer than the wait for the first slow-request line',
     expect(frames.map(({ at, frame: sent }) => [at, 'method' in sent ? sent.method : sent.id])).toEqual([
       [0, 1],
       [1005, 'elicitation/create'],
+    ]);
+  });
+
+  it('without BridgeDeps.checks an input_required result fails its request with internal, and the client gets no input request', () => {
+    const ts = scheduler();
+    let fake: ReturnType<typeof setup> | undefined;
+    ts.run(({ hot, cold, expectObservable }) => {
+      fake = setup(ts, { 'tools/call': cold('1s (a|)', { a: askName }) }, LONG, 'none');
+      expectObservable(fake.bridge(hot('i 4ms c', { ...client, i: elicitingClient })), '^ 20s !').toBe(
+        'I 1004ms C',
+        {
+          ...out,
+          // The detail of an internal failure stays in the log (the message points there).
+          C: err(2, -32603, 'internal'),
+        },
+      );
+    });
+    expect(fake?.lines.filter((line) => line.startsWith('bridge: err:'))).toEqual([
+      'bridge: err: request 2 (tools/call): the bridge has no input checks (BridgeDeps.checks), thus it cannot send input requests to the client',
+      'bridge: err: request 2 (tools/call) failed inside the bridge (internal); the connection goes on',
     ]);
   });
 });

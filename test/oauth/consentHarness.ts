@@ -18,6 +18,7 @@ import type { Frame, JsonObject, RequestId } from '../../src/protocol/jsonrpc.js
 import type { Inbound } from '../../src/protocol/parseLine.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 export const SIGN_IN_URL = 'https://as.example.test/authorize?state=s1&redirect_uri=x';
 export const SIGN_IN_MESSAGE =
@@ -151,6 +152,7 @@ export async function startHarness(options: { auth?: 'none' } = {}): Promise<Har
           of(createHttpUpstream({ url: fixture.url, env: {}, ...(withAuth ? { auth } : {}) }, logger)),
         ),
       logger,
+      checks: ajvInputChecks,
       ...(withAuth ? { consent: relay, signIn$: auth.signedIn$ } : {}),
     },
   );

@@ -55,6 +55,7 @@ import type {
 } from '../../src/protocol/jsonrpc.js';
 import { validateModernRequest } from '../helpers/schemas.js';
 import { clientFrameProblems } from '../helpers/tap.js';
+import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 
 const PROPERTY_RUNS = Number(process.env['MCP_BRIDGE_PROPERTY_RUNS'] ?? 150);
 const PROPERTY_SEED = Number(process.env['MCP_BRIDGE_PROPERTY_SEED'] ?? 20261130);
@@ -835,6 +836,7 @@ function runCase(input: Case): Outcome {
       {
         connect: () => of(fakeUpstream(input.script, upstream, scheduler)),
         logger: { log: (_scope, _level, text) => void logs.push(text), enabled: () => true },
+        checks: ajvInputChecks,
       },
     );
     const send = (line: Buffer | string): void => {

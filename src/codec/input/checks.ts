@@ -1,7 +1,8 @@
 /**
  * The JSON Schema checks the input-request codec needs (reference-behaviors.md §4.3, §4.6), as a
- * dependency: the bridge passes the ajv ones of schemas.ts (`ajvInputChecks`), so that
- * `mcp-bridge-sdk/operators` does not load ajv and the 135 KB 2025-11-25 schema unless asked to.
+ * dependency (BridgeDeps.checks): the Node entry passes the ajv ones of schemas.ts, loaded on
+ * first use (`ajvInputChecks` of src/node/inputChecks.ts), so that `mcp-bridge-sdk` and
+ * `mcp-bridge-sdk/operators` load neither ajv nor the 135 KB 2025-11-25 schema.
  */
 
 /** The definitions of the 2025-11-25 schema the codec checks against. */

@@ -29,7 +29,7 @@ export interface PlanContext {
   readonly session: InputSession;
   /** Makes a new `elicitationId` (`elicitation-N`, per connection); called only for a plan. */
   nextElicitationId(): string;
-  /** The schema checks (`ajvInputChecks` in the bridge). */
+  /** The schema checks (BridgeDeps.checks in the bridge). */
   readonly checks: InputSchemaChecks;
 }
 

@@ -66,7 +66,7 @@ export interface RoundsConnection {
   nextBridgeId(): string;
   /** `elicitation-1`, … per connection. */
   nextElicitationId(): string;
-  /** The schema checks of the rounds: `ajvInputChecks` (mcp-bridge-sdk) or checks of one's own. */
+  /** The schema checks of the rounds: `ajvInputChecks` (mcp-bridge-sdk/node) or checks of one's own. */
   readonly checks: InputSchemaChecks;
 }
 

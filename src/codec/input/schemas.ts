@@ -1,127 +1,29 @@
 /**
- * JSON Schema checks of the input-request codec: the 2025-11-25 definitions of the requests the
- * bridge sends to the client and of the answers it gets, and the `requestedSchema` of forms.
- * Pure: no rxjs, no node:* (ajv compiles in memory).
+ * The schema checks of input rounds with ajv and the 2025-11-25 schema, both imported here: what
+ * the tests and the executable's `chunks/input-checks.cjs` (scripts/bundle.ts) use. The Node
+ * entry loads the same checks on first use (src/node/inputChecks.ts).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import spec from './schema-2025-11-25.json' with { type: 'json' };
-
+import { createAjvInputChecks } from './ajvChecks.js';
 import type { InputSchemaChecks, SpecDefinition } from './checks.js';
 
 export type { SpecDefinition } from './checks.js';
+export { MAX_CACHED_FORM_VALIDATORS } from './ajvChecks.js';
 
-const SPEC_KEY = 'mcp-2025-11-25';
-
-/*
- * Both ajv instances are built on first use, not at import: adding the 2025-11-25 schema and the
- * formats costs about 150 ms, a tenth of the bridge's start-up, and only input rounds need them.
- */
-let specAjv: Ajv2020 | undefined;
-let formAjv: Ajv2020 | undefined;
-
-/** Formats are not checked on the protocol shapes: `uri` there is informative only. */
-function specChecker(): Ajv2020 {
-  if (specAjv === undefined) {
-    specAjv = new Ajv2020({ strict: true, allowUnionTypes: true, validateFormats: false, logger: false });
-    specAjv.addSchema(spec, SPEC_KEY);
-  }
-  return specAjv;
-}
+const ajvChecks = createAjvInputChecks(Ajv2020, spec);
 
 /** True when `value` matches the definition `name` of the 2025-11-25 schema. */
-export function matchesSpec(name: SpecDefinition, value: unknown): boolean {
-  const validate = specChecker().getSchema(`${SPEC_KEY}#/$defs/${name}`);
-  if (validate === undefined) throw new Error(`no definition ${name} in the 2025-11-25 schema`);
-  return validate(value) === true;
-}
+export const matchesSpec = (name: SpecDefinition, value: unknown): boolean =>
+  ajvChecks.matchesSpec(name, value);
 
-/**
- * Forms: not strict, because servers add keywords of their own (`enumNames`); formats of the
- * 2025-11-25 `StringSchema` are checked with small rules of our own.
- */
-function formChecker(): Ajv2020 {
-  if (formAjv === undefined) {
-    formAjv = new Ajv2020({ strict: false, allowUnionTypes: true, logger: false, allErrors: false });
-    formAjv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
-    formAjv.addFormat('date', (value: string) => isDate(value));
-    formAjv.addFormat('date-time', (value: string) => isDateTime(value));
-    formAjv.addFormat('uri', (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value) && URL.canParse(value));
-  }
-  return formAjv;
-}
-
-function isDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (match === null) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-function isDateTime(value: string): boolean {
-  const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(value);
-  if (match === null || !isDate(match[1] ?? '')) return false;
-  return Number(match[2]) < 24 && Number(match[3]) < 60 && Number(match[4]) < 61;
-}
-
-/** Most compiled form validators kept; the oldest unused one is dropped first. */
-export const MAX_CACHED_FORM_VALIDATORS = 64;
-
-interface CachedValidator {
-  readonly schema: object;
-  readonly validate: ValidateFunction;
-}
-
-const formValidators = new Map<string, CachedValidator>();
-
-/**
- * The compiled validator of a form's `requestedSchema`, or undefined when it does not compile.
- * `$schema`, `$id` and `$async` are left out: forms name meta-schemas ajv does not load, an
- * `$id` would collide with the same form compiled again, and `$async` would make the check a Promise. Compiled validators are cached by the JSON
- * text of the schema; the cache is bounded, and a dropped entry is removed from ajv as well.
- */
-export function formValidator(requestedSchema: object): ValidateFunction | undefined {
-  const {
-    $schema: _schema,
-    $id: _id,
-    $async: _async,
-    ...schema
-  } = requestedSchema as Record<string, unknown>;
-  const cacheKey = JSON.stringify(schema);
-  const cached = formValidators.get(cacheKey);
-  if (cached !== undefined) {
-    formValidators.delete(cacheKey);
-    formValidators.set(cacheKey, cached);
-    return cached.validate;
-  }
-  const ajv = formChecker();
-  let validate: ValidateFunction;
-  try {
-    validate = ajv.compile(schema);
-  } catch {
-    ajv.removeSchema(schema);
-    return undefined;
-  }
-  formValidators.set(cacheKey, { schema, validate });
-  if (formValidators.size > MAX_CACHED_FORM_VALIDATORS) {
-    const [oldestKey, oldest] = formValidators.entries().next().value ?? [];
-    if (oldestKey !== undefined && oldest !== undefined) {
-      formValidators.delete(oldestKey);
-      ajv.removeSchema(oldest.schema);
-    }
-  }
-  return validate;
-}
+/** The compiled validator of a form's `requestedSchema`, or undefined when it does not compile. */
+export const formValidator = (requestedSchema: object): ValidateFunction | undefined =>
+  ajvChecks.formValidator(requestedSchema);
 
 /** The number of cached form validators (for tests of the bound). */
-export const cachedFormValidatorCount = (): number => formValidators.size;
+export const cachedFormValidatorCount = (): number => ajvChecks.cachedFormValidatorCount();
 
-/** The checks of the input rounds with ajv and the 2025-11-25 schema: what the bridge passes. */
-export const ajvInputChecks: InputSchemaChecks = Object.freeze({
-  matchesSpec,
-  formValidator: (requestedSchema: object) => {
-    const validate = formValidator(requestedSchema);
-    return validate === undefined ? undefined : (value: unknown) => validate(value) === true;
-  },
-});
+/** The checks of the input rounds with ajv and the 2025-11-25 schema. */
+export const ajvInputChecks: InputSchemaChecks = ajvChecks.checks;
