@@ -7,6 +7,7 @@ import { Subject, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, createBridge } from 'mcp-bridge-sdk';
 import type { Frame, Inbound, JsonObject, Logger } from 'mcp-bridge-sdk';
+import { ajvInputChecks } from 'mcp-bridge-sdk/node';
 import { createFakeUpstream, inputRequired, note, req, res, upstreamError } from 'mcp-bridge-sdk/testing';
 import { allowTools } from './allowTools.js';
 
@@ -41,7 +42,8 @@ const script = () =>
 function myChain(fake: ReturnType<typeof script>) {
   const bridge = createBridge(
     { version: '1.0.0', fallbackName: 'mine', limits: DEFAULT_LIMITS },
-    { connect: () => of(fake.connection), logger: quiet },
+    // The schema checks of input rounds (ajv, for Node; README "Use the library").
+    { connect: () => of(fake.connection), logger: quiet, checks: ajvInputChecks },
   );
   const lines$ = new Subject<Inbound>();
   const out: Frame[] = [];

@@ -229,8 +229,12 @@ export async function serveStdio(
   // After a signal, what is left of the child's process group (a process it started) goes too.
   if (signalled) connector.kill();
   stopSubscription.unsubscribe();
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
+  // Removed a turn later: a caller that exits with the code (the executable) does so first, so a
+  // signal between the end of the serve and the exit never takes Node's default action.
+  setImmediate(() => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  });
   stdout.off('error', onStdoutError);
   return forcedCode ?? code;
 }

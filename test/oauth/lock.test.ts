@@ -248,7 +248,7 @@ describe('sign-in lock within one process', () => {
     });
     expect(await readFile(path.join(dir, LOCK_NAME), 'utf8')).toBe(other);
     expect(logger.lines).toEqual([
-      'vscode: warn: the sign-in lock of this process was taken over by another bridge process',
+      'tokens: warn: the sign-in lock of this process was taken over by another bridge process',
     ]);
   });
 

@@ -107,10 +107,10 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     expect(a.opened).toEqual([]);
     expect(a.signInLines).toEqual([]);
     expect(bLocks.lines).toContain(
-      'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+      'tokens: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
     );
     expect(aLocks.lines).toContain(
-      'vscode: warn: the sign-in lock of this process was taken over by another bridge process',
+      'tokens: warn: the sign-in lock of this process was taken over by another bridge process',
     );
     expect(a.logs.map((l) => l.text)).toContain(
       'another bridge process took the sign-in lock over: the bridge reads the stored sign-in again',
@@ -205,7 +205,7 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
     expect(writes).toEqual([
       { lock: undefined, marked: true },
       {
-        lock: 'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+        lock: 'tokens: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
         marked: false,
       },
     ]);
@@ -213,8 +213,8 @@ describe('a process that lost the sign-in lock (finding 1)', () => {
       'a refresh of the stored sign-in got no answer (a bridge stopped during it): its refresh token is not sent again, a new sign-in follows',
     );
     expect(locks.lines).toEqual([
-      'vscode: warn: the sign-in lock of this process was taken over by another bridge process',
-      'vscode: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
+      'tokens: warn: the sign-in lock of this process was taken over by another bridge process',
+      'tokens: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
     ]);
   });
 
