@@ -1,6 +1,6 @@
 /**
  * A server author's own MCP server, served to clients of both revisions on one stdio connection
- * with `serveDualEra` (`mcp-bridge-sdk/embed`, reference-behaviors.md §7): a 2025-11-25 client
+ * with `serveDualEra` (`mcp-bridge-sdk/embed`, docs/embedded.md#embedded-selection): a 2025-11-25 client
  * (VS Code) gets the bridge's front end in process, a 2026-07-28 client the server itself.
  *
  *   node dist/examples/embedded-server.js

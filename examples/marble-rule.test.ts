@@ -1,7 +1,7 @@
 /**
  * A user's marble tests (issue 14 deliverable 4), written with `mcp-bridge-sdk/testing` only: the
  * scheduler, the frame builders and the event builders. One rule per test, the title is the rule
- * (style.md §3.7). Imported through the package name, as a user's suite does.
+ * (docs/style.md#style-marbles). Imported through the package name, as a user's suite does.
  */
 import { map, mergeMap, timer } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';

@@ -9,7 +9,7 @@ const scheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const timeout = new Error('timeout');
 
-// reference-behaviors.md §3.5: per-method limits; the exchange is cancelled on timeout.
+// docs/requests.md#requests-deadlines: per-method limits; the exchange is cancelled on timeout.
 describe('withDeadline', () => {
   it('values pass unchanged until the limit, and they do not extend it', () => {
     scheduler().run(({ cold, expectObservable }) => {

@@ -8,7 +8,7 @@ const scheduler = (): TestScheduler =>
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 const ping = (id: number | string) => ({ kind: 'frame', frame: { jsonrpc: '2.0', id, method: 'ping' } });
 
-// reference-behaviors.md §2.7: the reader of newline-delimited JSON-RPC lines.
+// docs/lines.md#lines-bad-line: the reader of newline-delimited JSON-RPC lines.
 describe('decodeLines', () => {
   it('a frame split across chunks is one frame, and several frames in one chunk come in order', () => {
     scheduler().run(({ cold, expectObservable }) => {

@@ -24,7 +24,7 @@ const v: Record<string, Stamped> = {
   u: { name: 'gap replay' },
 };
 
-// reference-behaviors.md §5.8: on stdio an event the upstream wrote before a result reaches
+// docs/notifications.md#notifications-ordering: on stdio an event the upstream wrote before a result reaches
 // the client before that result.
 describe('mergeInOrder', () => {
   it('an event written before a result is emitted before it', () => {

@@ -9,7 +9,7 @@ import { unhandledErrorsOf } from './unhandledErrors.js';
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-// reference-behaviors.md §2.9 and §11 item 21, scaled down to one or two places; issue 10 item 2.
+// docs/requests.md#requests-in-flight and docs/requests.md#requests-in-flight, scaled down to one or two places; issue 10 item 2.
 describe('limitInFlight', () => {
   it('at most maxInFlight counted tasks run at once', () => {
     scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {

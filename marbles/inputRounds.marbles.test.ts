@@ -1,5 +1,5 @@
 /**
- * Timing and order rules of input-request rounds (reference-behaviors.md §4, §2.10, §2.11).
+ * Timing and order rules of input-request rounds (docs/input-rounds.md#input-rounds, docs/requests.md#requests-progress, docs/requests.md#requests-cancellation).
  * Alphabet (marbles/README.md): lower case is inbound (upstream events, client answers, aborts),
  * upper case is outbound. 1 frame = 1 ms. Each upstream round is a cold picked from `rounds`.
  */

@@ -49,7 +49,7 @@ const productEnd = (end: ListenEnd): ListenNext =>
     ? { kind: 'reopen', why: 'the product was busy' }
     : { kind: 'stop', why: 'the product is gone' };
 
-// reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5.
+// docs/notifications.md#notifications-reconnect and docs/http-upstream.md#http-listen-stream; docs/notifications.md#notifications-ending.
 describe('reopenListen', () => {
   it('reopens after 0.5s, 1s, 2s while streams die young', () => {
     const { lines, op } = withLog();
@@ -141,7 +141,7 @@ describe('reopenListen', () => {
   it('an upstream notifications/cancelled ends the stream once, like a listen result', () => {
     const { lines, op } = withLog();
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      // The three orders of protocol-mapping.md §5.5: cancel then result, cancel then a
+      // The three orders of docs/notifications.md#notifications-ending: cancel then result, cancel then a
       // closed stream, result alone (the exchange completes with its response).
       const cancelThenResult = cold('-kc-(e|)', v);
       const cancelThenClose = cold(' -kc-#', v, lost);

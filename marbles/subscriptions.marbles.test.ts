@@ -129,7 +129,7 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], li
 
 const filterOf = (call: FakeRequest | undefined): unknown => call?.params['notifications'];
 
-// reference-behaviors.md §5.1–§5.6, §9.5; protocol-mapping.md §5.
+// docs/notifications.md#notifications-listener–docs/notifications.md#notifications-subscribe, docs/testing.md#testing-notify; docs/notifications.md#notifications-listener.
 describe('listener and subscriptions', () => {
   it('gap replay after each ack lists tools, prompts, resources, then each subscribed URI', () => {
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {

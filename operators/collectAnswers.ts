@@ -10,7 +10,7 @@ export interface CollectAnswersConfig {
   readonly scheduler?: SchedulerLike | undefined;
 }
 
-/** The time limit of a round when the caller has none: one hour (reference-behaviors.md §4.1). */
+/** The time limit of a round when the caller has none: one hour (docs/input-rounds.md#input-rounds). */
 export const DEFAULT_COLLECT_ANSWERS_CONFIG: Readonly<Pick<CollectAnswersConfig, 'timeoutMs'>> =
   Object.freeze({
     timeoutMs: 3_600_000,
@@ -26,8 +26,8 @@ export type AnswerEvent<A extends { readonly id: string }> =
   | { readonly type: 'timeout'; readonly missing: readonly string[] };
 
 /**
- * Waits for the answers of the client to the bridge requests of one round (reference-behaviors.md
- * §4.1 step 3, §4.5, §2.8).
+ * Waits for the answers of the client to the bridge requests of one round (docs/input-rounds.md#input-rounds
+ *  step 3, §4.5, §2.8).
  *
  * ```text
  * answers:  --a--x--a--b--      ids [a, b]; x is unknown

@@ -7,13 +7,13 @@ import type { Inbound } from '../src/protocol/parseLine.js';
 
 /** Settings of decodeLines. */
 export interface DecodeLinesConfig {
-  /** Longest line in bytes, without the newline. Default 64 MiB (reference-behaviors.md §2.7). */
+  /** Longest line in bytes, without the newline. Default 64 MiB (docs/lines.md#lines-bad-line). */
   readonly maxLineBytes: number;
   /** Deepest nesting of arrays and objects. Default 64. */
   readonly maxDepth: number;
 }
 
-/** The defaults of decodeLines (reference-behaviors.md §2.7). */
+/** The defaults of decodeLines (docs/lines.md#lines-bad-line). */
 export const DEFAULT_DECODE_LINES_CONFIG: DecodeLinesConfig = Object.freeze({
   maxLineBytes: 64 * 1024 * 1024,
   maxDepth: DEFAULT_MAX_DEPTH,

@@ -33,7 +33,7 @@ export interface DriveInputRoundsConfig extends input.RoundsSettings {
   readonly scheduler?: SchedulerLike;
 }
 
-/** The defaults of reference-behaviors.md §4.1 and §4.5. */
+/** The defaults of docs/input-rounds.md#input-rounds and docs/input-rounds.md#input-pending. */
 export const DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG = Object.freeze({
   maxRounds: 10,
   maxInputRequests: 16,
@@ -59,7 +59,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
 
 /**
  * Drives the rounds of one client request whose upstream answers `input_required`: asks the client
- * with bridge requests, waits for all answers, then retries upstream (reference-behaviors.md §4).
+ * with bridge requests, waits for all answers, then retries upstream (docs/input-rounds.md#input-rounds).
  *
  * ```text
  * upstream round 1:  -I|             I = input_required (one form)
@@ -122,7 +122,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  *   if (output.type === 'toClient') send(output.frame);
  *   else finish(output.type === 'result' ? output.result : undefined);
  * });
- * @see ../marbles/inputRounds.marbles.test.ts, protocol-mapping.md §4
+ * @see ../marbles/inputRounds.marbles.test.ts, docs/input-rounds.md#input-rounds
  */
 export function driveInputRounds(
   config: DriveInputRoundsConfig,

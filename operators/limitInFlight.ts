@@ -5,7 +5,7 @@ import { runTask, taskOf } from './internal/runTask.js';
 
 /** Settings of limitInFlight. */
 export interface LimitInFlightConfig<T, R = unknown> {
-  /** Most tasks running at once. Default 256 (reference-behaviors.md §2.9). */
+  /** Most tasks running at once. Default 256 (docs/requests.md#requests-in-flight). */
   readonly maxInFlight: number;
   /** Most tasks waiting for a free place; above it a task is refused at once. Default 0. */
   readonly maxQueued: number;
@@ -23,19 +23,19 @@ export interface LimitInFlightConfig<T, R = unknown> {
   readonly failed?: (value: T, error: unknown) => ObservableInput<R>;
 }
 
-/** The defaults of limitInFlight (reference-behaviors.md §2.9). */
+/** The defaults of limitInFlight (docs/requests.md#requests-in-flight). */
 export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, maxQueued: 0 });
 
 /**
  * Runs one inner observable per value, with a bounded number in flight and a bounded queue.
- * `mergeMap(fn, n)` cannot express this: its waiting queue is unbounded (style.md §3.7, example C).
+ * `mergeMap(fn, n)` cannot express this: its waiting queue is unbounded (docs/style.md#style-marbles, example C).
  *
  * ```text
  * values:   -abcd--------|      maxInFlight 2, maxQueued 1, each task -----(r|)
  * output:   ----x-AB---C-|      d is refused at once with x; c starts when a ends
  * ```
  *
- * A refusal comes in the same frame so that the reader never stalls (reference-behaviors.md §11
+ * A refusal comes in the same frame so that the reader never stalls (docs/README.md#easy-to-miss
  * item 21); a failed task never ends the others: one failure is one frame (issue 10 item 2).
  * Callbacks that throw: `project`, `refuse` and `failed` belong to one task, so their throws stay
  * in it (rules 10 and 11); `counts` runs before there is a task, so its throw errors the output,

@@ -52,7 +52,7 @@ function inUpstreamOrder<T>(
 /**
  * Merges frame streams so that values reach the output in the order the upstream wrote them,
  * even when one path delivers a frame later than another within the same turn
- * (reference-behaviors.md §5.8: on stdio an event the upstream wrote before a result reaches
+ * (docs/notifications.md#notifications-ordering: on stdio an event the upstream wrote before a result reaches
  * the client before that result).
  *
  * ```text
@@ -84,7 +84,7 @@ function inUpstreamOrder<T>(
  * mergeInOrder([of('result'), of('list changed')], { sequenceOf: (value) => arrivals.get(value) }).subscribe(
  *   (value) => console.log(value), // 'list changed', then 'result'
  * );
- * @see reference-behaviors.md §5.8
+ * @see docs/notifications.md#notifications-ordering
  */
 export function mergeInOrder<T>(
   sources: readonly ObservableInput<T>[],

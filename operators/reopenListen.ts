@@ -16,7 +16,7 @@ export type ListenEvent =
 
 /** Settings of reopenListen. */
 export interface ReopenListenConfig {
-  /** First wait after a lost stream, in ms. Default 500 (reference-behaviors.md §5.5). */
+  /** First wait after a lost stream, in ms. Default 500 (docs/notifications.md#notifications-reconnect). */
   readonly initialMs: number;
   /** Multiplier of the wait per consecutive loss. Default 2. */
   readonly factor: number;
@@ -32,15 +32,15 @@ export interface ReopenListenConfig {
   readonly failBeforeFirstAck: boolean;
   /**
    * True for the event that acknowledges a stream: it starts the uptime that resets the backoff.
-   * Default: the notification `notifications/subscriptions/acknowledged` (protocol-mapping.md §5.5).
+   * Default: the notification `notifications/subscriptions/acknowledged` (docs/notifications.md#notifications-ending).
    */
   readonly isAcknowledgment?: ((event: ListenEvent) => boolean) | undefined;
   /**
    * What follows the end of a stream: `reopen` after the backoff, `signIn` (wait for `signIn$`) or
    * `stop`; `why` starts the log line. `end.failed` is whatever the source errored with, so a
    * product with its own error type classifies it here. `canSignIn` is true when `signIn$` is set.
-   * Default: the bridge's rules for BridgeError (src/codec/listenEnd.ts, reference-behaviors.md
-   * §5.5, §6.8), under which any other error reopens.
+   * Default: the bridge's rules for BridgeError (src/codec/listenEnd.ts, docs/notifications.md#notifications-reconnect
+   * , §6.8), under which any other error reopens.
    */
   readonly classifyEnd?: ((end: ListenEnd, canSignIn: boolean) => ListenNext) | undefined;
   /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (§6.8). */
@@ -51,7 +51,7 @@ export interface ReopenListenConfig {
   readonly scheduler?: SchedulerLike | undefined;
 }
 
-/** The defaults of reopenListen (reference-behaviors.md §5.5). */
+/** The defaults of reopenListen (docs/notifications.md#notifications-reconnect). */
 export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
   initialMs: 500,
   factor: 2,
@@ -76,7 +76,7 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  * ```
  *
  * A listen result, an upstream `notifications/cancelled` and an end without a response are one
- * event (protocol-mapping.md §5.5); a response passes as the last value of its stream. Upstream
+ * event (docs/notifications.md#notifications-ending); a response passes as the last value of its stream. Upstream
  * loss is `upstream_exited`, or `closed` without an HTTP status; the end of input unsubscribes,
  * which cancels a backoff wait.
  *
@@ -112,7 +112,7 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  *     log: (level, text) => console.warn(level, text),
  *   }),
  * );
- * @see reference-behaviors.md §5.5 and §6.8; protocol-mapping.md §5.5
+ * @see docs/notifications.md#notifications-reconnect and docs/http-upstream.md#http-listen-stream; docs/notifications.md#notifications-ending
  */
 export function reopenListen(
   config: Partial<ReopenListenConfig> = {},

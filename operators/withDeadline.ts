@@ -23,7 +23,7 @@ export interface WithDeadlineConfig {
 
 /**
  * Fails a source that has not completed within a time limit, and unsubscribes it, which
- * cancels the upstream exchange behind it (reference-behaviors.md §3.5).
+ * cancels the upstream exchange behind it (docs/requests.md#requests-deadlines).
  *
  * ```text
  * source:  -p--p--p--...     limit 5

@@ -1,6 +1,6 @@
 /**
  * One round of driveInputRounds: its upstream exchange, the round it opens on the upstream response,
- * and the hand-over to the next round once the answers are in (reference-behaviors.md §4; rules in
+ * and the hand-over to the next round once the answers are in (docs/input-rounds.md#input-rounds; rules in
  * ../driveInputRounds.ts). The state its rounds share is in roundsContext.ts, the wait for the
  * answers of a round in waitForAnswers.ts.
  *

@@ -7,7 +7,7 @@
  * young-generation collections (issue 13, src/bridge/pendingTable.ts).
  *
  * Not a public operator: operators/internal/ is not exported by operators/index.ts. It lives here
- * and not in src/bridge so that operators never import the bridge (style.md §3.1).
+ * and not in src/bridge so that operators never import the bridge (docs/style.md#style-layout).
  */
 
 /**

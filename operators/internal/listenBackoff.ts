@@ -1,7 +1,7 @@
 /**
  * The backoff of reopenListen: what follows the end of one listen stream (a wait then a new stream,
  * a wait for the next sign-in, or nothing) and its log line, with the count of consecutive losses
- * and the uptime after the acknowledgment that resets it (reference-behaviors.md §5.5, §6.8). The
+ * and the uptime after the acknowledgment that resets it (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream). The
  * stream handling (../reopenListen.ts) tells it when a stream opens, when it is acknowledged and
  * how it ended; which end means what is the pure decision of src/codec/listenEnd.ts.
  */

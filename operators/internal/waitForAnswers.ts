@@ -1,6 +1,6 @@
 /**
  * The answer bookkeeping of one open round of driveInputRounds: which of its bridge requests still
- * wait for an answer, the first answer to each, and the input timeout (reference-behaviors.md §4.1
+ * wait for an answer, the first answer to each, and the input timeout (docs/input-rounds.md#input-rounds
  * step 3, §4.5, §2.8). It reports how the wait ended; the round (inputRound.ts) decides what
  * follows. One subscription to the answers and one scheduled action per round, where the public
  * ../collectAnswers.ts composes operators for the same rules (issue 13).

@@ -1,5 +1,5 @@
 /**
- * Settings of one bridge connection, with the reference defaults (reference-behaviors.md §3.5).
+ * Settings of one bridge connection, with the reference defaults (docs/requests.md#requests-deadlines).
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -10,7 +10,7 @@ import type { ConsentRelay } from './consent.js';
 import type { Logger } from './log.js';
 import type { UpstreamConnection } from './upstream.js';
 
-/** The limits and time limits of one bridge connection (reference-behaviors.md §2.9, §3.5, §5.5). */
+/** The limits and time limits of one bridge connection (docs/requests.md#requests-in-flight, docs/requests.md#requests-deadlines, docs/notifications.md#notifications-reconnect). */
 export interface BridgeLimits {
   /** Most client requests in flight (§2.9). */
   readonly maxInFlight: number;

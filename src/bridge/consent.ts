@@ -1,5 +1,5 @@
 /**
- * The client side of a sign-in after `notifications/initialized` (reference-behaviors.md §6.7,
+ * The client side of a sign-in after `notifications/initialized` (docs/sign-in.md#sign-in-consent,
  * issue #11 item 6): the sign-in never opens a browser then, it asks the client with a URL
  * elicitation. The sign-in is made once per process (src/cli/signInSetup.ts) and holds the
  * {@link ConsentRelay}'s port; each client connection binds its own {@link sessionConsent} to it.

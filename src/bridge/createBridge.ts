@@ -1,6 +1,6 @@
 /**
  * The composition root of the VS Code front end: client frames in, client frames out
- * (reference-behaviors.md §1.4). One subscription is one client connection.
+ * (docs/architecture.md#architecture-data-flow). One subscription is one client connection.
  */
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import {
@@ -131,7 +131,7 @@ function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
   );
 }
 
-/** The bridge: an operator from decoded client lines to the frames for the client (one client connection per subscription; reference-behaviors.md §2). */
+/** The bridge: an operator from decoded client lines to the frames for the client (one client connection per subscription; docs/lifecycle.md#lifecycle-states). */
 export function createBridge(
   config: BridgeConfig,
   deps: BridgeDeps,
@@ -204,7 +204,7 @@ export function createBridge(
 }
 
 /**
- * reference-behaviors.md §6.7: the info line at start for a client without URL elicitation (a
+ * docs/sign-in.md#sign-in-consent: the info line at start for a client without URL elicitation (a
  * profile that opens the browser for it says so instead, README.md "Sign-in and tokens").
  */
 function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never> {

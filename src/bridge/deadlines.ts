@@ -1,6 +1,6 @@
 /**
  * One deadline queue per client connection (issue 13, deliverable 1): the time limits of the
- * forwarded requests (reference-behaviors.md §3.5) and their slow-request lines (§2.12) without a
+ * forwarded requests (docs/requests.md#requests-deadlines) and their slow-request lines (docs/requests.md#requests-slow-lines) without a
  * timer per request. Entries of the same delay are due in the order they were added, so each
  * delay keeps a FIFO list (a linked list of the entries themselves, operators/internal/linkedList.ts:
  * removing an entry is O(1) and allocates nothing) and one action of the RxJS scheduler for the

@@ -1,5 +1,5 @@
 /**
- * What the front end does with each client line (reference-behaviors.md §2.3–§2.8).
+ * What the front end does with each client line (docs/lifecycle.md#lifecycle-before-ready–docs/lines.md#lines-client-responses).
  */
 import { EMPTY, of } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';

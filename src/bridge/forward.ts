@@ -1,5 +1,5 @@
 /**
- * One forwarded client request (reference-behaviors.md §2.4, §3.3, §3.5, §3.6, §4): its start,
+ * One forwarded client request (docs/lifecycle.md#lifecycle-ready, docs/requests.md#requests-meta, docs/requests.md#requests-deadlines, docs/results.md#results-shape, docs/input-rounds.md#input-rounds): its start,
  * its stop (a client cancel, the end of input, the loss of the upstream) and its teardown. Its
  * state and frames are forwardRun.ts; round 1 forwardFirstRound.ts; the slow-request lines
  * forwardSlow.ts; the round driver forwardRounds.ts; the frames for the client forwardShape.ts.
@@ -38,7 +38,7 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
  * state of the request in one object. The round driver is entered only when a result of
  * `tools/call`, `prompts/get` or `resources/read` says `input_required`; it then gets that first
  * response as its round 1. The frames are those of the driver for every method
- * (reference-behaviors.md §2.10–§2.12, §3.5, §4).
+ * (docs/requests.md#requests-progress–docs/requests.md#requests-slow-lines, docs/requests.md#requests-deadlines, docs/input-rounds.md#input-rounds).
  */
 export function forwardRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
   return new Observable<Frame>((subscriber) => runRequest(ctx, request, subscriber));

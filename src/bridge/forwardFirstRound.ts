@@ -1,5 +1,5 @@
 /**
- * Round 1 of a forwarded request (reference-behaviors.md §3.3, §3.5, §3.6): one upstream exchange
+ * Round 1 of a forwarded request (docs/requests.md#requests-meta, docs/requests.md#requests-deadlines, docs/results.md#results-shape): one upstream exchange
  * subscribed directly, its time limit, its progress, and its response, which either ends the
  * request or, when a result of `tools/call`, `prompts/get` or `resources/read` says
  * `input_required`, hands the request over to the round driver (forwardRounds.ts).
@@ -16,7 +16,7 @@ import type { Abort } from './session.js';
 import { toErrorObject } from './session.js';
 import type { ExchangeEvent, ExchangeOptions, ExchangeSink } from './upstream.js';
 
-/** Methods whose result may be `input_required` (protocol-mapping.md §4.2). */
+/** Methods whose result may be `input_required` (docs/input-rounds.md#input-which-requests). */
 const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /**

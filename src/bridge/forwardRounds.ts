@@ -1,5 +1,5 @@
 /**
- * The hand-over of a forwarded request to the round driver (reference-behaviors.md §4), once a
+ * The hand-over of a forwarded request to the round driver (docs/input-rounds.md#input-rounds), once a
  * result of `tools/call`, `prompts/get` or `resources/read` says `input_required`: that first
  * response opens the driver's round 1, and each later round is an upstream exchange with its own
  * time limit (§3.5).
@@ -17,7 +17,7 @@ import type { ForwardContext } from './forwardShape.js';
 import type { Abort } from './session.js';
 import type { ExchangeEvent } from './upstream.js';
 
-/** The time limit of one upstream round (reference-behaviors.md §3.5). */
+/** The time limit of one upstream round (docs/requests.md#requests-deadlines). */
 export function roundLimitMs(method: string, round: number, limits: BridgeLimits): number {
   if (method === 'tools/call') return limits.callTimeoutMs;
   if (method === 'prompts/get' || method === 'resources/read') {

@@ -1,6 +1,6 @@
 /**
  * The frames of one forwarded request for the client: progress with the client's token
- * (reference-behaviors.md §2.10), the error of a failed round, the shaped result (§3.6–§3.9).
+ * (docs/requests.md#requests-progress), the error of a failed round, the shaped result (docs/results.md#results-shape–docs/results.md#results-output-schema).
  */
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';

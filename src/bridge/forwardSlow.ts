@@ -1,5 +1,5 @@
 /**
- * The slow-request lines of a forwarded request (reference-behaviors.md §2.12): one info line
+ * The slow-request lines of a forwarded request (docs/requests.md#requests-slow-lines): one info line
  * after `slowFirstMs`, then one every `slowEveryMs` while the request runs, from the deadline
  * queue of the session (no timer per request, issue 13). When round 1's time limit is longer
  * than the first wait, the first line also arms the rest of that limit.

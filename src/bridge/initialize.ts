@@ -1,5 +1,5 @@
 /**
- * `initialize` (reference-behaviors.md §2.1, §2.2): start the upstream, ask `server/discover`,
+ * `initialize` (docs/lifecycle.md#lifecycle-states, docs/lifecycle.md#lifecycle-initialize): start the upstream, ask `server/discover`,
  * answer with a result of the revision the client asked for when the bridge speaks it, else of
  * 2025-11-25 (docs/revisions.md). A failed attempt leaves the connection ready for a retry.
  */
@@ -78,7 +78,7 @@ function discoverError(error: unknown, limitMs: number): ErrorObject {
 
 /**
  * A `-32022` that does not offer 2026-07-28 (or a second one after the retry): the message names
- * the versions the server offers, never the URL (protocol-mapping.md §1.1 step 5, §6.3).
+ * the versions the server offers, never the URL (docs/lifecycle.md#lifecycle-initialize step 5, docs/errors.md#errors-upstream-codes).
  */
 function unsupportedVersion(offered: readonly string[], logger: Logger): ErrorObject {
   const named = offered.length === 0 ? 'none that the bridge can read' : offered.join(', ');

@@ -1,5 +1,5 @@
 /**
- * The listener of one connection (reference-behaviors.md §5): list changes and resource
+ * The listener of one connection (docs/notifications.md#notifications-listener): list changes and resource
  * updates of a 2026-07-28 upstream, which only flow on `subscriptions/listen` streams, become
  * the unsolicited 2025-11-25 notifications VS Code expects, and `resources/subscribe` /
  * `resources/unsubscribe` become changes of the listen filter.

@@ -1,11 +1,11 @@
 /**
  * The logger the bridge and the edges write to. The CLI implements it on stderr with lines
- * `mcp-bridge-vscode: <scope>: <level>: <text>` (reference-behaviors.md §3.12). Texts never hold
+ * `mcp-bridge-vscode: <scope>: <level>: <text>` (docs/logging.md#logging-line-format). Texts never hold
  * frame contents, form answers, header values, tokens, secrets or the upstream URL.
  */
 export type LogLevel = 'err' | 'warn' | 'info' | 'debug';
 
-/** The sink of the log lines of the bridge and the edges (reference-behaviors.md §3.12). */
+/** The sink of the log lines of the bridge and the edges (docs/logging.md#logging-line-format). */
 export interface Logger {
   log(scope: string, level: LogLevel, text: string): void;
   /** True when lines of this level are written (skip building debug texts otherwise). */

@@ -4,7 +4,7 @@
  * exchanges in flight (ids, correlation, cancellation) are rpcExchanges.ts; where each upstream
  * line goes is rpcInbound.ts. Every upstream frame is dispatched synchronously in arrival order,
  * so an event the upstream wrote before a result reaches the client before that result
- * (reference-behaviors.md §5.8).
+ * (docs/notifications.md#notifications-ordering).
  */
 import {
   Observable,

@@ -2,7 +2,7 @@
  * Where each upstream line goes (rpcConnection.ts): a response ends its exchange, a correlated
  * notification goes to its exchange, `notifications/message` to the connection, the rest is
  * logged and dropped. Lines are handled synchronously in arrival order, so an event the upstream
- * wrote before a result reaches the client before that result (reference-behaviors.md §5.8).
+ * wrote before a result reaches the client before that result (docs/notifications.md#notifications-ordering).
  */
 import type { Subject } from 'rxjs';
 import { BridgeError } from '../errors.js';
@@ -49,7 +49,7 @@ export function routeLine(
 function route(exchanges: Exchanges, notifications: Subject<NotificationFrame>, inbound: Inbound): void {
   const logger = exchanges.logger;
   if (inbound.kind === 'bad') {
-    // reference-behaviors.md §3.1: a frame the bridge cannot read fails the request it names.
+    // docs/upstream.md#upstream-transports: a frame the bridge cannot read fails the request it names.
     const id = inbound.id;
     const entry =
       typeof id === 'number' ? finishExchange(exchanges, id, `bad frame (${inbound.cause})`) : undefined;
@@ -84,7 +84,7 @@ function route(exchanges: Exchanges, notifications: Subject<NotificationFrame>, 
     return;
   }
   if (isRequest(frame)) {
-    // protocol-mapping.md §10.7 trap 35: a 2026-07-28 server never sends requests; never answer one.
+    // docs/upstream.md#upstream-stdio trap 35: a 2026-07-28 server never sends requests; never answer one.
     logger.log('bridge', 'warn', `ignored the request ${frame.method} of the upstream server`);
     return;
   }

@@ -1,5 +1,5 @@
 /**
- * The state of one client connection (protocol-mapping.md §0.1). It lives inside the `defer` of
+ * The state of one client connection (docs/architecture.md#architecture-state). It lives inside the `defer` of
  * createBridge, one per subscription, never shared.
  */
 import { ReplaySubject, Subject } from 'rxjs';
@@ -33,7 +33,7 @@ export interface ClientContext {
    * (clientCapabilitiesFor): decides which input kinds may be asked.
    */
   readonly capabilities: JsonObject;
-  /** Translated for the upstream `_meta` (reference-behaviors.md §3.2). */
+  /** Translated for the upstream `_meta` (docs/lifecycle.md#lifecycle-capabilities-upstream). */
   readonly upstreamCapabilities: JsonObject;
   /** Which keys of a request's own `_meta` travel upstream (BridgeConfig.metaPassthrough); default: the reference rule. */
   readonly passesMeta?: MetaRule;

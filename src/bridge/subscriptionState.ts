@@ -1,6 +1,6 @@
 /**
- * The state of the client's resource subscriptions on one connection (reference-behaviors.md
- * §5.4–§5.6): the subscribed URIs, the active chain, the gap flag, the waiting changes, and what
+ * The state of the client's resource subscriptions on one connection (docs/notifications.md#notifications-catch-up
+ * –§5.6): the subscribed URIs, the active chain, the gap flag, the waiting changes, and what
  * an event of a chain does to them (commit of a change, its failure, the gap replay, forwarding).
  * subscriptions.ts owns one of these per listener; subscriptionStream.ts feeds it the events of
  * each chain.

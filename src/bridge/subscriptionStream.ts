@@ -1,5 +1,5 @@
 /**
- * The listen stream of one chain (reference-behaviors.md §5.5, §5.6, §6.8): one listen request
+ * The listen stream of one chain (docs/notifications.md#notifications-reconnect, docs/notifications.md#notifications-subscribe, docs/http-upstream.md#http-listen-stream): one listen request
  * with the chain's filter, reopened by reopenListen after each loss, its events handed to the
  * subscription state (subscriptionState.ts), a loss of the active chain marked as a gap, and the
  * time limit of a change's first acknowledgment.
@@ -35,7 +35,7 @@ export interface ChainStreamOptions {
   readonly reopen: Partial<ReopenListenConfig>;
   /**
    * How long the stream of a change may wait for its first acknowledgment before the change fails
-   * with `timeout` (the list time limit, reference-behaviors.md §3.5; issue 10 item 4).
+   * with `timeout` (the list time limit, docs/requests.md#requests-deadlines; issue 10 item 4).
    */
   readonly ackTimeoutMs: number;
   readonly scheduler?: SchedulerLike | undefined;
@@ -84,7 +84,7 @@ export function runChain(
     reopenListen({
       ...options.reopen,
       failBeforeFirstAck: chain.change !== undefined,
-      // The bridge's own acknowledgment and end rules (reference-behaviors.md §5.5, §6.8).
+      // The bridge's own acknowledgment and end rules (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream).
       isAcknowledgment: (event) =>
         event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED,
       classifyEnd: decideListenEnd,

@@ -1,6 +1,6 @@
 /**
  * The listen streams of one connection and the client's resource subscriptions
- * (reference-behaviors.md §5.1–§5.6), the client-facing part: the queue of `resources/subscribe`
+ * (docs/notifications.md#notifications-listener–docs/notifications.md#notifications-subscribe), the client-facing part: the queue of `resources/subscribe`
  * / `resources/unsubscribe` changes, their cancellation, and the start and stop of the listener.
  * The state of the subscribed URIs and the rules of each chain's events are in
  * subscriptionState.ts; the listen stream of one chain and its reopening in

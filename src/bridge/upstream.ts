@@ -67,7 +67,7 @@ export interface UpstreamConnection {
    * Never emits for HTTP. Hot.
    */
   readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
-  /** True for an HTTP upstream (icon rule, reference-behaviors.md §3.7). */
+  /** True for an HTTP upstream (icon rule, docs/results.md#results-icons). */
   readonly remote: boolean;
   /** Stops the upstream: closes stdin, then terminates the child (process group) if needed. */
   close(): void;

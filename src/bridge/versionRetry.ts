@@ -1,5 +1,5 @@
 /**
- * Version negotiation with the upstream (protocol-mapping.md §1.1 step 3, §6.2, §6.3): a request
+ * Version negotiation with the upstream (docs/lifecycle.md#lifecycle-initialize step 3, docs/errors.md#errors-upstream-codes, docs/errors.md#errors-upstream-codes): a request
  * answered with `-32022` UnsupportedProtocolVersion (on Streamable HTTP an HTTP 400 with that
  * JSON-RPC error body, which the HTTP edge hands on as the response) whose `data.supported` lists
  * 2026-07-28 is sent once more; the bridge speaks no other version, so any other list is final and

@@ -1,5 +1,5 @@
 /**
- * The command line of `mcp-bridge-vscode` and `mcp-bridge` (reference-behaviors.md §8, §6.1,
+ * The command line of `mcp-bridge-vscode` and `mcp-bridge` (docs/cli.md#cli-forms, docs/http-upstream.md#http-url-rules,
  * §6.2): argv in, a ParsedCommand out. The profile of the executable gives the program name of
  * `--help` and `--version` and the sign-in identity (default redirect port, token store places).
  * Pure apart from reading the `--ca-file`; only main() prints and exits.
@@ -57,7 +57,7 @@ export interface ServeOptions {
   readonly warnings: readonly string[];
   /**
    * The sign-in of a URL upstream (issue #11); absent for a command, and when a static
-   * `authorization` header turns the sign-in off (reference-behaviors.md §6.2).
+   * `authorization` header turns the sign-in off (docs/http-upstream.md#http-headers).
    */
   readonly signIn?: SignInOptions;
 }
@@ -66,7 +66,7 @@ export type ParsedCommand =
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version'; readonly text: string }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
-  /** `logout [options] <url>` or `logout [options] --all` (reference-behaviors.md §6.12). */
+  /** `logout [options] <url>` or `logout [options] --all` (docs/sign-in.md#sign-in-logout). */
   | { readonly kind: 'logout'; readonly options: LogoutOptions }
   /** `status [options] [<url>]` (README.md, "Status"). */
   | { readonly kind: 'status'; readonly options: StatusOptions }
@@ -223,7 +223,7 @@ function serveOptions(
   };
 }
 
-/** `logout [options] <url>` and `logout [options] --all` (reference-behaviors.md §6.12, §8). */
+/** `logout [options] <url>` and `logout [options] --all` (docs/sign-in.md#sign-in-logout, docs/cli.md#cli-forms). */
 function logoutOptions(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -262,7 +262,7 @@ function logoutOptions(
     noRevoke: given(values, 'no-revoke'),
     ...(caPem === undefined ? {} : { caPem }),
     logLevel: logLevel ?? DEFAULTS.logLevel,
-    // The bridge name of the storage identity is the profile's (reference-behaviors.md §6.11);
+    // The bridge name of the storage identity is the profile's (docs/sign-in.md#sign-in-stores);
     // main() gives runLogout the rest of the profile's identity (keychain service, token directory).
     bridgeName: profile.name,
   };

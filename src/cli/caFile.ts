@@ -1,5 +1,5 @@
 /**
- * Loads the PEM file of `--ca-file` (reference-behaviors.md §6.3): readable, not empty, and at
+ * Loads the PEM file of `--ca-file` (docs/http-upstream.md#http-client): readable, not empty, and at
  * least one certificate block, each block a valid X.509 certificate. An unusable file is exit
  * code 2; so is a path that is not a regular file (a pipe or a device would hang the start;
  * regularFile.ts). Messages never echo the path or the contents of the file.

@@ -1,6 +1,6 @@
 /**
  * The headers of `--header <name>:<value>` and `--header-env <name>=<VAR>`
- * (reference-behaviors.md §6.2). Diagnostics and warnings name headers and variables, never values.
+ * (docs/http-upstream.md#http-headers). Diagnostics and warnings name headers and variables, never values.
  */
 import { UsageError } from './usageError.js';
 import { TRANSPORT_HEADER_NAMES } from '../protocol/headerNames.js';

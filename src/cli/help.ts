@@ -1,6 +1,6 @@
 /**
  * The texts of `--help` and of the usage lines printed after a diagnostic
- * (reference-behaviors.md §8), for the executable of a profile: its name, its default redirect
+ * (docs/cli.md#cli-forms), for the executable of a profile: its name, its default redirect
  * port and how it calls its client. Both end without a newline; main() adds it.
  */
 import type { Profile } from '../profiles/profile.js';

@@ -44,7 +44,7 @@ export interface LogoutOptions {
   /** The PEM text of `--ca-file`: trusted by the revocation requests, as by the sign-in's. */
   readonly caPem?: string;
   readonly logLevel: LogLevel;
-  /** The profile's name: the bridge name of the storage identity (reference-behaviors.md §6.11). */
+  /** The profile's name: the bridge name of the storage identity (docs/sign-in.md#sign-in-stores). */
   readonly bridgeName: string;
 }
 

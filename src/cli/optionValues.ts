@@ -1,12 +1,12 @@
 /**
- * Reading option values (reference-behaviors.md §8): the last occurrence wins and every
+ * Reading option values (docs/cli.md#cli-forms): the last occurrence wins and every
  * occurrence is checked; numbers are decimal digits only. Diagnostics never hold the value.
  */
 import type { LogLevel } from '../bridge/log.js';
 import type { OptionName } from './scan.js';
 import { UsageError } from './usageError.js';
 
-/** The defaults of the options of the serve forms (reference-behaviors.md §8). */
+/** The defaults of the options of the serve forms (docs/cli.md#cli-forms). */
 export const DEFAULTS = {
   logLevel: 'info',
   discoverTimeoutSeconds: 60,

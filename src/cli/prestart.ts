@@ -1,7 +1,7 @@
 /**
  * The upstream command started before the CLI's modules load (issue 13, "Fast start"): the
  * child's own start then overlaps the loading of the bridge instead of following the first
- * `initialize`. This deviates on purpose from reference-behaviors.md §2.1 ("only the first
+ * `initialize`. This deviates on purpose from docs/lifecycle.md#lifecycle-states ("only the first
  * initialize starts the upstream"); what the client sees is the same: the first `initialize`
  * adopts the child (serveStdio), answers its spawn error with `spawn_failed` (§2.2 step 4), or
  * fails with `closed` when it exited meanwhile, and a retry starts a new child.

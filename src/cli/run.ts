@@ -2,7 +2,7 @@
  * The executables `mcp-bridge-vscode` and `mcp-bridge` (the profile of entryProfile.ts), loaded by
  * main.ts once it started the upstream command: parses the command line, sets up the sign-in, and
  * serves through serveStdio (src/node/serveStdio.ts), which wires stdio, the upstream and the
- * bridge and maps how the bridge ended to an exit code (reference-behaviors.md §8):
+ * bridge and maps how the bridge ended to an exit code (docs/cli.md#cli-forms):
  * 0 end of stdin (or a first SIGTERM/SIGINT), help or version; 1 upstream stopped or internal
  * failure; 2 invalid arguments, or a forced token store that does not open; 130/143 a SIGINT or
  * SIGTERM while the bridge stops after an earlier one (also prestart.ts, before serveStdio). `logout` and `status` have their own (src/cli/logout.ts,

@@ -1,12 +1,12 @@
 /**
- * The first pass over argv: the rules of reference-behaviors.md §8 that yargs cannot express.
+ * The first pass over argv: the rules of docs/cli.md#cli-forms that yargs cannot express.
  * It finds the form (`logout` or `status` first, else a URL or "--"), where the options end, refuses unknown
  * options (naming them without their value), missing values (a separate value may not start with
  * `--`), flags with a value and misplaced arguments, and returns at once for `--help` and
  * `--version`. yargs then parses what passed.
  */
 
-/** The forms of the command line (reference-behaviors.md §8). */
+/** The forms of the command line (docs/cli.md#cli-forms). */
 export type Form = 'command' | 'url' | 'logout' | 'status';
 
 /** One option: the forms it applies to, whether it is a flag, and whether it belongs to the sign-in. */

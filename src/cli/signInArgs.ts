@@ -1,5 +1,5 @@
 /**
- * The sign-in options of the URL form and of `logout` (reference-behaviors.md §8, §6.9, §6.11,
+ * The sign-in options of the URL form and of `logout` (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores,
  * §6.13; issues #11 and #12): values, defaults and conflicts. The secrets come only from the
  * environment (`MCP_BRIDGE_CLIENT_SECRET`, `MCP_BRIDGE_TOKEN_KEY`, trimmed, empty = unset);
  * diagnostics name options and variables, never values.
@@ -174,7 +174,7 @@ export function parseSignInOptions(
   };
 }
 
-/** reference-behaviors.md §6.2: a static authorization header turns the sign-in off. */
+/** docs/http-upstream.md#http-headers: a static authorization header turns the sign-in off. */
 export function refuseSignInOptions(values: Values): void {
   const name = (Object.keys(OPTIONS) as OptionName[]).find(
     (option) => optionSpec(option).signIn === true && given(values, option),

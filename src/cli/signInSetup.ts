@@ -1,6 +1,6 @@
 /**
  * The sign-in of the URL form, made once per process (issues #11 and #12): the token store
- * (reference-behaviors.md §6.11: a forced store that does not open is exit code 2), the fetch of
+ * (docs/sign-in.md#sign-in-stores: a forced store that does not open is exit code 2), the fetch of
  * the sign-in through the upstream's trust and proxy settings (§6.3), the consent relay that each
  * client connection binds (§6.7), and the UpstreamAuth that the HTTP upstream calls. Loaded only
  * for a URL with the sign-in on: the command form never pays for openid-client or the stores.
@@ -23,13 +23,13 @@ export interface SignInSetupInput {
   readonly signIn: SignInOptions;
   readonly caPem?: string;
   readonly env: NodeJS.ProcessEnv;
-  /** The executable's profile: its name and sign-in identity (reference-behaviors.md §1.2). */
+  /** The executable's profile: its name and sign-in identity (docs/architecture.md#architecture-profile). */
   readonly profile: Profile;
 }
 
 /**
  * The settings of the token store and of the sign-in, from the options and the profile's
- * sign-in identity (reference-behaviors.md §1.2, §6.9, §6.11): its name is the bridge name of
+ * sign-in identity (docs/architecture.md#architecture-profile, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores): its name is the bridge name of
  * the storage identity, its keychain service and token directory hold the tokens and the lock,
  * its client name and metadata document are what the authorization server sees.
  */

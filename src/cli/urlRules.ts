@@ -1,5 +1,5 @@
 /**
- * The rules for the URL of an upstream server (reference-behaviors.md §6.1), checked before the
+ * The rules for the URL of an upstream server (docs/http-upstream.md#http-url-rules), checked before the
  * bridge starts. Hints never echo the URL: it may hold a key in its query.
  */
 import { checkSignInEndpoint } from '../oauth/authorizationUrl.js';
@@ -73,7 +73,7 @@ function readUrl(text: string): { url: URL } | { hint: string } {
 /**
  * The hint that refuses a `--client-issuer`, or undefined when it is usable: the rule of every
  * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host as issue #11 item 7
- * allows, only with a loopback MCP URL, a deviation from reference-behaviors.md §8, which asks for
+ * allows, only with a loopback MCP URL, a deviation from docs/cli.md#cli-forms, which asks for
  * https only; a host; no user
  * information or fragment), and no query.
  */
@@ -86,7 +86,7 @@ export function clientIssuerHint(text: string, mcpUrl: string): string | undefin
 
 /**
  * The hint that refuses a `--client-metadata-url`, or undefined when it is usable: an `https` URL
- * with a path, no user information and no fragment (reference-behaviors.md §6.9). The client ID
+ * with a path, no user information and no fragment (docs/sign-in.md#sign-in-registration). The client ID
  * metadata document stays https only, also for loopback hosts (issue #11 item 7).
  */
 export function clientMetadataUrlHint(text: string): string | undefined {

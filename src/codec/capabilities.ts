@@ -1,18 +1,18 @@
 /**
- * Capabilities across the two revisions (reference-behaviors.md §2.6 and §3.2,
- * protocol-mapping.md §3). Both directions copy only members they know, and drop a member that
+ * Capabilities across the two revisions (docs/lifecycle.md#lifecycle-initialize-result and docs/lifecycle.md#lifecycle-capabilities-upstream,
+ * docs/lifecycle.md#lifecycle-capabilities-client). Both directions copy only members they know, and drop a member that
  * is not valid instead of failing: the bridge never declares what it cannot serve.
  */
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { setMember } from './objects.js';
 
-/** The tasks extension has no counterpart on either side (protocol-mapping.md §3.2, §3.3). */
+/** The tasks extension has no counterpart on either side (docs/lifecycle.md#lifecycle-capabilities-upstream, docs/lifecycle.md#lifecycle-capabilities-client). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * The client capabilities sent upstream in every request, from the client's `initialize`
- * capabilities (reference-behaviors.md §3.2):
+ * capabilities (docs/lifecycle.md#lifecycle-capabilities-upstream):
  * - `elicitation`: only the declared modes (`form`, `url`); `{}` stays `{}` (form only in
  *   both revisions);
  * - `sampling`: `tools` and `context` only when the client declared them as objects;
@@ -36,7 +36,7 @@ export function toUpstreamClientCapabilities(legacy: unknown, rootsListChanged =
 
 /**
  * The server capabilities of the `initialize` result, from the `server/discover` capabilities
- * (reference-behaviors.md §2.6):
+ * (docs/lifecycle.md#lifecycle-initialize-result):
  * - `tools`, `prompts`, `resources` when declared; `listChanged` and `subscribe` only when the
  *   upstream value is literally `true` (a listen stream backs each flag, §5.1);
  * - `logging` and `completions` as `{}` when declared as objects;

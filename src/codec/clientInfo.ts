@@ -1,6 +1,6 @@
 /**
  * The `io.modelcontextprotocol/clientInfo` sent upstream, from the client's `initialize`
- * `clientInfo` (reference-behaviors.md §3.3; the `Implementation` of both revisions). Lenient on
+ * `clientInfo` (docs/requests.md#requests-meta; the `Implementation` of both revisions). Lenient on
  * shape: a member of the wrong type is left out, never a failure. Pure.
  */
 import { isObject } from '../protocol/jsonrpc.js';

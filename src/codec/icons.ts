@@ -1,5 +1,5 @@
 /**
- * The icon rule for a remote (HTTP) upstream (reference-behaviors.md §3.7): only `data:` icons
+ * The icon rule for a remote (HTTP) upstream (docs/results.md#results-icons): only `data:` icons
  * pass. VS Code would fetch an `https:` icon of a stdio server never, and a `file:` icon of a
  * remote server would name a file on the user's machine (vscode-client.md §4.2).
  */

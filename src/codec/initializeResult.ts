@@ -1,6 +1,6 @@
 /**
  * The `initialize` result for the client, built from the upstream `server/discover` result
- * (reference-behaviors.md §2.6, §3.4). None of the 2026-07-28 members (`resultType`, `ttlMs`,
+ * (docs/lifecycle.md#lifecycle-initialize-result, docs/lifecycle.md#lifecycle-discover). None of the 2026-07-28 members (`resultType`, `ttlMs`,
  * `cacheScope`, `supportedVersions`, `_meta`) reaches the client.
  */
 import { isObject } from '../protocol/jsonrpc.js';
@@ -65,7 +65,7 @@ function serverInfo(discover: JsonObject, opts: InitializeResultOptions): JsonOb
 }
 
 /**
- * The `serverInfo.name` when the upstream sends none (reference-behaviors.md §2.6): `--name`,
+ * The `serverInfo.name` when the upstream sends none (docs/lifecycle.md#lifecycle-initialize-result): `--name`,
  * else the file name of the upstream command without its extension (POSIX or Windows path),
  * else the host of the upstream URL, else the profile name. Never empty.
  */

@@ -1,5 +1,5 @@
 /**
- * The "items fix" for array schemas in tool input schemas (reference-behaviors.md §3.8, quirk
+ * The "items fix" for array schemas in tool input schemas (docs/results.md#results-items-fix, quirk
  * `normalize_array_items`). The Copilot extension throws on an array node without a usable
  * `items`, so such a node gets `items: {}`. Pure: the input is never changed; unchanged
  * subtrees are shared with the input.
@@ -115,5 +115,5 @@ function childList(
   return out ?? list;
 }
 
-/** Missing, or falsy in JavaScript: null, false, 0, -0, "" (reference-behaviors.md §11 item 11). */
+/** Missing, or falsy in JavaScript: null, false, 0, -0, "" (docs/results.md#results-items-fix). */
 const needsItems = (node: JsonObject): boolean => !node['items'];

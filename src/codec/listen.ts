@@ -1,6 +1,6 @@
 /**
- * The `subscriptions/listen` side of the codec (reference-behaviors.md §5.2–§5.4,
- * protocol-mapping.md §5): the filter of a stream, the events the client gets, and the gap
+ * The `subscriptions/listen` side of the codec (docs/notifications.md#notifications-filter–docs/notifications.md#notifications-catch-up,
+ * docs/notifications.md#notifications-listener): the filter of a stream, the events the client gets, and the gap
  * replay after each acknowledgment.
  */
 import { isObject, isRequestId, notification } from '../protocol/jsonrpc.js';
@@ -146,7 +146,7 @@ export function gapReplay(
   return events;
 }
 
-/** The listen request id that tags an event or the acknowledgment (protocol-mapping.md §5.3). */
+/** The listen request id that tags an event or the acknowledgment (docs/notifications.md#notifications-events). */
 export function listenSubscriptionId(frame: NotificationFrame): RequestId | undefined {
   const meta = frame.params?.['_meta'];
   if (!isObject(meta)) return undefined;

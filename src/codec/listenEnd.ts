@@ -1,5 +1,5 @@
 /**
- * What follows the end of one listen stream (reference-behaviors.md §5.5, §6.8): a wait and a
+ * What follows the end of one listen stream (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream): a wait and a
  * new stream, a wait for a sign-in, or nothing. Pure; `operators/reopenListen.ts` runs it.
  */
 import { isBridgeError } from '../errors.js';
@@ -22,7 +22,7 @@ const describe = (error: unknown): string =>
     ? 'internal failure'
     : error.code + (error.detail === undefined ? '' : ` (${error.detail})`);
 
-/** The reaction to the end of a stream (reference-behaviors.md §5.5, §6.8). Pure. */
+/** The reaction to the end of a stream (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream). Pure. */
 export function decideListenEnd(end: ListenEnd, canSignIn: boolean): ListenNext {
   if (end.refused !== undefined) {
     const { code, message } = end.refused;

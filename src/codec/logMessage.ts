@@ -1,5 +1,5 @@
 /**
- * Upstream log messages for the client (reference-behaviors.md §5.7, §11 item 16). 2026-07-28
+ * Upstream log messages for the client (docs/notifications.md#notifications-log-levels, docs/notifications.md#notifications-log-levels). 2026-07-28
  * servers log only for requests that carried a level; the client's level is global, so every
  * valid message at or above it passes, as `{level, logger?, data}` without `_meta`.
  */

@@ -1,6 +1,6 @@
 /**
- * The `_meta` and params of requests that go upstream (reference-behaviors.md §3.3,
- * protocol-mapping.md §2.3). Pure.
+ * The `_meta` and params of requests that go upstream (docs/requests.md#requests-meta,
+ * docs/requests.md#requests-meta-passthrough). Pure.
  */
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
@@ -14,7 +14,7 @@ export const PROTOCOL_VERSION = '2026-07-28';
 /** The revision spoken to the client (VS Code). */
 export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
 
-/** Reserved `_meta` keys of 2026-07-28 (protocol-mapping.md §2.2). */
+/** Reserved `_meta` keys of 2026-07-28 (docs/requests.md#requests-meta-keys). */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -37,7 +37,7 @@ export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 /** Whether one key of a client's `_meta` with its value travels upstream. */
 export type MetaRule = (key: string, value: unknown) => boolean;
 
-/** W3C trace keys (protocol-mapping.md §2.4): they pass only as strings. */
+/** W3C trace keys (docs/requests.md#requests-meta-trace): they pass only as strings. */
 const TRACE_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate', 'baggage']);
 /** The decisions a rule remembers, by key: clients send the same few keys on every request. */
 const MAX_KNOWN_KEYS = 256;
@@ -54,7 +54,7 @@ function keyPasses(passthrough: MetaPassthrough, key: string): boolean {
 
 /**
  * The rule of `passthrough`, made once per connection. A key that fails is dropped silently and
- * never fails the request (reference-behaviors.md §3.3).
+ * never fails the request (docs/requests.md#requests-meta).
  */
 export function metaRule(passthrough: MetaPassthrough): MetaRule {
   const known = new Map<string, boolean>();
@@ -73,7 +73,7 @@ const referenceRule = metaRule(REFERENCE_PASSTHROUGH);
 /**
  * The `_meta` of one upstream request: the pass-through keys of the client's `_meta` (by
  * `passes`, the reference rule by default), then the protocol keys, which win. `progressToken` is
- * not set here: the connection sets it to the upstream request id (reference-behaviors.md §11
+ * not set here: the connection sets it to the upstream request id (docs/README.md#easy-to-miss
  * item 8).
  */
 export function buildUpstreamMeta(
@@ -101,12 +101,12 @@ export function buildUpstreamMeta(
 
 const FORWARD_DROPPED: ReadonlySet<string> = new Set(['task', '_meta']);
 
-/** The client's params minus `task` (legacy tasks, protocol-mapping.md §1.27) and `_meta`. */
+/** The client's params minus `task` (legacy tasks, docs/requests.md#requests-tasks) and `_meta`. */
 export function forwardParams(params: JsonObject | undefined): JsonObject {
   return params === undefined ? {} : omit(params, FORWARD_DROPPED);
 }
 
-/** True for params of a 2026-07-28 request (reference-behaviors.md §11 item 4). */
+/** True for params of a 2026-07-28 request (docs/lifecycle.md#lifecycle-before-ready). */
 export function isModernRequest(params: unknown): boolean {
   if (!isObject(params)) return false;
   const meta = params['_meta'];

@@ -1,5 +1,5 @@
 /**
- * Upstream results to client results (reference-behaviors.md §3.6–§3.9). `classifyResult`
+ * Upstream results to client results (docs/results.md#results-shape–docs/results.md#results-output-schema). `classifyResult`
  * decides what a result is; `shapeResult` turns a complete result into a 2025-11-25 result.
  */
 import { isObject } from '../protocol/jsonrpc.js';
@@ -15,7 +15,7 @@ export type Classified =
   | { readonly kind: 'input_required'; readonly result: JsonObject }
   | { readonly kind: 'invalid'; readonly detail: string };
 
-/** The methods that may answer with an input request (protocol-mapping.md §4.2). */
+/** The methods that may answer with an input request (docs/input-rounds.md#input-which-requests). */
 const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /**
@@ -41,7 +41,7 @@ export interface ShapeOptions {
   readonly remote: boolean;
   /** Called once per items fix, for the info log line of §3.8. */
   readonly onItemsFixed?: (tool: string, pointer: string) => void;
-  /** The client's quirks (reference-behaviors.md §1.2); default: both on, the VS Code profile. */
+  /** The client's quirks (docs/architecture.md#architecture-profile); default: both on, the VS Code profile. */
   readonly quirks?: ToolQuirks;
 }
 

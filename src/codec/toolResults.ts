@@ -1,5 +1,5 @@
 /**
- * The tool-specific result rules: `tools/list` (reference-behaviors.md §3.8, §3.9) and
+ * The tool-specific result rules: `tools/list` (docs/results.md#results-items-fix, docs/results.md#results-output-schema) and
  * `tools/call` (§3.6). The callers have already removed the 2026-07-28 members.
  */
 import { isObject } from '../protocol/jsonrpc.js';
@@ -42,7 +42,7 @@ export function shapeTool(
  * a non-null `structuredContent` without any text block gets a text block with its compact
  * JSON, because VS Code shows the model only the content. A `structuredContent` that is not an
  * object is then removed: 2026-07-28 allows any JSON value there, 2025-11-25 only an object
- * (protocol-mapping.md §1.5 and §10.4 trap 26; where the reference passes it unchanged, the
+ * (docs/results.md#results-tools-call and docs/results.md#results-shape trap 26; where the reference passes it unchanged, the
  * protocol wins).
  */
 export function shapeToolCall(

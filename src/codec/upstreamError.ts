@@ -1,11 +1,11 @@
 /**
- * Upstream JSON-RPC errors for the client (reference-behaviors.md §3.6, §11 item 9). Upstream
+ * Upstream JSON-RPC errors for the client (docs/results.md#results-shape, docs/results.md#results-upstream-errors). Upstream
  * errors pass unchanged and never get a `data.cause`, with two exceptions here:
  * - -32042 (the 2025-11-25 "URL elicitation required" error, retired in 2026-07-28) becomes
  *   -32603 with the same message and no data, because VS Code would open every URL in its data;
  * - a `resources/read` refused with -32602 that says "not found" (a `data.uri`, or the words in
  *   its message) becomes -32002, the 2025-11-25 resource-not-found code, with its message and
- *   data (protocol-mapping.md §1.8, traps 28: 2026-07-28 servers MUST use -32602 there, and
+ *   data (docs/results.md#results-resources-read, traps 28: 2026-07-28 servers MUST use -32602 there, and
  *   2025-11-25 clients expect -32002). Other -32602s pass unchanged; the protocol wins over the
  *   reference's "unchanged" here.
  *

@@ -1,5 +1,5 @@
 /**
- * The upstream child process (reference-behaviors.md §3.1): argv after `--` unchanged, no shell,
+ * The upstream child process (docs/upstream.md#upstream-transports): argv after `--` unchanged, no shell,
  * the bridge's environment and stderr inherited, its own process group so that a stop reaches
  * every process it started. On Windows, `.cmd`/`.bat` launchers go through cmd.exe with escaped
  * arguments and a stop ends the tree with `taskkill` (processPlan.ts). The spawn itself and the
@@ -21,7 +21,7 @@ export { killGroup } from './childStart.js';
 
 /**
  * Nesting limit of upstream frames. Far above the 64 levels of client lines: an upstream tool
- * schema deeper than that must still list (reference-behaviors.md §3.8, §9.6 item 7); bounded so
+ * schema deeper than that must still list (docs/results.md#results-items-fix, docs/testing.md#testing-negative); bounded so
  * that a hostile upstream cannot exhaust the stack of the recursive walks over a result.
  */
 export const UPSTREAM_MAX_DEPTH = 1024;

@@ -4,7 +4,7 @@
  * overlaps the bridge's (issue 13, "Fast start"). spawnChildUpstream (childProcess.ts) adopts such
  * a child on `initialize`, or starts one here.
  *
- * - The spawn of reference-behaviors.md §3.1: argv unchanged, no shell, stdio pipe/pipe/inherit,
+ * - The spawn of docs/upstream.md#upstream-transports: argv unchanged, no shell, stdio pipe/pipe/inherit,
  *   its own process group (processPlan.ts), Windows launchers through cmd.exe with escaping.
  * - What happens before adoption is kept and replayed: the outcome of the start (a spawn error
  *   such as ENOENT is answered by the first `initialize`, §2.2 step 4) and the exit.

@@ -2,7 +2,7 @@
  * Back-pressure across the bridge: while the client does not read its stdout, the bridge stops
  * reading its inputs (the client's stdin and the upstream's stdout), so that a flood of results
  * or notifications waits in the pipes of the other processes instead of the bridge's memory.
- * (zig-bridge-sdk gets the same from its blocking writes: reference-behaviors.md §9.10.)
+ * (zig-bridge-sdk gets the same from its blocking writes: docs/testing.md#testing-process.)
  *
  * The output is checked before each line goes to it: a line that arrives while the output still
  * waits for a 'drain' pauses every input; the 'drain' (or the end of the output) resumes them.

@@ -4,7 +4,7 @@
  * the Windows rules are unit-tested on every platform; childProcess.ts carries the plans out.
  *
  * - POSIX: the command as given, in its own process group (`detached`), so that a signal to `-pid`
- *   reaches every process the upstream started (reference-behaviors.md §3.1).
+ *   reaches every process the upstream started (docs/upstream.md#upstream-transports).
  * - Windows: no process groups; the tree is stopped by `taskkill /T /F /PID <pid>`, spawned without
  *   a shell. Node refuses to spawn `.cmd`/`.bat` launchers (such as `npx.cmd`) directly since
  *   CVE-2024-27980, so like `cross-spawn` (which the MCP SDK's stdio client uses) the bridge finds

@@ -1,5 +1,5 @@
 /**
- * Node streams as observables: chunks in, lines out with back-pressure (style.md §3.4).
+ * Node streams as observables: chunks in, lines out with back-pressure (docs/style.md#style-edges).
  */
 import { Observable } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';

@@ -1,5 +1,5 @@
 /**
- * Embedded mode as one operator (reference-behaviors.md §7): the lines of one stdio connection
+ * Embedded mode as one operator (docs/embedded.md#embedded-selection): the lines of one stdio connection
  * in, the frames for the client out. The first request selects the path: `initialize` the
  * 2025-11-25 front end of the bridge, anything else the server's own 2026-07-28 transport.
  */
@@ -49,7 +49,7 @@ const asOutput: OperatorFunction<Frame, DualEraOutput> = map((frame) => ({ kind:
  * output: -D-EI----R|     D the DiscoverResult (or -32601), E era 'legacy', I the 2025-11-25 result
  * ```
  *
- * Rules (reference-behaviors.md §7, test/embed):
+ * Rules (docs/embedded.md#embedded-selection, test/embed):
  * 1. a request with the method `initialize` first selects the legacy path.
  * 2. `server/discover` first selects no path: the server answers it, or with `discover:
  *    'refuse'` it gets -32601 `method_not_found`; the selection goes on with the next line.

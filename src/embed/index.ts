@@ -1,7 +1,7 @@
 /**
  * Embedded mode: one server process serves MCP 2025-11-25 (through the bridge's front end) and
  * 2026-07-28 (the server's own transport, the SDK's `serveStdio`) on one stdio connection; the
- * first request selects the path (reference-behaviors.md §7). Node only, and it needs
+ * first request selects the path (docs/embedded.md#embedded-selection). Node only, and it needs
  * `@modelcontextprotocol/server` at run time.
  *
  * Decisions where the reference names zig-sdk behaviour that the TypeScript SDK does not have:

@@ -1,5 +1,5 @@
 /**
- * The legacy path of embedded mode (reference-behaviors.md §7): the full 2025-11-25 front end
+ * The legacy path of embedded mode (docs/embedded.md#embedded-selection): the full 2025-11-25 front end
  * of the bridge, with the server of the same process as its upstream over the in-memory link.
  * The translation rules, the input rounds, progress, the listen stream, subscriptions and
  * logging are those of the bridge in front of a child process.
@@ -55,7 +55,7 @@ export interface LegacyPathConfig {
  * The link is in memory, so nothing is serialised (issue 13, deliverable 4): the bridge's frames
  * reach the server as they are (the bridge builds a new frame per exchange and never reuses one),
  * and each message of the server is checked for the JSON-RPC shape, as a child's line would be
- * (reference-behaviors.md §3.1), without a JSON round trip. The line and depth limits of a pipe
+ * (docs/upstream.md#upstream-transports), without a JSON round trip. The line and depth limits of a pipe
  * do not apply: there is no line, and the server is code of this process. It never exits by
  * itself.
  */

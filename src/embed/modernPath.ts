@@ -1,5 +1,5 @@
 /**
- * The modern path of embedded mode (reference-behaviors.md §7): the client speaks 2026-07-28, and
+ * The modern path of embedded mode (docs/embedded.md#embedded-selection): the client speaks 2026-07-28, and
  * every frame goes to the SDK's `serveStdio` over the in-memory link; the server's frames go to
  * the client unchanged. This file adds only what a stdio server must do around `serveStdio`,
  * which never sees bytes here: the answer to bad lines, the in-flight limit, and the bounded

@@ -1,5 +1,5 @@
 /**
- * Path selection of embedded mode (reference-behaviors.md §7): what one line does while no path
+ * Path selection of embedded mode (docs/embedded.md#embedded-selection): what one line does while no path
  * is selected yet. Pure: no rxjs, no I/O.
  */
 import { isRequest } from '../protocol/jsonrpc.js';
@@ -25,7 +25,7 @@ export type Opening =
 /**
  * Classifies one line that arrives before a path is selected.
  *
- * Rules (reference-behaviors.md §7):
+ * Rules (docs/embedded.md#embedded-selection):
  * 1. a request with the method `initialize` selects the legacy path.
  * 2. a `server/discover` request selects no path.
  * 3. a blank line and a line above the line limit select no path.

@@ -1,6 +1,6 @@
 /**
  * `serveDualEra`: one server process serves both MCP revisions on one stdio connection
- * (reference-behaviors.md §7). This is a composition root like src/cli/main.ts: the only place of
+ * (docs/embedded.md#embedded-selection). This is a composition root like src/cli/main.ts: the only place of
  * embedded mode with Node streams and Promises.
  */
 import type { Readable, Writable } from 'node:stream';

@@ -1,5 +1,5 @@
 /**
- * The in-memory link of embedded mode (reference-behaviors.md §7): one connection of a server
+ * The in-memory link of embedded mode (docs/embedded.md#embedded-selection): one connection of a server
  * factory, served by the SDK's `serveStdio` over a transport whose wire is a pair of
  * observables instead of a pipe. Both paths use it, so the server sees exactly what a stdio
  * child would see: `serveStdio` owns the era of the connection, the listen streams and

@@ -4,7 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 /**
  * Starts `project` only at the first value of the source, and gives it every value from that
  * one on. An empty source never starts it: embedded mode starts a server only for a path that
- * was selected (reference-behaviors.md §7).
+ * was selected (docs/embedded.md#embedded-selection).
  *
  * ```text
  * source:  --a-b-|

@@ -1,5 +1,5 @@
 /**
- * The stderr logger of the executable (reference-behaviors.md §3.12): whole lines
+ * The stderr logger of the executable (docs/logging.md#logging-line-format): whole lines
  * `mcp-bridge-vscode: <scope>: <level>: <text>`, one write per line.
  */
 import { levelEnabled, type Logger, type LogLevel } from '../bridge/log.js';

@@ -1,7 +1,7 @@
 /**
  * The whole executable's behaviour for a product's own stdio server: stdin and stdout wired to
  * the bridge of a profile, back-pressure, the signals, the watchdog after the end of stdin, and
- * the exit code (reference-behaviors.md §2.13, §8). The upstream, started or reached on
+ * the exit code (docs/lifecycle.md#lifecycle-end-of-input, docs/cli.md#cli-forms). The upstream, started or reached on
  * `initialize` (or a child started before, issue 13), is upstreamConnector.ts. Node only.
  */
 import { readFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ export interface ServeStdioOptions {
   /** The environment of the HTTP edge (proxy variables). Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
-   * The sign-in of a URL upstream (reference-behaviors.md §6.4, §6.7), set up by the caller (token
+   * The sign-in of a URL upstream (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent), set up by the caller (token
    * store, authorization server) and released by it after serveStdio resolved: the HTTP upstream
    * asks `auth` for its Authorization header, each client connection binds `consent`, and a
    * completed sign-in (`auth.signedIn$`) reopens the listen stream. Absent: no sign-in.
@@ -69,7 +69,7 @@ export interface ServeStdioOptions {
   readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
   /**
    * The scope of serveStdio's own log lines (the start warnings, the watchdog, a failed stdout);
-   * default `bridge`. `mcp-bridge-vscode` logs them under `vscode` (reference-behaviors.md §2.13).
+   * default `bridge`. `mcp-bridge-vscode` logs them under `vscode` (docs/lifecycle.md#lifecycle-end-of-input).
    */
   readonly scope?: string;
   /**
@@ -79,7 +79,7 @@ export interface ServeStdioOptions {
   readonly checks?: InputSchemaChecks;
 }
 
-/** reference-behaviors.md §2.13: the watchdog after the end of stdin. */
+/** docs/lifecycle.md#lifecycle-end-of-input: the watchdog after the end of stdin. */
 export const DEFAULT_WATCHDOG_MS = 8_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -91,7 +91,7 @@ function packageVersion(): string {
 
 /**
  * Serves one MCP 2025-11-25 client on stdio from a 2026-07-28 upstream, as `mcp-bridge-vscode`
- * does, and resolves with the exit code (reference-behaviors.md §8): 0 after the end of stdin (or
+ * does, and resolves with the exit code (docs/cli.md#cli-forms): 0 after the end of stdin (or
  * a first SIGTERM/SIGINT, or the watchdog), 1 when the upstream stopped or the bridge failed, 130
  * or 143 for a SIGINT or SIGTERM that came while it stopped after an earlier one (README "Command
  * line"). It handles SIGTERM and SIGINT until it resolves. The caller exits with the code; no

@@ -1,5 +1,5 @@
 /**
- * The upstream of serveStdio: connected on each `initialize` (reference-behaviors.md §2.2 step 4),
+ * The upstream of serveStdio: connected on each `initialize` (docs/lifecycle.md#lifecycle-initialize step 4),
  * a child started per `initialize` or one started before and adopted by the first (issue 13), or
  * the HTTP edge loaded on first use; then the watchdog's kill and the bounded wait for the child
  * at the end (§2.13). Node only.

@@ -1,6 +1,6 @@
 /**
  * The checks of URLs the sign-in gets from an authorization server, which is not trusted
- * (reference-behaviors.md §10): the authorization URL before the bridge writes or opens it (§6.5,
+ * (docs/security.md#security-rules): the authorization URL before the bridge writes or opens it (docs/sign-in.md#sign-in-authorization-url,
  * §10 item 1) and every other sign-in endpoint before the bridge sends anything to it. Pure: no
  * I/O, no Node modules.
  *

@@ -1,6 +1,6 @@
 /**
  * The `WWW-Authenticate` header of a 401/403 (RFC 9110 §11.6.1, RFC 6750 §3,
- * protocol-mapping.md §8.2 and §8.8): a list of challenges, each a scheme followed by a token68
+ * docs/sign-in.md#sign-in-discovery and docs/sign-in.md#sign-in-scopes): a list of challenges, each a scheme followed by a token68
  * or by `name=value` parameters, where a value is a token or a quoted string that may hold
  * commas and escaped quotes. Several challenges may share one header line, separated by commas.
  * Pure: no I/O, no logging (the header may hold anything the server put there).

@@ -1,6 +1,6 @@
 /**
  * The URL rules of the sign-in (pure): which endpoints the bridge may talk to, the well-known
- * URLs of RFC 9728 and RFC 8414 in the order of protocol-mapping.md §8.2–8.3, and the match of
+ * URLs of RFC 9728 and RFC 8414 in the order of docs/sign-in.md#sign-in-discovery–8.3, and the match of
  * the `resource` of the protected resource metadata with the MCP URL.
  */
 import { isLoopbackHost } from '../edges/http/dispatcher.js';
@@ -77,7 +77,7 @@ export const isPlainHttp = (value: string): boolean => value.toLowerCase().start
 
 /**
  * The `resource` of the protected resource metadata must cover the MCP server the bridge talks
- * to (RFC 9728 §3.3 and §7.3, protocol-mapping.md §8.2 item 5; reference-behaviors.md §9 item 7:
+ * to (RFC 9728 §3.3 and §7.3, docs/sign-in.md#sign-in-discovery; docs/testing.md#testing-infrastructure:
  * "resource metadata must cover the URL"): the same origin after the canonical form of scheme
  * and host case and the default port (the URL parser does both), and a path that is the MCP
  * URL's path or a whole-segment prefix of it, a terminating slash aside. The prefix is what the
@@ -107,7 +107,7 @@ export function resourceMatches(resource: unknown, mcpUrl: string): boolean {
 }
 
 /**
- * RFC 9728 §3.1 well-known URLs of the MCP URL, in the order of protocol-mapping.md §8.2: the
+ * RFC 9728 §3.1 well-known URLs of the MCP URL, in the order of docs/sign-in.md#sign-in-discovery: the
  * path-specific one (`/.well-known/oauth-protected-resource/<path>`), then the root one. The
  * query of the MCP URL is dropped (as the MCP specification's examples do): it may hold a key.
  */
@@ -119,7 +119,7 @@ export function protectedResourceUrls(mcpUrl: string): string[] {
 }
 
 /**
- * The authorization server metadata URLs of an issuer, in the order of protocol-mapping.md §8.3:
+ * The authorization server metadata URLs of an issuer, in the order of docs/sign-in.md#sign-in-server-metadata:
  * RFC 8414 path-inserted, OpenID path-inserted, OpenID appended (the last only with a path).
  */
 export function serverMetadataUrls(issuer: string): string[] {

@@ -2,7 +2,7 @@
  * The OAuth requests of the sign-in, through openid-client 6 (issue #11 item 4): authorization
  * code with PKCE S256 and `state`, the resource indicator (RFC 8707) on the authorization, token
  * and refresh requests, RFC 9207 `iss` checked by oauth4webapi inside openid-client, and the
- * errors of each step mapped to the causes of reference-behaviors.md §6.10. The metadata comes
+ * errors of each step mapped to the causes of docs/errors.md#errors-sign-in. The metadata comes
  * from our own discovery (resourceMetadata.ts, serverMetadata.ts), never from openid-client's.
  */
 import * as client from 'openid-client';
@@ -151,7 +151,7 @@ export function refusal(error: unknown): string {
 
 /**
  * The authorization response and the token exchange. oauth4webapi checks, before anything else
- * of the response (protocol-mapping.md §8.6): `iss` missing while the server advertises
+ * of the response (docs/sign-in.md#sign-in-receiver): `iss` missing while the server advertises
  * `authorization_response_iss_parameter_supported` -> refused; `iss` present and not exactly the
  * issuer of the metadata (no normalisation) -> refused, advertised or not; then `state`; only
  * then an `error` of the response is acted upon. Rejects with openid-client's error, which

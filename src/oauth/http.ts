@@ -1,6 +1,6 @@
 /**
  * The HTTP requests of the sign-in go through the fetch of the HTTP upstream (its undici
- * dispatcher: `--ca-file` and the proxy apply, reference-behaviors.md §6.3). This file bounds
+ * dispatcher: `--ca-file` and the proxy apply, docs/http-upstream.md#http-client). This file bounds
  * them (time, body size, no redirects) and refuses any URL that is not a sign-in URL
  * (issue #11 item 7), whoever asks: the metadata requests here and openid-client's requests.
  */

@@ -1,5 +1,5 @@
 /**
- * One interactive sign-in (reference-behaviors.md §6.4–6.7, §6.10, §6.13): the loopback receiver
+ * One interactive sign-in (docs/sign-in.md#sign-in-trigger–6.7, docs/errors.md#errors-sign-in, docs/sign-in.md#sign-in-sandbox): the loopback receiver
  * starts before anything is shown, the authorization URL is checked, one sign-in line is written,
  * then the browser opens (before `notifications/initialized`, unless `--no-browser`) or the client
  * is asked with a URL elicitation (after it); the redirect is awaited within `--sign-in-timeout`,
@@ -27,7 +27,7 @@ const SCOPE = 'oauth';
 /**
  * After a declined or dismissed URL elicitation, an accepted one whose sign-in then failed, or a
  * failed sign-in in the browser after `initialized`, no new sign-in through the client for this
- * long (reference §6.7, §10 item 4).
+ * long (docs/sign-in.md#sign-in-consent, docs/security.md#security-4).
  */
 export const DECLINE_COOLDOWN_MS = 60_000;
 export const CONSENT_MESSAGE =
@@ -267,7 +267,7 @@ export async function signInInteractively(
     if (input.signal.aborted) onStop();
     else input.signal.addEventListener('abort', onStop, { once: true });
     // `prepare` (a client registration) does not watch the signal: a sign-in stopped meanwhile
-    // writes no sign-in line and opens no browser (reference-behaviors.md §6.13).
+    // writes no sign-in line and opens no browser (docs/sign-in.md#sign-in-sandbox).
     if (attempt.signal.aborted) throw attempt.signal.reason;
     const browser = viaBrowser(settings, deps.consent);
     const withStartUrl = browser && !settings.noBrowser;
@@ -321,7 +321,7 @@ export async function signInInteractively(
     await raced(armed.confirm(), attempt.signal);
     return response;
   } catch (error) {
-    // reference §10 item 4 (cooldown "after a declined/failed client sign-in"), which §6.7 words
+    // docs/security.md#security-4 (cooldown "after a declined/failed client sign-in"), which docs/sign-in.md#sign-in-consent words
     // for a decline only: a question the user accepted whose sign-in then failed (an error of the
     // redirect, a refused exchange, the time limit) starts the cooldown too, or each request that
     // needs the sign-in would show the user a new question at once. Not when the request itself
@@ -334,7 +334,7 @@ export async function signInInteractively(
   } finally {
     clearTimeout(timer);
     input.signal.removeEventListener('abort', onStop);
-    // reference §11 item 19: exactly once per accepted URL, also on error or cancel.
+    // docs/input-rounds.md#input-elicitation-complete: exactly once per accepted URL, also on error or cancel.
     if (accepted !== undefined) deps.consent.complete(accepted);
     attempt.abort(new BridgeError('sign_in_failed', { detail: 'the sign-in ended' }));
     await receiver.close();

@@ -11,7 +11,7 @@ import type { SignInLock, TokenStore } from './store/types.js';
 
 /**
  * The sign-in as the HTTP upstream sees it: the header of each POST, and what to do after a
- * 401/403 (reference-behaviors.md §6.4).
+ * 401/403 (docs/sign-in.md#sign-in-trigger).
  */
 export interface UpstreamAuth {
   /** The Authorization header value for the next request, or undefined before any sign-in. */
@@ -40,10 +40,10 @@ export interface UpstreamAuth {
 
 /**
  * What the sign-in asks of the client connection: whether it may ask, and the URL elicitation
- * of a sign-in after `notifications/initialized` (reference-behaviors.md §6.7).
+ * of a sign-in after `notifications/initialized` (docs/sign-in.md#sign-in-consent).
  */
 export interface ConsentPort {
-  /** 'initializing' until notifications/initialized arrived, then 'ready' (reference §6.7). */
+  /** 'initializing' until notifications/initialized arrived, then 'ready' (docs/sign-in.md#sign-in-consent). */
   phase(): 'initializing' | 'ready';
   /** Whether the client declared `elicitation.url` in initialize. */
   clientSupportsUrl(): boolean;
@@ -58,7 +58,7 @@ export interface ConsentPort {
   complete(elicitationId: string): void;
 }
 
-/** The settings of one sign-in identity (command-line options, reference-behaviors.md §8). */
+/** The settings of one sign-in identity (command-line options, docs/cli.md#cli-forms). */
 export interface SignInConfig {
   /** The MCP endpoint (never logged). */
   readonly url: string;
@@ -83,7 +83,7 @@ export interface SignInConfig {
   readonly noBrowser: boolean;
   /** --sign-in-timeout, default 300 s. */
   readonly signInTimeoutMs: number;
-  /** SANDBOX_RUNTIME === '1' (reference §6.13). */
+  /** SANDBOX_RUNTIME === '1' (docs/sign-in.md#sign-in-sandbox). */
   readonly sandbox: boolean;
   /** --header-env variable names, removed from the browser's env. */
   readonly secretVariables: readonly string[];
@@ -108,7 +108,7 @@ export interface SignInDeps {
   readonly openBrowser?: typeof openBrowser;
   /**
    * Writes the sign-in line `<bridge name>: sign in at <URL>`
-   * (reference §3.12: the one line outside the `<scope>: <level>:` format). Default: one write
+   * (docs/logging.md#logging-line-format: the one line outside the `<scope>: <level>:` format). Default: one write
    * to stderr.
    */
   readonly writeSignInLine?: (line: string) => void;

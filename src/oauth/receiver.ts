@@ -1,5 +1,5 @@
 /**
- * The loopback receiver of the sign-in (reference-behaviors.md §6.6, §10 items 5, 6; SECURITY.md
+ * The loopback receiver of the sign-in (docs/sign-in.md#sign-in-receiver, docs/security.md#security-rules items 5, 6; SECURITY.md
  * requirements 5, 6 and 14): an HTTP server on `127.0.0.1:<redirect port>` only, that serves the
  * one-time start path and waits for the redirect of the authorization server on `/callback`.
  *
@@ -54,7 +54,7 @@ export interface ReceiverLimits {
   readonly startWatchMs: number;
 }
 
-/** reference-behaviors.md §6.6; SECURITY.md requirement 14 for the last two. */
+/** docs/sign-in.md#sign-in-receiver; SECURITY.md requirement 14 for the last two. */
 export const RECEIVER_LIMITS: ReceiverLimits = {
   headTimeoutMs: 10_000,
   maxHeadBytes: 16 * 1024,

@@ -1,5 +1,5 @@
 /**
- * Which client the bridge signs in as (reference-behaviors.md §6.9, protocol-mapping.md §8.4,
+ * Which client the bridge signs in as (docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-registration,
  * §8.10), in this order:
  * 1. `--client-id` (pre-registered; `--client-issuer` binds it to one issuer, another issuer is
  *    `issuer_not_registered`; the secret of MCP_BRIDGE_CLIENT_SECRET goes only to that issuer
@@ -20,7 +20,7 @@ import { BridgeError } from '../errors.js';
 import type { ClientRegistration, TokenRecord } from './store/types.js';
 import type { SignInConfig } from './ports.js';
 
-/** The redirect port the project's client metadata document lists (reference §6.9). */
+/** The redirect port the project's client metadata document lists (docs/sign-in.md#sign-in-registration). */
 export const DEFAULT_REDIRECT_PORT = 41894;
 
 /** The value of `--client-metadata-url` that turns the client ID metadata document off. */
@@ -57,7 +57,7 @@ function secretMethod(as: ServerMetadata): 'client_secret_basic' | 'client_secre
   });
 }
 
-/** An https URL with a path, without user info or fragment (reference §6.9). */
+/** An https URL with a path, without user info or fragment (docs/sign-in.md#sign-in-registration). */
 export function validMetadataUrl(value: string): boolean {
   try {
     const url = new URL(value);

@@ -1,8 +1,8 @@
 /**
  * The ways to a new token once the lock is held (upstreamAuth.ts decides which): discovery of
- * the resource and its authorization server, a silent refresh (reference-behaviors.md §6.4,
- * issue #12 deliverable 3), and a new interactive sign-in with the client of reference §6.9
- * (protocol-mapping.md §8.10: never the client of another issuer).
+ * the resource and its authorization server, a silent refresh (docs/sign-in.md#sign-in-trigger,
+ * issue #12 deliverable 3), and a new interactive sign-in with the client of docs/sign-in.md#sign-in-registration
+ * (docs/sign-in.md#sign-in-registration: never the client of another issuer).
  *
  * A server that refuses the client of a client ID metadata document (the redirect, or the token
  * endpoint, answers `invalid_client` or `unauthorized_client`) gets one line, and the sign-in

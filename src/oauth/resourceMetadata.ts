@@ -1,5 +1,5 @@
 /**
- * Protected resource metadata (RFC 9728, protocol-mapping.md §8.2): from the `resource_metadata`
+ * Protected resource metadata (RFC 9728, docs/sign-in.md#sign-in-discovery): from the `resource_metadata`
  * URL of the challenge, then the path-specific well-known URL, then the root one. The first
  * document that answers decides: its `resource` must be the MCP URL (else the sign-in stops and
  * no token is ever sent for that resource), and it must name an authorization server.

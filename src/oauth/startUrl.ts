@@ -1,6 +1,6 @@
 /**
  * The token of the one-time start URL `http://127.0.0.1:<port>/start/<token>`
- * (reference-behaviors.md §6.6, §10 item 6): the browser opener gets this URL instead of the
+ * (docs/sign-in.md#sign-in-receiver, docs/security.md#security-6): the browser opener gets this URL instead of the
  * authorization URL, so that the command line of the opener (world-readable on POSIX) holds no
  * `state` and no `code_challenge` (§10 item 14).
  */

@@ -1,11 +1,11 @@
 /**
- * Token records (reference-behaviors.md §6.4, §6.11; src/oauth/store/types.ts): when a stored
+ * Token records (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-stores; src/oauth/store/types.ts): when a stored
  * access token may be used without any request, and the record a token response gives.
  */
 import { BridgeError } from '../errors.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
-/** A token that expires within this margin is refreshed first (reference §6.4: ~1 min). */
+/** A token that expires within this margin is refreshed first (docs/sign-in.md#sign-in-trigger: ~1 min). */
 export const REFRESH_MARGIN_MS = 60_000;
 
 /** True when the access token may be sent as it is (no expiry known, or beyond the margin). */

@@ -1,6 +1,6 @@
 /**
- * The sign-in of an HTTP upstream (issue #11, issue #12 deliverable 3; reference-behaviors.md
- * §6.4–6.13; protocol-mapping.md §8). `header()` gives the current token; `challenge()` takes a
+ * The sign-in of an HTTP upstream (issue #11, issue #12 deliverable 3; docs/sign-in.md#sign-in-trigger
+ * –6.13; docs/sign-in.md#sign-in-trigger). `header()` gives the current token; `challenge()` takes a
  * 401/403 and resolves once a retry may go:
  * 1. 403 without `insufficient_scope`, a second step-up of the same request, or a step-up for
  *    scopes already granted: `access_refused` at once (no loop, §8.8).
@@ -280,7 +280,7 @@ export function createUpstreamAuth(
     const bearer = bearerChallenge(wwwAuthenticate);
     if (status === 403) {
       if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');
-      // protocol-mapping.md §8.8: one step-up per request; scopes already held cannot be stepped up.
+      // docs/sign-in.md#sign-in-scopes: one step-up per request; scopes already held cannot be stepped up.
       if (stepUps.has(signal)) throw refusedAccess('HTTP status 403 after a step-up');
       if (current !== undefined && bearer.scope !== undefined && covers(current.scope, bearer.scope)) {
         throw refusedAccess('HTTP status 403 for scopes the sign-in already has');

@@ -1,7 +1,7 @@
 /**
  * The bridge of one product: `createBridge` with the product's profile applied. The quirks act
  * through the result-shaping step of the bridge (BridgeDeps.shapeResult), so that the bridge
- * itself stays product-neutral (reference-behaviors.md §1.1–1.2).
+ * itself stays product-neutral (docs/architecture.md#architecture-packages–1.2).
  */
 import type { OperatorFunction } from 'rxjs';
 import { createBridge } from '../bridge/createBridge.js';

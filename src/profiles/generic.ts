@@ -3,7 +3,7 @@ import type { Profile } from './profile.js';
 /**
  * The profile of `mcp-bridge`: any MCP 2025-11-25 client. No VS Code quirk: array schemas pass
  * as the upstream wrote them; only what 2025-11-25 itself forbids is changed (a non-object
- * `outputSchema`, protocol-mapping.md §1.4). Every `_meta` key of a client request that
+ * `outputSchema`, docs/results.md#results-tools-list). Every `_meta` key of a client request that
  * 2026-07-28 does not reserve travels upstream, with the client's full `clientInfo` and
  * `roots.listChanged`. Its own names in logs, keychain and token files, a
  * redirect port of its own so that both executables can sign in at the same time, its own client

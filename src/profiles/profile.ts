@@ -1,6 +1,6 @@
 /**
- * A profile holds what differs between the products a bridge serves (reference-behaviors.md
- * §1.2): the name and scope in logs, the name in the fallback `serverInfo`, the
+ * A profile holds what differs between the products a bridge serves (docs/architecture.md#architecture-profile
+ * ): the name and scope in logs, the name in the fallback `serverInfo`, the
  * `_meta` pass-through (what of the client travels upstream), the quirks of the client, and the
  * identity used to sign in. Runtime-neutral data: no Node module is reachable from here.
  */
@@ -8,7 +8,7 @@ import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
 export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
-/** Result rules that exist for one client, not for the protocol (reference-behaviors.md §3.8–3.9). */
+/** Result rules that exist for one client, not for the protocol (docs/results.md#results-items-fix–3.9). */
 export interface ProfileQuirks {
   /**
    * `normalize_array_items`: an array schema without `items` in a tool's `inputSchema` gets
@@ -17,13 +17,13 @@ export interface ProfileQuirks {
   readonly normalizeArrayItems: boolean;
   /**
    * `drop_non_object_output_schema`: a tool `outputSchema` whose root `type` is not `"object"` is
-   * removed (§3.9). 2025-11-25 allows only object output schemas (protocol-mapping.md §1.4), so a
+   * removed (§3.9). 2025-11-25 allows only object output schemas (docs/results.md#results-tools-list), so a
    * profile turns it off only for a client that accepts any schema.
    */
   readonly dropNonObjectOutputSchema: boolean;
 }
 
-/** Who the bridge is when it signs in to an HTTP upstream (reference-behaviors.md §1.2, §6.4). */
+/** Who the bridge is when it signs in to an HTTP upstream (docs/architecture.md#architecture-profile, docs/sign-in.md#sign-in-trigger). */
 export interface SignInIdentity {
   /** The OAuth `client_name`. */
   readonly clientName: string;
@@ -48,13 +48,13 @@ export interface SignInIdentity {
   readonly tokenDirectory: string;
 }
 
-/** The settings of one product (reference-behaviors.md §1.2). */
+/** The settings of one product (docs/architecture.md#architecture-profile). */
 export interface Profile {
   /** The product's name: the program name of log lines and the last fallback `serverInfo.name`. */
   readonly name: string;
   /**
    * The scope of the executable's own log lines and diagnostics (the command line, the token
-   * store, logout and status): `vscode` for `mcp-bridge-vscode` (reference-behaviors.md §3.12),
+   * store, logout and status): `vscode` for `mcp-bridge-vscode` (docs/logging.md#logging-line-format),
    * `bridge` for `mcp-bridge`.
    */
   readonly logScope: string;

@@ -2,7 +2,7 @@ import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { Profile } from './profile.js';
 
 /**
- * The profile of `mcp-bridge-vscode` (reference-behaviors.md §1.2): VS Code and Copilot, with
+ * The profile of `mcp-bridge-vscode` (docs/architecture.md#architecture-profile): VS Code and Copilot, with
  * the items fix of §3.8 and the output schema rule of §3.9.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The error table of the bridge (reference-behaviors.md §3.10). Every error the bridge makes has
+ * The error table of the bridge (docs/errors.md#errors-table). Every error the bridge makes has
  * `error.data = { cause, detail? }`; codes and causes are a contract, the wording is ours. The
  * texts name no product and no command-line option: an executable adds its own hints
  * (src/cli/errorHints.ts).
@@ -12,7 +12,7 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
-/** 2025-11-25 URL elicitation required; retired in 2026-07-28 (protocol-mapping.md §1.24). */
+/** 2025-11-25 URL elicitation required; retired in 2026-07-28 (docs/results.md#results-upstream-errors). */
 export const URL_ELICITATION_REQUIRED = -32042;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
@@ -29,7 +29,7 @@ export const ERROR_TABLE = {
   method_not_found: [METHOD_NOT_FOUND, 'The server has no such method.'],
   invalid_params: [INVALID_PARAMS, 'The parameters of the request are not valid.'],
   invalid_meta: [INVALID_PARAMS, 'The request has a _meta key that the bridge cannot send upstream.'],
-  // No trailing period: reference-behaviors.md §2.9 and §11 item 21.
+  // No trailing period: docs/requests.md#requests-in-flight and docs/requests.md#requests-in-flight.
   too_many_requests: [INTERNAL_ERROR, 'The connection has too many requests in flight'],
   timeout: [INTERNAL_ERROR, `The upstream server did not answer in time. ${UPSTREAM_LOG}`],
   closed: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
@@ -74,7 +74,7 @@ export const ERROR_TABLE = {
     'The client sent an answer that is not valid for the input request of the upstream server.',
   ],
   internal: [INTERNAL_ERROR, 'The bridge failed inside. See the Output channel of the server.'],
-  // The sign-in causes (reference-behaviors.md §6.10). Messages never hold the upstream URL; a
+  // The sign-in causes (docs/errors.md#errors-sign-in). Messages never hold the upstream URL; a
   // number that varies (a port, a time limit, an HTTP status) goes into the detail.
   sign_in_failed: [
     INTERNAL_ERROR,

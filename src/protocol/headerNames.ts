@@ -1,6 +1,6 @@
 /**
  * Header names that only the transport sets, so that neither `--header` nor `--header-env` may
- * give them (reference-behaviors.md §6.2). Names starting with `mcp-` are refused as well.
+ * give them (docs/http-upstream.md#http-headers). Names starting with `mcp-` are refused as well.
  */
 export const TRANSPORT_HEADER_NAMES: ReadonlySet<string> = new Set([
   'host',

@@ -1,6 +1,6 @@
 /**
  * One pass over the raw bytes of a line, before `JSON.parse`, for the two checks that
- * `JSON.parse` cannot make (reference-behaviors.md §2.7 and §11 item 1):
+ * `JSON.parse` cannot make (docs/lines.md#lines-bad-line and docs/lines.md#lines-bad-line):
  *
  * - the nesting depth, so that a line of a million `[` is refused before a parser builds a
  *   million arrays;

@@ -9,7 +9,7 @@ export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
-/** A JSON-RPC id. `1` and `"1"` are different ids (protocol-mapping.md §10.1 trap 2). */
+/** A JSON-RPC id. `1` and `"1"` are different ids (docs/requests.md#requests-ids trap 2). */
 export type RequestId = string | number;
 
 /** A JSON-RPC request. */
@@ -85,7 +85,7 @@ export const errorResponse = (id: RequestId | null, error: ErrorObject): ErrorFr
 });
 
 /**
- * Checks that a parsed JSON value is a JSON-RPC 2.0 message (reference-behaviors.md §2.7:
+ * Checks that a parsed JSON value is a JSON-RPC 2.0 message (docs/lines.md#lines-bad-line:
  * valid JSON that is not JSON-RPC 2.0 is -32600 `invalid_request_shape`).
  */
 export function asFrame(value: unknown): Frame | undefined {
@@ -99,8 +99,8 @@ export function asFrame(value: unknown): Frame | undefined {
     return isRequestId(id) ? (value as unknown as RequestFrame) : undefined;
   }
   if (method !== undefined) return undefined;
-  // A response with an id no request can have (null, 1.5) is still a response: reference-behaviors.md
-  // §2.8 drops such answers silently instead of answering them with -32600.
+  // A response with an id no request can have (null, 1.5) is still a response: docs/lines.md#lines-client-responses
+  //  drops such answers silently instead of answering them with -32600.
   const responseId = id === null || typeof id === 'string' || typeof id === 'number';
   if (res !== undefined && error === undefined) {
     return responseId && isObject(res) ? (value as unknown as ResultFrame) : undefined;

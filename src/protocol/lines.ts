@@ -1,9 +1,9 @@
 /**
- * Newline framing with a byte budget for the stdio edges (reference-behaviors.md §2.7).
+ * Newline framing with a byte budget for the stdio edges (docs/lines.md#lines-bad-line).
  *
  * A generic splitter cannot serve the long-line rule: a line above the limit must still be
  * answered with the id of the request, so the splitter keeps its first and last 256 bytes
- * while the rest streams past, and memory stays bounded (style.md §3.4). Pure: no node:*.
+ * while the rest streams past, and memory stays bounded (docs/style.md#style-edges). Pure: no node:*.
  */
 
 /** One line of input, or the trace of a line that was longer than the limit. */
@@ -29,7 +29,7 @@ export interface LineSplitter {
   end(): RawLine[];
 }
 
-/** Bytes kept at each end of an over-long line for id recovery (reference-behaviors.md §2.7). */
+/** Bytes kept at each end of an over-long line for id recovery (docs/lines.md#lines-bad-line). */
 export const KEPT_BYTES = 256;
 
 const LF = 0x0a;

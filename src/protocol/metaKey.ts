@@ -1,5 +1,5 @@
 /**
- * The `_meta` key grammar of MCP (protocol-mapping.md §2.1): `[prefix/]name`, where the prefix
+ * The `_meta` key grammar of MCP (docs/requests.md#requests-meta-keys): `[prefix/]name`, where the prefix
  * is dot-separated labels and the name may be empty.
  */
 
@@ -27,9 +27,9 @@ export function parseMetaKey(key: string): MetaKey | undefined {
 }
 
 /**
- * True for a prefix that MCP reserves. The reference (reference-behaviors.md §3.3) drops a
+ * True for a prefix that MCP reserves. The reference (docs/requests.md#requests-meta) drops a
  * prefix with any label `modelcontextprotocol` or `mcp`, which covers the specification's
- * "second label" rule (protocol-mapping.md §2.1) and is stricter: `vscode.mcp/x` is dropped.
+ * "second label" rule (docs/requests.md#requests-meta-keys) and is stricter: `vscode.mcp/x` is dropped.
  */
 export const isReservedPrefix = (key: MetaKey): boolean =>
   key.labels.some((label) => {
@@ -38,7 +38,7 @@ export const isReservedPrefix = (key: MetaKey): boolean =>
   });
 
 /**
- * True for a prefix that 2026-07-28 itself reserves (protocol-mapping.md §2.1): its second label
+ * True for a prefix that 2026-07-28 itself reserves (docs/requests.md#requests-meta-keys): its second label
  * is `modelcontextprotocol` or `mcp` (`io.modelcontextprotocol/`, `dev.mcp/`,
  * `com.mcp.tools/`; not `com.example.mcp/`). Case-insensitive, to be safe.
  */

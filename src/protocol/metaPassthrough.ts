@@ -5,7 +5,7 @@
  */
 
 /**
- * What of the client travels upstream in `_meta` (reference-behaviors.md §3.2–3.3): which keys of
+ * What of the client travels upstream in `_meta` (docs/lifecycle.md#lifecycle-capabilities-upstream–3.3): which keys of
  * a request's own `_meta`, and how much of its `initialize`. A key travels only when it is valid
  * by the `_meta` key grammar, is not `progressToken` (the connection sets that one) and has no
  * prefix that MCP reserves; the bridge's own keys are set after it and always win.
@@ -34,7 +34,7 @@ export interface MetaPassthrough {
 }
 
 /**
- * The reference rule (reference-behaviors.md §3.3), the one of createBridge without a profile and
+ * The reference rule (docs/requests.md#requests-meta), the one of createBridge without a profile and
  * of the VS Code profile: `traceparent`, `tracestate` and valid `vscode.*` keys; `name` and
  * `version` of the client; `roots: {}`.
  */

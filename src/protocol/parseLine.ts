@@ -1,6 +1,6 @@
 /**
  * One line of input to one inbound value: a frame, a blank line, or a bad line with the cause
- * of its error response (reference-behaviors.md §2.7). A bad line is a value, never a throw:
+ * of its error response (docs/lines.md#lines-bad-line). A bad line is a value, never a throw:
  * the connection always stays open after bad lines.
  */
 import { asFrame, isObject, isRequestId } from './jsonrpc.js';
@@ -13,7 +13,7 @@ import type { MemberSpan } from './memberSpans.js';
 import { RAW_RESULT_MIN_BYTES, rememberRawResult } from './rawResult.js';
 import { recoverId } from './recoverId.js';
 
-/** Why a client line is not a message (the error table of reference-behaviors.md §2.7). */
+/** Why a client line is not a message (the error table of docs/lines.md#lines-bad-line). */
 export type BadLineCause = 'parse_error' | 'invalid_request_shape' | 'line_too_long' | 'too_deep';
 
 /** One decoded client line: a frame, a blank line, or a bad line with its recovered id. */
@@ -35,7 +35,7 @@ export interface ParseLimits {
   readonly maxLineBytes: number;
 }
 
-/** The zig-sdk default nesting limit (reference-behaviors.md §2.7). */
+/** The zig-sdk default nesting limit (docs/lines.md#lines-bad-line). */
 export const DEFAULT_MAX_DEPTH = 64;
 
 // `fatal`: invalid UTF-8 is a parse error (§2.7). `ignoreBOM`: a byte order mark stays in the

@@ -1,6 +1,6 @@
 /**
  * Recovers the id of a line that is not a valid message, from its raw bytes, so that the error
- * response names the request (reference-behaviors.md §2.7 and §11 item 2).
+ * response names the request (docs/lines.md#lines-bad-line and docs/lines.md#lines-id-recovery).
  *
  * The head scan is tolerant: it walks the bytes as JSON tokens, tracks the nesting, and takes
  * the first `"id"` member of the top-level object, even when the line breaks later (or

@@ -1,7 +1,7 @@
 /**
  * Every `docs/<page>.md#<anchor>` that the code, the tests, README.md or SECURITY.md cite names a
  * page of docs/ that defines that anchor, and every link between the pages of docs/ holds: a rule
- * that moved or was renamed is found here, not by a reader (docs/style.md#style-comments). The
+ * that moved or was renamed is found here, not by a reader (docs/docs/style.md#style-comments). The
  * error table of src/protocol/errors.ts has one row per cause in docs/errors.md.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

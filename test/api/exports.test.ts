@@ -5,7 +5,7 @@ import * as testing from 'mcp-bridge-sdk/testing';
 import * as embed from 'mcp-bridge-sdk/embed';
 import * as node from 'mcp-bridge-sdk/node';
 
-// Every export is an API decision (style.md §3.2): this test pins the runtime names, imported
+// Every export is an API decision (docs/style.md#style-naming): this test pins the runtime names, imported
 // through the package name as a user imports them (the package refers to itself through its
 // `exports`; needs `npm run build`).
 describe('public API', () => {

@@ -99,7 +99,7 @@ const subscribe = (id: number, uri: unknown): RequestFrame =>
   req(id, 'resources/subscribe', uri === undefined ? {} : ({ uri } as JsonObject));
 const unsubscribe = (id: number, uri: string): RequestFrame => req(id, 'resources/unsubscribe', { uri });
 
-// reference-behaviors.md §5.1–§5.6, §2.5, §3.3, §11 items 5, 6, 14, 15.
+// docs/notifications.md#notifications-listener–docs/notifications.md#notifications-subscribe, docs/lifecycle.md#lifecycle-client-notifications, docs/requests.md#requests-meta, docs/README.md#easy-to-miss items 5, 6, 14, 15.
 describe('listener', () => {
   it('starts only after notifications/initialized, and answers -32601 before', () => {
     const h = setup(ALL);

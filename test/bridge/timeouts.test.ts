@@ -1,5 +1,5 @@
 /**
- * The per-method time limits of createBridge in virtual time (reference-behaviors.md §3.5, §2.12):
+ * The per-method time limits of createBridge in virtual time (docs/requests.md#requests-deadlines, docs/requests.md#requests-slow-lines):
  * a forwarded request without an upstream answer fails with -32603 `timeout` at its limit, and
  * its upstream exchange is unsubscribed (which sends `notifications/cancelled` on stdio). The
  * limits of the executable are 120 s and 1 h, too long for a process test; here they are short.

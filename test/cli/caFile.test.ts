@@ -40,7 +40,7 @@ function failure(path: string): string {
   return result.message;
 }
 
-describe('loadCaFile (reference-behaviors.md §6.3)', () => {
+describe('loadCaFile (docs/http-upstream.md#http-client)', () => {
   it('loads a PEM file with one certificate', () => {
     expect(loadCaFile(file(CERTIFICATE))).toEqual({ ok: true, pem: CERTIFICATE });
   });

@@ -3,7 +3,7 @@ import { error, serve } from './parse.js';
 
 const URL = 'https://mcp.example.com/mcp';
 
-describe('--header <name>:<value> (reference-behaviors.md §6.2)', () => {
+describe('--header <name>:<value> (docs/http-upstream.md#http-headers)', () => {
   it('adds a header that is not secret, with its value trimmed of spaces and tabs', () => {
     expect(serve(['--header', 'X-Trace: \t abc \t', URL]).headers).toEqual([
       { name: 'X-Trace', value: 'abc', secret: false },

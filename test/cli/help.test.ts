@@ -3,7 +3,7 @@ import { HELP_TEXT, USAGE_TEXT, helpText } from '../../src/cli/help.js';
 import { genericProfile } from '../../src/profiles/generic.js';
 import { OPTIONS } from '../../src/cli/scan.js';
 
-describe('--help text (reference-behaviors.md §8)', () => {
+describe('--help text (docs/cli.md#cli-forms)', () => {
   it('starts with "Usage: mcp-bridge-vscode " and lists both forms', () => {
     expect(HELP_TEXT.startsWith('Usage: mcp-bridge-vscode ')).toBe(true);
     expect(HELP_TEXT).toContain('mcp-bridge-vscode [options] -- <command> [args...]');

@@ -1,6 +1,6 @@
 /**
  * Invalid command lines: each one is refused (exit code 2), and the diagnostic never holds an
- * option value, a header value, the URL or an unexpected argument (reference-behaviors.md §8).
+ * option value, a header value, the URL or an unexpected argument (docs/cli.md#cli-forms).
  * Every such value below holds the marker SECRET.
  */
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ function capture(level: LogLevel) {
   return { lines, logger: createStderrLogger(level, (line) => lines.push(line)) };
 }
 
-describe('stderr lines (reference-behaviors.md §3.12)', () => {
+describe('stderr lines (docs/logging.md#logging-line-format)', () => {
   it('a line is "mcp-bridge-vscode: <scope>: <level text>: <text>" and ends with a newline', () => {
     const { lines, logger } = capture('debug');
     logger.log('bridge', 'err', 'a');

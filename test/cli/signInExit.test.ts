@@ -1,6 +1,6 @@
 /**
  * The built executable refuses sign-in command lines with exit code 2, an empty stdout and no
- * value on stderr (reference-behaviors.md §8; issue #11 item 8, issue #12 item 1), and a forced
+ * value on stderr (docs/cli.md#cli-forms; issue #11 item 8, issue #12 item 1), and a forced
  * token store that does not open ends it the same way. Needs the build (`npm run build`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -96,7 +96,7 @@ describe.concurrent('exit code 2 for the sign-in options', () => {
   });
 });
 
-describe('a static authorization header turns the sign-in off (reference-behaviors.md §6.2)', () => {
+describe('a static authorization header turns the sign-in off (docs/http-upstream.md#http-headers)', () => {
   it('a 401 fails initialize with HTTP status 401: no sign-in line, no token store', async () => {
     const fixture = await startHttpFixture({ bearer: 'the-right-token' });
     try {

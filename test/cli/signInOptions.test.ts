@@ -1,5 +1,5 @@
 /**
- * The sign-in options of the URL form (reference-behaviors.md §8, §6.9, §6.11, §6.13; issue #11
+ * The sign-in options of the URL form (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-sandbox; issue #11
  * items 5, 7 and 8; issue #12 item 1): values, defaults, the environment variables, and every
  * conflict, with the literal diagnostic. No diagnostic holds a value (each value below holds
  * SECRET).
@@ -362,7 +362,7 @@ describe('conflicts of the sign-in options', () => {
   });
 });
 
-describe('a static authorization header turns the sign-in off (reference-behaviors.md §6.2)', () => {
+describe('a static authorization header turns the sign-in off (docs/http-upstream.md#http-headers)', () => {
   it('without sign-in options: no sign-in', () => {
     expect(Object.keys(serve(['--header', 'Authorization: Bearer SECRET', URL]))).not.toContain('signIn');
     expect(

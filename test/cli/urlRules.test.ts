@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkUpstreamUrl, isLoopbackHost } from '../../src/cli/urlRules.js';
 import { error, serve } from './parse.js';
 
-describe('URL rules (reference-behaviors.md §6.1)', () => {
+describe('URL rules (docs/http-upstream.md#http-url-rules)', () => {
   it.each([
     'https://mcp.example.com/mcp',
     'https://mcp.example.com:8443/v1/mcp?key=SECRET-123&x=1',

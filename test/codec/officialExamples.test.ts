@@ -160,7 +160,7 @@ const EVERY_KIND: JsonObject = {
   sampling: { tools: {}, context: {} },
   roots: { listChanged: true },
 };
-/** VS Code 1.140: no sampling.tools (reference-behaviors.md §9.1). */
+/** VS Code 1.140: no sampling.tools (docs/testing.md#testing-infrastructure). */
 const VSCODE: JsonObject = { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } };
 
 const planContext = (clientCapabilities: JsonObject): PlanContext => {

@@ -1,5 +1,5 @@
 /**
- * Property tests of the translation of results (reference-behaviors.md §9.12, fuzz target 2):
+ * Property tests of the translation of results (docs/testing.md#testing-properties, fuzz target 2):
  * the serverInfo name is never empty, remote icons are only data:, forwarded params never hold
  * _meta or task, shaped results never hold resultType/ttlMs/cacheScope, and a list nextCursor
  * is always a string.

@@ -19,7 +19,7 @@ describe('toClientError', () => {
     expect(toClientError(refused)).toBe(refused);
   });
 
-  it('turns the -32602 of a resources/read that says not found into -32002 (protocol-mapping.md §1.8)', () => {
+  it('turns the -32602 of a resources/read that says not found into -32002 (docs/results.md#results-resources-read)', () => {
     expect(
       toClientError({ code: -32602, message: 'Unknown', data: { uri: 'file:///a' } }, 'resources/read'),
     ).toEqual({ code: -32002, message: 'Unknown', data: { uri: 'file:///a' } });

@@ -1,5 +1,5 @@
 /**
- * The legacy path of embedded mode (reference-behaviors.md §7): the bridge's 2025-11-25 front end
+ * The legacy path of embedded mode (docs/embedded.md#embedded-selection): the bridge's 2025-11-25 front end
  * over the server of the same process, with the listen stream, input rounds, progress, logging
  * and the stop at the end of the input.
  */

@@ -1,5 +1,5 @@
 /**
- * The modern path of embedded mode (reference-behaviors.md §7): the server's own 2026-07-28
+ * The modern path of embedded mode (docs/embedded.md#embedded-selection): the server's own 2026-07-28
  * transport, with the answers to bad lines, the in-flight limit and the bounded stop.
  */
 import { describe, expect, it } from 'vitest';

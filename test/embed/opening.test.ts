@@ -1,5 +1,5 @@
 /**
- * The first-line rules of embedded mode (reference-behaviors.md §7) and `whenFirst`, which starts
+ * The first-line rules of embedded mode (docs/embedded.md#embedded-selection) and `whenFirst`, which starts
  * a path only when it is selected.
  */
 import { defer, map, of } from 'rxjs';

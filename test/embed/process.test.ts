@@ -1,5 +1,5 @@
 /**
- * The embedded fixture server as a real process over pipes (reference-behaviors.md §7, §9.10
+ * The embedded fixture server as a real process over pipes (docs/embedded.md#embedded-selection, docs/testing.md#testing-process
  * items 17–21, §10 item 13): `node dist/test/fixtures/embeddedServer.js`. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
  */

@@ -1,6 +1,6 @@
 /**
  * The real `@modelcontextprotocol/sdk` 1.x Client (the 2025-11-25 family of VS Code) through the
- * embedded fixture server: the legacy path of embedded mode end to end (reference-behaviors.md §7).
+ * embedded fixture server: the legacy path of embedded mode end to end (docs/embedded.md#embedded-selection).
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
 import { fileURLToPath } from 'node:url';

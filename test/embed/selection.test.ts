@@ -1,5 +1,5 @@
 /**
- * Path selection of embedded mode by the first request (reference-behaviors.md §7, §9.9): the
+ * Path selection of embedded mode by the first request (docs/embedded.md#embedded-selection, docs/testing.md#testing-embed): the
  * fixture server served dual-era in this process over PassThrough streams.
  */
 import { describe, expect, it } from 'vitest';

@@ -18,7 +18,7 @@ export const GENERIC_BRIDGE = `${root}dist/bin/mcp-bridge.js`;
 export const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 export const SCRIPTED = `${root}dist/test/fixtures/scriptedUpstream.js`;
 
-/** The `initialize` of VS Code 1.140 (reference-behaviors.md §9.1). */
+/** The `initialize` of VS Code 1.140 (docs/testing.md#testing-infrastructure). */
 export const VSCODE_CAPABILITIES = {
   roots: { listChanged: true },
   sampling: {},
@@ -87,7 +87,7 @@ export async function handshakeWithToolsList(
   return response;
 }
 
-/** Every stderr line of the bridge has the tag (reference-behaviors.md §3.12). */
+/** Every stderr line of the bridge has the tag (docs/logging.md#logging-line-format). */
 export const untaggedLines = (stderr: readonly string[]): string[] =>
   stderr.filter(
     (line) => !line.startsWith('mcp-bridge-vscode: ') && !line.startsWith('bridge-fixture-server: '),
@@ -314,7 +314,7 @@ export const framesSince = (peer: RawPeer, from = 0): Record<string, unknown>[] 
   peer.lines.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /**
- * The error response the bridge makes itself (reference-behaviors.md §3.10): the code and the
+ * The error response the bridge makes itself (docs/errors.md#errors-table): the code and the
  * message of the cause in the table, `data` with the cause and the detail.
  */
 export function bridgeErrorResponse(

@@ -89,7 +89,7 @@ export function upstreamFrameProblems(frame: Frame): string[] {
  * Errors of a frame the bridge wrote to the client: the schema of 2025-11-25 and the deny-list.
  *
  * One deliberate difference is accepted: the error response to a line whose id cannot be
- * recovered has `"id": null` (JSON-RPC 2.0 and reference-behaviors.md §2.7), while the 2025-11-25
+ * recovered has `"id": null` (JSON-RPC 2.0 and docs/lines.md#lines-bad-line), while the 2025-11-25
  * schema only knows an absent id. Such a frame is checked without its id.
  */
 export function clientFrameProblems(

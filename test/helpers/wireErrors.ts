@@ -1,5 +1,5 @@
 /**
- * The wire error table of the bridge written out in literal values (reference-behaviors.md §3.10
+ * The wire error table of the bridge written out in literal values (docs/errors.md#errors-table
  * for the codes and causes; the message texts are our own wording, fixed here): what the client
  * sees for each cause. Tests build their expected frames from this, never from
  * src/protocol/errors.ts, so that a change of a code or a message there fails a test.
@@ -53,7 +53,7 @@ export const WIRE_ERRORS = {
     'The client sent an answer that is not valid for the input request of the upstream server.',
   ],
   internal: [-32603, `The bridge failed inside. ${SEE_LOG}`],
-  // The sign-in causes (reference-behaviors.md §6.10): no message holds the upstream URL.
+  // The sign-in causes (docs/errors.md#errors-sign-in): no message holds the upstream URL.
   sign_in_failed: [
     -32603,
     `The sign-in at the authorization server of the upstream server failed. ${SEE_LOG}`,

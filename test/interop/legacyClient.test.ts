@@ -1,5 +1,5 @@
 /**
- * Interop (issues 2, 3 and 4; reference-behaviors.md §9.13): the real `@modelcontextprotocol/sdk`
+ * Interop (issues 2, 3 and 4; docs/testing.md#testing-ci): the real `@modelcontextprotocol/sdk`
  * 1.x `Client` (the client family of VS Code) over its `StdioClientTransport` drives the built
  * `mcp-bridge-vscode` in front of the 2026-07-28-only fixture server, and fails against the fixture
  * alone. A recording wrapper around the transport keeps every JSON-RPC message of both directions,
@@ -250,7 +250,7 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
           expect(Boolean(node.items), `${tool.name}: array without items`).toBe(true);
       }
     }
-    // reference-behaviors.md §3.8 is a quirk of the VS Code profile only: the generic profile
+    // docs/results.md#results-items-fix is a quirk of the VS Code profile only: the generic profile
     // passes the array schema of bare_array as the upstream wrote it.
     const bare = tools.find((tool) => tool.name === 'bare_array');
     const bareArrays = [...nodes(bare?.inputSchema)].filter((node) => node.type === 'array');

@@ -1,7 +1,7 @@
 /**
  * The options of `serveStdio` that the executables use (issue 14 deliverable 3: `mcp-bridge-vscode`
  * and `mcp-bridge` serve through serveStdio): `scope` names serveStdio's own lines (the start
- * warnings and the watchdog, reference-behaviors.md §2.13), and the watchdog ends the serve with
+ * warnings and the watchdog, docs/lifecycle.md#lifecycle-end-of-input), and the watchdog ends the serve with
  * code 0 when the bridge does not stop after the end of stdin.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

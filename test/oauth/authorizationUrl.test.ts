@@ -1,5 +1,5 @@
 /**
- * The authorization URL check (reference-behaviors.md §6.5, §10 item 1) with the loopback `http`
+ * The authorization URL check (docs/sign-in.md#sign-in-authorization-url, docs/security.md#security-1) with the loopback `http`
  * deviation of issue #11 item 7, and the sign-in endpoint check. Every expectation is a literal.
  */
 import { describe, expect, it } from 'vitest';

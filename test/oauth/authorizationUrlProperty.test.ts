@@ -1,6 +1,6 @@
 /**
  * Property: authorization URLs built from valid parts are accepted, and each one-fault variant is
- * refused with the log line of its fault (reference-behaviors.md §6.5, issue #11 item 7). The test
+ * refused with the log line of its fault (docs/sign-in.md#sign-in-authorization-url, issue #11 item 7). The test
  * counts what it really checked of each kind and asserts a minimum.
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * The opener command of every platform (reference-behaviors.md §6.7, §10 items 2 and 11): the
+ * The opener command of every platform (docs/sign-in.md#sign-in-consent, docs/security.md#security-rules items 2 and 11): the
  * program, the arguments and the environment, computed without starting anything.
  */
 import { describe, expect, it } from 'vitest';

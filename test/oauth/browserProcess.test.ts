@@ -1,5 +1,5 @@
 /**
- * The browser opener as a real process (reference-behaviors.md §6.7, §10 items 2 and 11): a fake
+ * The browser opener as a real process (docs/sign-in.md#sign-in-consent, docs/security.md#security-rules items 2 and 11): a fake
  * browser program given as `$BROWSER` records its arguments, its environment and its standard
  * streams, and the test checks that shell syntax in a URL runs nothing.
  */

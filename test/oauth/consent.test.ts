@@ -1,5 +1,5 @@
 /**
- * The bridge's side of a sign-in (issue #11 item 6; reference-behaviors.md §6.4, §6.7, §6.8) with a
+ * The bridge's side of a sign-in (issue #11 item 6; docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent, docs/http-upstream.md#http-listen-stream) with a
  * fake UpstreamAuth, the real HTTP upstream and the HTTP fixture as a protected resource: the
  * Authorization header on every POST, one challenge and one retry with a new id per request, the
  * browser path before `initialized`, the URL elicitation after it (accept, decline, cancel, a
@@ -246,7 +246,7 @@ describe('step-up and a second refusal', () => {
   });
 });
 
-describe('the listen stream (reference-behaviors.md §6.8)', () => {
+describe('the listen stream (docs/http-upstream.md#http-listen-stream)', () => {
   it('a 401 of the listen stream never starts a sign-in: it waits for the next sign-in, then opens again', async () => {
     const h = await startHarness();
     harness = h;

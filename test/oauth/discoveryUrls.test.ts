@@ -100,7 +100,7 @@ describe('resourceMatches', () => {
   });
 
   // RFC 9728 §3.3: the root document's resource is the origin it was built from; the reference
-  // takes metadata whose resource "covers the URL" (reference-behaviors.md §9 item 7).
+  // takes metadata whose resource "covers the URL" (docs/testing.md#testing-infrastructure).
   it('takes a resource that covers the URL: the origin, or a whole-segment prefix of the path', () => {
     expect(resourceMatches('https://h.example', 'https://h.example/mcp')).toBe(true);
     expect(resourceMatches('https://h.example/', 'https://h.example/mcp')).toBe(true);

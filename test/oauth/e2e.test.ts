@@ -46,7 +46,7 @@ async function bridge(
 const text = (result: unknown): string | undefined =>
   (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
 
-/** The sign-in line of reference-behaviors.md §6.4 (the authorization URL is public). */
+/** The sign-in line of docs/sign-in.md#sign-in-trigger (the authorization URL is public). */
 const signInLines = (run: BridgeRun): string[] =>
   run.stderr.filter((line) => line.startsWith('mcp-bridge-vscode: sign in at https://127.0.0.1:'));
 
@@ -203,7 +203,7 @@ describe('token stores end to end (issue #12)', () => {
   });
 });
 
-describe('a pre-registered client with a secret (reference-behaviors.md §6.9)', () => {
+describe('a pre-registered client with a secret (docs/sign-in.md#sign-in-registration)', () => {
   it('signs in with the secret of MCP_BRIDGE_CLIENT_SECRET, which appears nowhere in the output', async () => {
     const secret = 'e2e-client-secret-7d31c0a9';
     const s = await session();
@@ -231,7 +231,7 @@ describe('a pre-registered client with a secret (reference-behaviors.md §6.9)',
   });
 });
 
-describe('the sandbox of VS Code (reference-behaviors.md §6.13)', () => {
+describe('the sandbox of VS Code (docs/sign-in.md#sign-in-sandbox)', () => {
   it('SANDBOX_RUNTIME=1: initialize fails at once with cause sandbox, with no sign-in line and no browser', async () => {
     const { as, mcp } = await servers();
     const s = await session();

@@ -43,7 +43,7 @@ const record = (issuer: string, source: 'dynamic' | 'pre-registered' | 'metadata
   savedAt: 1,
 });
 
-describe('chooseRegistration (reference §6.9, protocol-mapping §8.4)', () => {
+describe('chooseRegistration (docs/sign-in.md#sign-in-registration, protocol-mapping docs/cli.md#cli-forms)', () => {
   it('1. a pre-registered client comes first, even where documents and registration exist', () => {
     const as = server({
       client_id_metadata_document_supported: true,

@@ -68,7 +68,7 @@ describe('tokenRecord', () => {
   });
 });
 
-describe('usableAt (reference §6.4: a margin of one minute)', () => {
+describe('usableAt (docs/sign-in.md#sign-in-trigger: a margin of one minute)', () => {
   const record = { expiresAt: 100_000 } as TokenRecord;
   it('is usable beyond the margin only', () => {
     expect(usableAt(record, 39_999)).toBe(true);

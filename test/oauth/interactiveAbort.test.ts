@@ -1,6 +1,6 @@
 /**
  * A sign-in stopped while the client registration (`prepare`) is still pending writes no sign-in
- * line and opens no browser (src/oauth/interactive.ts; reference-behaviors.md §6.13): `prepare`
+ * line and opens no browser (src/oauth/interactive.ts; docs/sign-in.md#sign-in-sandbox): `prepare`
  * does not watch the signal, so the sign-in checks it once `prepare` is done.
  */
 import { describe, expect, it } from 'vitest';

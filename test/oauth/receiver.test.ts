@@ -1,5 +1,5 @@
 /**
- * The loopback receiver and the one-time start URL (reference-behaviors.md §6.6, §10 items 5, 6),
+ * The loopback receiver and the one-time start URL (docs/sign-in.md#sign-in-receiver, docs/security.md#security-rules items 5, 6),
  * against the real server on 127.0.0.1 with raw HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';

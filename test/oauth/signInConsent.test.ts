@@ -1,5 +1,5 @@
 /**
- * The interactive part (reference §6.7, §6.10, §6.13): the URL elicitation after `initialized`
+ * The interactive part (docs/sign-in.md#sign-in-consent, docs/errors.md#errors-sign-in, docs/sign-in.md#sign-in-sandbox): the URL elicitation after `initialized`
  * (accept, decline and its cooldown, cancel, no_consent, a cancelled request), the time limit,
  * --no-browser, the sandbox rule, a start URL used twice, and a resource metadata document of
  * another resource (no token is ever sent).
@@ -22,7 +22,7 @@ const ready = (): ReturnType<typeof fakeConsent> => {
 
 const texts = (h: Harness): string[] => h.logs.map((l) => l.text);
 
-describe('after initialized: the URL elicitation (reference §6.7)', () => {
+describe('after initialized: the URL elicitation (docs/sign-in.md#sign-in-consent)', () => {
   it('asks the client with the authorization URL, waits for the redirect, then completes', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url }, consent: ready() });
@@ -172,12 +172,12 @@ describe('after initialized: accepted, but no redirect', () => {
     });
     expect(texts(h)).toContain('The sign-in did not complete in 300 ms.');
     expect(texts(h).filter((text) => text.includes('did not answer'))).toEqual([]);
-    // reference §11 item 19: once per accepted URL, also when the sign-in fails.
+    // docs/input-rounds.md#input-elicitation-complete: once per accepted URL, also when the sign-in fails.
     expect(h.consent.completed).toEqual(['sign-in-1']);
   });
 });
 
-describe('after initialized: accepted, then failed (reference §10 item 4: cooldown after a failed client sign-in)', () => {
+describe('after initialized: accepted, then failed (docs/security.md#security-4: cooldown after a failed client sign-in)', () => {
   it('a refusal at the server after the accept starts the 60 s cooldown: no new question at once', async () => {
     const { as, mcp } = await servers();
     as.setDeny(true);
@@ -315,7 +315,7 @@ describe('before initialized: the browser', () => {
   });
 });
 
-describe('an authorization URL that is not valid (reference §6.5)', () => {
+describe('an authorization URL that is not valid (docs/sign-in.md#sign-in-authorization-url)', () => {
   it('is neither written nor opened: sign_in_invalid_url', async () => {
     const { as, mcp } = await servers();
     // The server's metadata names an authorization endpoint longer than the 8 KiB of §6.5.
@@ -347,7 +347,7 @@ describe('an authorization URL that is not valid (reference §6.5)', () => {
   });
 });
 
-describe('the sandbox rule (reference §6.13)', () => {
+describe('the sandbox rule (docs/sign-in.md#sign-in-sandbox)', () => {
   it('fails at once without a usable stored token: no request, no line, no browser', async () => {
     const { as, mcp } = await servers();
     const h = make({ config: { url: mcp.url, sandbox: true } });

@@ -1,6 +1,6 @@
 /**
  * A process that loses the cross-process sign-in lock stops (security review finding 1;
- * reference-behaviors.md §6.4 "one sign-in at a time", §6.11). Two "processes": two
+ * docs/sign-in.md#sign-in-trigger "one sign-in at a time", docs/sign-in.md#sign-in-stores). Two "processes": two
  * createUpstreamAuth instances, each with its own file lock on one lock directory, sharing one
  * store (as two bridges share the keychain or the token files). Process A stalls while it holds
  * the lock (its heartbeat never runs, as in a laptop sleep); B takes the lock over after B's stale

@@ -1,5 +1,5 @@
 /**
- * The registration order of reference §6.9 / protocol-mapping §8.4 against real servers:
+ * The registration order of docs/sign-in.md#sign-in-registration / protocol-mapping docs/cli.md#cli-forms against real servers:
  * pre-registered with client_secret_basic (oidc-provider) and client_secret_post (hand server),
  * the client ID metadata document, dynamic registration when the redirect port is not the
  * default, issuer_not_registered, registration_unavailable and registration_failed.

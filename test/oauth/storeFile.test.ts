@@ -1,6 +1,6 @@
 /**
- * The encrypted file store (issue 12, deliverable 1 and its acceptance; reference-behaviors.md
- * §6.11): encryption, modes, atomic replace, wrong key, damaged and moved files.
+ * The encrypted file store (issue 12, deliverable 1 and its acceptance; docs/sign-in.md#sign-in-stores
+ * ): encryption, modes, atomic replace, wrong key, damaged and moved files.
  */
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-/** The storage identity and the account label (reference-behaviors.md §6.11, §8). */
+/** The storage identity and the account label (docs/sign-in.md#sign-in-stores, docs/cli.md#cli-forms). */
 import { describe, expect, it } from 'vitest';
 import { checkAccountLabel, storageIdentity } from '../../src/oauth/store/identity.js';
 import { lockDirectory, stateDirectory, tokenDirectory } from '../../src/oauth/store/paths.js';

@@ -1,5 +1,5 @@
 /**
- * The command line of the built executable (reference-behaviors.md §8, §9.10 items 11 and 12):
+ * The command line of the built executable (docs/cli.md#cli-forms, docs/testing.md#testing-process items 11 and 12):
  * exit code 2 with stdout empty for arguments that are not valid, --version and --help on stdout
  * with code 0. The parser itself is unit-tested in test/cli. Needs the build
  * (`npx tsc -p tsconfig.build.json`).

@@ -230,7 +230,7 @@ describe.concurrent('a client of both revisions that probes with server/discover
   it('gets -32601 at once, then initializes on the same connection; the probe never goes upstream', async (context) => {
     const bridge = startBridge({ upstream: tapped() });
     context.onTestFinished(() => bridge.kill());
-    // The probe of a 2026-07-28 client (protocol-mapping.md §7.2): a full modern request.
+    // The probe of a 2026-07-28 client (docs/upstream.md#upstream-stdio): a full modern request.
     const probe = req('probe', 'server/discover', { _meta: MODERN_META });
     bridge.send(probe);
     expect(await bridge.nextFrame(responseTo('probe'), STARTUP_MS)).toEqual(

@@ -1,5 +1,5 @@
 /**
- * Upstream misbehaviour through the built bridge, in raw lines (reference-behaviors.md §3.6,
+ * Upstream misbehaviour through the built bridge, in raw lines (docs/results.md#results-shape,
  * §3.10, §9.6): results that are not valid, lines that are not JSON, and upstream errors that
  * pass unchanged, except -32042. Each test has its own scripted upstream. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
@@ -90,7 +90,7 @@ describe.concurrent('errors of the upstream', () => {
   it('turns the -32602 of a resource the SDK 2.x server does not have into -32002, with its message and data', async (context) => {
     // The fixture upstream (startBridge's default) is the SDK 2.x server: a 2026-07-28 server
     // MUST refuse an unknown resource with -32602, a 2025-11-25 client expects -32002
-    // (protocol-mapping.md §1.8).
+    // (docs/results.md#results-resources-read).
     const bridge = startBridge();
     context.onTestFinished(() => bridge.kill());
     expect(await handshakeWithin(bridge, STARTUP_MS)).toHaveProperty('result');

@@ -1,5 +1,5 @@
 /**
- * Forwarding through the built bridge, in raw lines (reference-behaviors.md §2.4, §2.10, §2.11,
+ * Forwarding through the built bridge, in raw lines (docs/lifecycle.md#lifecycle-ready, docs/requests.md#requests-progress, docs/requests.md#requests-cancellation,
  * §3.3, §3.6, §3.8, §3.9, §9.3): the eight forwarded methods, progress with the client's token,
  * cancellation, the `_meta` and params that go upstream, and the shaping of results. A tap
  * between the bridge and the fixture shows what the upstream got. Needs the build

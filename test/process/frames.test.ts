@@ -1,6 +1,6 @@
 /**
- * The bad-line rule of the built bridge, in raw lines over its stdin (reference-behaviors.md
- * §2.7, §9.6 items 1 and 2, §11 items 1 and 2): framing, limits, error responses with the id
+ * The bad-line rule of the built bridge, in raw lines over its stdin (docs/lines.md#lines-bad-line
+ * , §9.6 items 1 and 2, §11 items 1 and 2): framing, limits, error responses with the id
  * recovered from the raw bytes, and a connection that stays open after each bad line. Needs the
  * build (`npx tsc -p tsconfig.build.json`).
  */

@@ -1,6 +1,6 @@
 /**
  * Arguments of the URL form that cannot work end the executable with exit code 2 before anything
- * is sent, with an empty stdout and without any value on stderr (reference-behaviors.md §6.1,
+ * is sent, with an empty stdout and without any value on stderr (docs/http-upstream.md#http-url-rules,
  * §6.2, §6.3, §8).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

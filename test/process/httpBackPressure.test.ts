@@ -2,7 +2,7 @@
  * Issue 10 "HTTP body back-pressure" (src/edges/bodyGate.ts, src/node/upstreamConnector.ts): while
  * the client does not read the bridge's stdout, the bridge stops reading the HTTP response bodies,
  * so an upstream streaming a large answer cannot write it to the end (its writes wait for a drain).
- * Once the client reads, every byte arrives. reference-behaviors.md: every queue is bounded.
+ * Once the client reads, every byte arrives. docs/README.md#docs-pages: every queue is bounded.
  * Needs the build (the bridge is dist/bin/mcp-bridge-vscode.js).
  */
 import { spawn } from 'node:child_process';

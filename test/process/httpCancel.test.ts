@@ -1,5 +1,5 @@
 /**
- * Cancellation over HTTP is the close of the request's stream (protocol-mapping.md §7.1.7): a
+ * Cancellation over HTTP is the close of the request's stream (docs/http-upstream.md#http-cancellation): a
  * client cancel and the end of stdin close the POST of a call in flight, and the bridge never
  * POSTs `notifications/cancelled`.
  */

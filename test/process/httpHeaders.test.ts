@@ -1,6 +1,6 @@
 /**
  * The URL form sends the headers of the Streamable HTTP transport 2026-07-28 with every request
- * (protocol-mapping.md §7.1.2, reference-behaviors.md §6.2), through the real executable.
+ * (docs/http-upstream.md#http-request-headers, docs/http-upstream.md#http-headers), through the real executable.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAllPeers } from '../helpers/rawPeer.js';

@@ -1,5 +1,5 @@
 /**
- * The icon rule of a remote upstream (reference-behaviors.md §3.7, §9.7 item 16): over HTTP only
+ * The icon rule of a remote upstream (docs/results.md#results-icons, docs/testing.md#testing-https): over HTTP only
  * `data:` icons reach the client, everywhere icons occur; an `icons` array left empty disappears.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The listen stream over HTTP (reference-behaviors.md §6.8): its own long POST, which carries the
+ * The listen stream over HTTP (docs/http-upstream.md#http-listen-stream): its own long POST, which carries the
  * list changes of the server to the client; reopened after 408, 429 and 5xx except 501, and
  * stopped on other statuses, each with its stderr line.
  */

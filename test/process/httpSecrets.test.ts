@@ -1,5 +1,5 @@
 /**
- * Static credentials of the URL form (reference-behaviors.md §6.2, §9.10 items 22, 26 and 31): an
+ * Static credentials of the URL form (docs/http-upstream.md#http-headers, docs/testing.md#testing-process items 22, 26 and 31): an
  * `Authorization` header from the environment is sent with every request and excludes sign-in;
  * its value, the other header values and the URL (with a key in its query) never reach stderr,
  * not even at the debug level, nor an error message on stdout. The upstream is the fixture

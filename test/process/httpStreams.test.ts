@@ -1,6 +1,6 @@
 /**
- * The notifications of a request over HTTP come from its own SSE response (protocol-mapping.md
- * §7.1.5): progress with the client's token, and log messages at the level of logging/setLevel.
+ * The notifications of a request over HTTP come from its own SSE response (docs/http-upstream.md#http-responses
+ * ): progress with the client's token, and log messages at the level of logging/setLevel.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';

@@ -1,5 +1,5 @@
 /**
- * Trust of the URL form (reference-behaviors.md §6.3, §9.7 item 15): a server certificate of an
+ * Trust of the URL form (docs/http-upstream.md#http-client, docs/testing.md#testing-https): a server certificate of an
  * unknown CA fails initialize with transport_failed before any request reaches the server, and
  * leaves the bridge running and ready for another initialize; `--ca-file` with that CA works.
  */

@@ -1,5 +1,5 @@
 /**
- * `x-mcp-header` needs the tool definition for every `tools/call` (protocol-mapping.md §7.1.4,
+ * `x-mcp-header` needs the tool definition for every `tools/call` (docs/http-upstream.md#http-x-mcp-header,
  * §10.5 trap 31): a call of a tool that no `tools/list` through the bridge has named lists the
  * tools first (every page), and a call refused with -32020 lists them again and is sent once more.
  */

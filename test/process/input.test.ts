@@ -1,5 +1,5 @@
 /**
- * Input requests through the built bridge (issue 3; reference-behaviors.md §4, §2.7 bad lines,
+ * Input requests through the built bridge (issue 3; docs/input-rounds.md#input-rounds, docs/lines.md#lines-bad-line bad lines,
  * §2.8, §2.10, §2.11, §9.4): raw JSON-RPC transcripts of a client with the capabilities of VS Code
  * in front of the 2026-07-28 fixture server. A tap between the bridge and the fixture shows what
  * the upstream got. Needs the build (`npx tsc -p tsconfig.build.json`).
@@ -45,7 +45,7 @@ const TOOLS_LIST_CHANGED = 'notifications/tools/list_changed';
 
 afterAll(killAllPeers);
 
-/** The error a bridge-made failure has (reference-behaviors.md §3.10). */
+/** The error a bridge-made failure has (docs/errors.md#errors-table). */
 const bridgeFailure = (cause: Cause, detail: string): Frame => {
   const [code, message] = WIRE_ERRORS[cause];
   return { code, message, data: { cause, detail } };
@@ -350,7 +350,7 @@ describe('input requests of the fixture to a client with the capabilities of VS 
   });
 
   it('sampling with tools to a client without sampling.tools: the fixture refuses it with -32021, which passes unchanged, and nothing is sent', async () => {
-    // The upstream sees the translated capabilities and refuses first (reference-behaviors.md §4.7).
+    // The upstream sees the translated capabilities and refuses first (docs/input-rounds.md#input-undeclared).
     const from = client.peer.lines.length;
     const trace = client.call(42, 'sample_tools');
     const response = await client.response(42);
@@ -433,7 +433,7 @@ describe('input requests of the fixture to a client with the capabilities of VS 
     expect(textOf(await client.response(62))).toBe('form: accept {"name":"Ada"}');
   });
 
-  // reference-behaviors.md §2.8: answers with ids no bridge request has are dropped without output.
+  // docs/lines.md#lines-client-responses: answers with ids no bridge request has are dropped without output.
   it('3: answers with a null or a fractional id get no output', async () => {
     const from = client.peer.lines.length;
     for (const id of [null, 1.5]) client.reply(id, { action: 'accept' });
@@ -708,7 +708,7 @@ describe('input requests to a client that declared URL elicitation and roots onl
   });
 
   it('input kinds the client did not declare: the fixture refuses them with -32021, which passes unchanged, and nothing is sent', async () => {
-    // The upstream sees the translated capabilities and refuses first (reference-behaviors.md §4.7).
+    // The upstream sees the translated capabilities and refuses first (docs/input-rounds.md#input-undeclared).
     const from = client.peer.lines.length;
     const sample = client.call(1, 'ask_sample');
     const form = client.call(2, 'ask_form');

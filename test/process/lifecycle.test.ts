@@ -1,6 +1,6 @@
 /**
- * The lifecycle of a client connection of the built bridge, in raw lines (reference-behaviors.md
- * §2.1–§2.6, §9.2): what the bridge answers before initialize, the initialize result, the
+ * The lifecycle of a client connection of the built bridge, in raw lines (docs/lifecycle.md#lifecycle-states
+ * –§2.6, §9.2): what the bridge answers before initialize, the initialize result, the
  * failures of initialize and their retry, the serverInfo fallback and the Copilot harness. Needs
  * the build (`npx tsc -p tsconfig.build.json`).
  */

@@ -1,5 +1,5 @@
 /**
- * The in-flight limit of the built bridge (reference-behaviors.md §2.9, §11 item 21): 256 requests
+ * The in-flight limit of the built bridge (docs/requests.md#requests-in-flight, docs/requests.md#requests-in-flight): 256 requests
  * in flight; above it an immediate -32603 while the reader reads on. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
  */

@@ -1,5 +1,5 @@
 /**
- * How the built bridge stops, and what it writes on stderr (reference-behaviors.md §2.13, §2.14,
+ * How the built bridge stops, and what it writes on stderr (docs/lifecycle.md#lifecycle-end-of-input, docs/lifecycle.md#lifecycle-upstream-loss,
  * §3.1, §3.11, §3.12, §9.10): the end of stdin, SIGTERM, the loss of the upstream process, an
  * upstream that closes its stdout, and the log lines at debug level. Needs the build
  * (`npx tsc -p tsconfig.build.json`).
@@ -33,7 +33,7 @@ import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
 /** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
 const STARTUP_MS = 30_000;
 
-/** reference-behaviors.md §2.13: bridge and child gone within 2 x grace + 2 s after the end of stdin. */
+/** docs/lifecycle.md#lifecycle-end-of-input: bridge and child gone within 2 x grace + 2 s after the end of stdin. */
 const EXIT_BOUND_MS = 6_000;
 const MARKER = 'MARKER-5f1c';
 

@@ -1,7 +1,7 @@
 /**
  * Issue 6, deliverable 3: fault injection through the real executable. Each test breaks one thing
  * (the scripted upstream misbehaves, or the client does) and checks the documented outcome: the
- * error or exit code within the documented time (reference-behaviors.md §2.13: exit within 6 s
+ * error or exit code within the documented time (docs/lifecycle.md#lifecycle-end-of-input: exit within 6 s
  * after the end of stdin; §2.14: an upstream exit gives exit code 1), no upstream process left
  * behind, no crash or unhandled rejection on stderr, and no frame content on stderr (secret scan).
  * Needs the build (`npx tsc -p tsconfig.build.json`).

@@ -1,6 +1,6 @@
 /**
  * Issue 6, deliverable 2: the fuzz target "the lines of the client through the front end"
- * (reference-behaviors.md §9.12 item 5) as a fast-check property on virtual time.
+ * (docs/testing.md#testing-properties) as a fast-check property on virtual time.
  *
  * Random client lines (requests of every method, responses with random ids including `b-` ids,
  * notifications, garbage, invalid UTF-8, deep nesting, long lines) go through decodeLines and
@@ -774,7 +774,7 @@ function answerLines(
     case 'cancel':
       return [ok({ action: policy, content: { leaked: MARKER } })];
     case 'error':
-      // The message of a client error is logged by design (reference-behaviors.md §4.6): no marker.
+      // The message of a client error is logged by design (docs/input-rounds.md#input-answer-checks): no marker.
       return [
         Buffer.from(
           J({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: 'the user refused' } }),

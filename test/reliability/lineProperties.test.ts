@@ -2,7 +2,7 @@
  * Issue 6, deliverable 2: properties of the line layer that the unit tests of the splitter and of
  * the id recovery do not cover: whole client transcripts cut at random places through the
  * decodeLines operator (no byte lost, nothing reordered, the same values as one chunk), and the
- * first-line selection of embedded mode on random first lines (reference-behaviors.md §7).
+ * first-line selection of embedded mode on random first lines (docs/embedded.md#embedded-selection).
  *
  * Runs: MCP_BRIDGE_PROPERTY_RUNS (default 200 here) with MCP_BRIDGE_PROPERTY_SEED.
  */
@@ -117,7 +117,7 @@ describe('decodeLines over whole transcripts (property)', () => {
   });
 });
 
-describe('the first-line selection of embedded mode (property, reference-behaviors.md §7)', () => {
+describe('the first-line selection of embedded mode (property, docs/embedded.md#embedded-selection)', () => {
   /** A first line and the path it selects. */
   const opening: fc.Arbitrary<{ bytes: Buffer; path: string }> = fc.oneof(
     fc.record({ id, text, spaces: fc.constantFrom('', ' ', '  ') }).map(({ id: value, text: t, spaces }) => ({

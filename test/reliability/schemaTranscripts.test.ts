@@ -97,7 +97,7 @@ describe.concurrent('schema validation of whole sessions', () => {
         meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta },
       );
 
-    // Before initialize (reference-behaviors.md §2.3).
+    // Before initialize (docs/lifecycle.md#lifecycle-before-ready).
     expect((await call('ping'))['result']).toEqual({});
     expect((await call('logging/setLevel', { level: 'debug' }))['result']).toEqual({});
     expect(errorCause(await call('tools/list'))).toBe('not_initialized');
@@ -167,7 +167,7 @@ describe.concurrent('schema validation of whole sessions', () => {
     expect(errorCause(await tool('many_inputs'))).toBe('too_many_input_requests');
     expect((await tool('refused_state'))['result']).toMatchObject({ isError: true });
     expect(textOf(await tool('ask_sample'))).toBe('model: hello');
-    // The upstream itself refuses: VS Code declares no sampling.tools (reference-behaviors.md §4.7).
+    // The upstream itself refuses: VS Code declares no sampling.tools (docs/input-rounds.md#input-undeclared).
     expect(await tool('sample_tools')).toHaveProperty('error');
     expect(textOf(await tool('ask_roots'))).toBe('roots: file:///work/project');
     expect(textOf(await tool('multi'))).toBe('name: Ada (accept); roots: 1');
@@ -252,7 +252,7 @@ describe.concurrent('schema validation of whole sessions', () => {
     await handshake(peer, { elicitation: { url: {} }, roots: {} });
     // Without form mode, an accepted URL asked again goes out again with the same elicitationId.
     expect(textOf(await tool('ask_url_twice'))).toBe('url twice: accept');
-    // Kinds the client did not declare: the upstream itself refuses (reference-behaviors.md §4.7).
+    // Kinds the client did not declare: the upstream itself refuses (docs/input-rounds.md#input-undeclared).
     expect(await tool('ask_form')).toHaveProperty('error');
     expect(await tool('ask_sample')).toHaveProperty('error');
     expect(textOf(await tool('ask_roots'))).toBe('roots: file:///work/project');
@@ -383,7 +383,7 @@ describe.concurrent('schema validation of whole sessions', () => {
           TIMEOUT_MS,
         );
       } else {
-        // A failed initialize may be sent again (reference-behaviors.md §2.1).
+        // A failed initialize may be sent again (docs/lifecycle.md#lifecycle-states).
         peer.send(initializeRequest(4));
         await peer.nextFrame(responseTo(4), TIMEOUT_MS);
       }

@@ -28,7 +28,7 @@ function formValue(schema: Record<string, unknown>): unknown {
   }
 }
 
-/** Answers like VS Code whose user accepts everything (reference-behaviors.md §9.13). */
+/** Answers like VS Code whose user accepts everything (docs/testing.md#testing-ci). */
 export const acceptAll: Answerer = (request) => {
   const params = isRecord(request['params']) ? request['params'] : {};
   switch (request['method']) {
@@ -142,7 +142,7 @@ const TAGS = ['mcp-bridge-vscode: ', 'scripted-upstream: ', 'bridge-fixture-serv
 
 /**
  * Lines that show a crash: an unhandled rejection or error, a stack frame, or any line without
- * the tag of the bridge or of a known upstream (reference-behaviors.md §3.12).
+ * the tag of the bridge or of a known upstream (docs/logging.md#logging-line-format).
  */
 export const crashLines = (stderr: readonly string[]): string[] =>
   stderr.filter(

@@ -23,7 +23,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const BRIDGE = `${root}dist/bin/mcp-bridge-vscode.js`;
 const FIXTURE = `${root}dist/test/fixtures/fixtureServer.js`;
 const PROPERTY_FILES = ['test/reliability/frontEndFuzz.test.ts', 'test/reliability/lineProperties.test.ts'];
-/** How long the bridge may take to exit after the end of its stdin (reference-behaviors.md §2.13). */
+/** How long the bridge may take to exit after the end of its stdin (docs/lifecycle.md#lifecycle-end-of-input). */
 const EXIT_BOUND_MS = 6_000;
 /** How long a run waits for the answers still missing after its traffic stopped. */
 const SETTLE_MS = 30_000;

@@ -1,6 +1,6 @@
 /**
  * Checks the answers of the client to the bridge requests of a round and builds the
- * `inputResponses` of the retry (reference-behaviors.md §4.6, §2.7 bad lines).
+ * `inputResponses` of the retry (docs/input-rounds.md#input-answer-checks, docs/lines.md#lines-bad-line bad lines).
  * Pure: no rxjs, no node:*.
  */
 import { bridgeError } from '../../protocol/errors.js';

@@ -1,5 +1,5 @@
 /**
- * The JSON Schema checks the input-request codec needs (reference-behaviors.md §4.3, §4.6), as a
+ * The JSON Schema checks the input-request codec needs (docs/input-rounds.md#input-checks, docs/input-rounds.md#input-answer-checks), as a
  * dependency (BridgeDeps.checks): the Node entry passes the ajv ones of schemas.ts, loaded on
  * first use (`ajvInputChecks` of src/node/inputChecks.ts), so that `mcp-bridge-sdk` and
  * `mcp-bridge-sdk/operators` load neither ajv nor the 135 KB 2025-11-25 schema.

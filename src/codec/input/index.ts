@@ -1,5 +1,5 @@
 /**
- * The input-request codec (reference-behaviors.md §4): pure functions that plan the rounds of a
+ * The input-request codec (docs/input-rounds.md#input-rounds): pure functions that plan the rounds of a
  * multi round-trip request, check the answers of the client and apply the refused state rule.
  */
 export { checkAnswer, failureOutcome, settleRound } from './answer.js';

@@ -1,5 +1,5 @@
 /**
- * Plans one round of input requests (reference-behaviors.md §4.1 to §4.4): checks every input
+ * Plans one round of input requests (docs/input-rounds.md#input-rounds to docs/input-rounds.md#input-url-again): checks every input
  * request of an `input_required` result, then decides what the client is asked, what the
  * upstream gets without asking, and which accepted URLs are complete.
  * Pure: no rxjs, no node:*.
@@ -35,7 +35,7 @@ export interface PlanContext {
 
 export type PlanOutcome = { readonly plan: RoundPlan } | { readonly failure: InputFailure };
 
-/** The one property of the Continue form (reference-behaviors.md §4.3, §4.4). */
+/** The one property of the Continue form (docs/input-rounds.md#input-checks, docs/input-rounds.md#input-url-again). */
 export const CONTINUE_SCHEMA: JsonObject = Object.freeze({
   type: 'object',
   properties: Object.freeze({

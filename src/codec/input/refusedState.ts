@@ -1,5 +1,5 @@
 /**
- * The refused request state rule (reference-behaviors.md §4.8): a round that echoed
+ * The refused request state rule (docs/input-rounds.md#input-refused-state): a round that echoed
  * `requestState` and got `-32602` tells the user to run the request again.
  * Pure: no rxjs, no node:*.
  */

@@ -1,7 +1,7 @@
 /**
  * The state of the rounds of one client request and its transitions, without time: the round
  * driver (operators/driveInputRounds.ts) keeps one `RoundsState` per subscription and applies the
- * transitions at the frames where their events happen (reference-behaviors.md §4.1, §4.4, §4.5,
+ * transitions at the frames where their events happen (docs/input-rounds.md#input-rounds, docs/input-rounds.md#input-url-again, docs/input-rounds.md#input-pending,
  * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
  */
 import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';

@@ -1,7 +1,7 @@
 /**
  * The decisions of the round driver that do not depend on time: what an upstream response of
  * round n means, the error of a thrown failure, and the frames the driver writes to the client
- * (reference-behaviors.md §4.1, §4.4, §4.5). Pure: no rxjs, no node:*.
+ * (docs/input-rounds.md#input-rounds, docs/input-rounds.md#input-url-again, docs/input-rounds.md#input-pending). Pure: no rxjs, no node:*.
  */
 import { isBridgeError } from '../../errors.js';
 import { bridgeError, formatDuration } from '../../protocol/errors.js';
@@ -19,7 +19,7 @@ import type { PlanContext } from './plan.js';
 import { refusedStateRule } from './refusedState.js';
 import type { InputAsk, InputLogEntry, RoundPlan } from './types.js';
 
-/** Methods whose result may be `input_required` (protocol-mapping.md §4.2). */
+/** Methods whose result may be `input_required` (docs/input-rounds.md#input-which-requests). */
 export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** What the driver knows when a response of round n arrives. */
@@ -87,7 +87,7 @@ export function errorOfThrown(thrown: unknown): ErrorObject {
   return bridgeError(thrown.code, detail === '' ? undefined : detail);
 }
 
-/** The `input_timeout` error of a round (reference-behaviors.md §4.5). */
+/** The `input_timeout` error of a round (docs/input-rounds.md#input-pending). */
 export const inputTimeoutError = (inputTimeoutMs: number, inputRequestCount: number): ErrorObject =>
   bridgeError(
     'input_timeout',

@@ -1,5 +1,5 @@
 /**
- * Types shared by the input-request codec (reference-behaviors.md §4): what a round asks the
+ * Types shared by the input-request codec (docs/input-rounds.md#input-rounds): what a round asks the
  * client, what the client answered, and what one client request remembers across rounds.
  * Pure: no rxjs, no node:*.
  */
@@ -19,7 +19,7 @@ export interface InputFailure {
   readonly detail: string;
 }
 
-/** A URL elicitation the user accepted in this client request (reference-behaviors.md §4.4). */
+/** A URL elicitation the user accepted in this client request (docs/input-rounds.md#input-url-again). */
 export interface AcceptedUrl {
   readonly url: string;
   readonly elicitationId: string;
@@ -74,13 +74,13 @@ export interface InputLogEntry {
   readonly text: string;
 }
 
-/** The params a retry adds to the original request (protocol-mapping.md §4.6). */
+/** The params a retry adds to the original request (docs/input-rounds.md#input-rounds). */
 export interface RetryExtras {
   readonly inputResponses?: JsonObject;
   readonly requestState?: string;
 }
 
-/** The plan of one round (reference-behaviors.md §4.1 to §4.4). */
+/** The plan of one round (docs/input-rounds.md#input-rounds to docs/input-rounds.md#input-url-again). */
 export interface RoundPlan {
   /** The keys of the input requests, in their order. */
   readonly keys: readonly string[];

@@ -1,5 +1,5 @@
 /**
- * The URL rule of URL elicitations (reference-behaviors.md §4.3): which URLs the bridge shows to
+ * The URL rule of URL elicitations (docs/input-rounds.md#input-checks): which URLs the bridge shows to
  * the user. Pure: no rxjs, no node:*.
  */
 

@@ -1,6 +1,6 @@
 /**
  * What cancels one HTTP exchange: aborting its POST is the cancellation on HTTP
- * (protocol-mapping.md §7.1.7), made cheap enough to exist for every call (issue 13).
+ * (docs/http-upstream.md#http-cancellation), made cheap enough to exist for every call (issue 13).
  */
 import { EventEmitter } from 'node:events';
 

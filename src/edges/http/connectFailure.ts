@@ -1,5 +1,5 @@
 /**
- * The failure of a POST that got no response head (reference-behaviors.md §6.3): a
+ * The failure of a POST that got no response head (docs/http-upstream.md#http-client): a
  * `transport_failed` whose detail says what broke, never the message of the error (it may name the
  * host or the proxy).
  */

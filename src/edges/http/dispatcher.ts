@@ -1,6 +1,6 @@
 /**
  * The undici dispatcher of an HTTP upstream: trust (system CAs plus `--ca-file`) and the proxy
- * from the environment (reference-behaviors.md §6.3). Loopback hosts never go through a proxy; a
+ * from the environment (docs/http-upstream.md#http-client). Loopback hosts never go through a proxy; a
  * proxy is reached with a CONNECT tunnel, and its credentials come only from the proxy URL. A
  * direct connection to `localhost` or a `*.localhost` name goes to a loopback address without any
  * DNS query (RFC 6761 §6.3, lookup.ts).
@@ -19,7 +19,7 @@ export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
 /**
  * No undici default may end a request: a long tool call or a quiet listen stream would be
- * cancelled by the client itself (protocol-mapping.md §10.1 trap 4). The bridge applies its own
+ * cancelled by the client itself (docs/requests.md#requests-ids trap 4). The bridge applies its own
  * per-method limits.
  */
 export const NO_TIMEOUTS = Object.freeze({ bodyTimeout: 0, headersTimeout: 0 });
@@ -34,7 +34,7 @@ export type ProxyChoice =
 const LOOPBACK6 = new BlockList();
 LOOPBACK6.addAddress('::1', 'ipv6');
 
-/** `localhost`, names ending in `.localhost`, `127.0.0.0/8` and `::1` (reference-behaviors.md §6.1). */
+/** `localhost`, names ending in `.localhost`, `127.0.0.0/8` and `::1` (docs/http-upstream.md#http-url-rules). */
 export function isLoopbackHost(hostname: string): boolean {
   if (isLocalhostName(hostname)) return true;
   const host = bare(hostname);

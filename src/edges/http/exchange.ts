@@ -1,9 +1,9 @@
 /**
- * The exchanges of an HTTP upstream, one per request (protocol-mapping.md §7.1): one POST with a
+ * The exchanges of an HTTP upstream, one per request (docs/http-upstream.md#http-endpoint): one POST with a
  * new id, its JSON or SSE answer read up to the response, a failure as a BridgeError. Unsubscribing
  * aborts the POST, which is the cancellation on HTTP (§7.1.7); a lost stream loses only its
  * request and is never sent again here (§7.1.8). The debug line of each exchange is
- * reference-behaviors.md §3.11. This runs for every call: no operator chain per call (issue 13).
+ * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call (issue 13).
  */
 import { Observable, defer, mergeMap, throwError } from 'rxjs';
 import type { Logger } from '../../bridge/log.js';

@@ -1,6 +1,6 @@
 /**
  * Request headers of the Streamable HTTP transport, revision 2026-07-28
- * (protocol-mapping.md §7.1.2 and §7.1.3). Pure functions: no I/O.
+ * (docs/http-upstream.md#http-request-headers and docs/http-upstream.md#http-header-values). Pure functions: no I/O.
  */
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
 import { TRANSPORT_HEADER_NAMES } from '../../protocol/headerNames.js';
@@ -14,7 +14,7 @@ export interface StaticHeader {
 const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
 
-/** Methods whose `Mcp-Name` header mirrors a parameter (protocol-mapping.md §7.1.2). */
+/** Methods whose `Mcp-Name` header mirrors a parameter (docs/http-upstream.md#http-request-headers). */
 const NAME_PARAMETER: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
@@ -39,7 +39,7 @@ export function isPlainHeaderText(text: string): boolean {
 }
 
 /**
- * Encodes a value for `Mcp-Name` or `Mcp-Param-*` (protocol-mapping.md §7.1.3): plain text as is,
+ * Encodes a value for `Mcp-Name` or `Mcp-Param-*` (docs/http-upstream.md#http-header-values): plain text as is,
  * anything else as `=?base64?<Base64 of the UTF-8 bytes>?=`.
  */
 export function encodeHeaderValue(text: string): string {
@@ -90,7 +90,7 @@ export interface RequestHeaderInput {
 }
 
 /**
- * The headers of one POST (protocol-mapping.md §7.1.2). Static headers come first; a static header
+ * The headers of one POST (docs/http-upstream.md#http-request-headers). Static headers come first; a static header
  * whose name the transport sets itself is dropped (the CLI refuses those names already). Never
  * `Mcp-Session-Id` nor `Last-Event-ID` (§7.1.6).
  */
@@ -114,5 +114,5 @@ export function requestHeaders(input: RequestHeaderInput): Record<string, string
   return headers;
 }
 
-/** Names that only the transport sets (reference-behaviors.md §6.2). */
+/** Names that only the transport sets (docs/http-upstream.md#http-headers). */
 const RESERVED: ReadonlySet<string> = new Set([...TRANSPORT_HEADER_NAMES, 'last-event-id']);

@@ -1,7 +1,7 @@
 /**
- * The client edge of the Streamable HTTP transport, revision 2026-07-28 (protocol-mapping.md §7.1):
- * the connection to one endpoint, no sessions. It makes the HTTP client once (reference-behaviors.md
- * §6.3), routes the messages of each response (logs to notifications$, §5.7), sends a `tools/call`
+ * The client edge of the Streamable HTTP transport, revision 2026-07-28 (docs/http-upstream.md#http-endpoint):
+ * the connection to one endpoint, no sessions. It makes the HTTP client once (docs/http-upstream.md#http-client
+ * ), routes the messages of each response (logs to notifications$, §5.7), sends a `tools/call`
  * with its tool's current definition (§7.1.4, toolList.ts), and closes. One exchange per request,
  * with its POST, answer and cancellation, is exchange.ts.
  */
@@ -26,7 +26,7 @@ export type { ProxyEnv } from './dispatcher.js';
 
 /** Settings of an HTTP upstream. */
 export interface HttpUpstreamConfig {
-  /** The MCP endpoint; checked by the CLI (reference-behaviors.md §6.1). Never logged. */
+  /** The MCP endpoint; checked by the CLI (docs/http-upstream.md#http-url-rules). Never logged. */
   readonly url: string | URL;
   /** Static headers sent with every request; values are secrets and never logged. */
   readonly headers?: readonly StaticHeader[];
@@ -41,7 +41,7 @@ export interface HttpUpstreamConfig {
   /**
    * The sign-in (issue #11): its Authorization header goes on every POST, and a 401/403 is handed
    * to it once per request. Never together with a static `authorization` header: that is a
-   * configuration error (reference-behaviors.md §6.3), and every request fails with `connect_failed`.
+   * configuration error (docs/http-upstream.md#http-client), and every request fails with `connect_failed`.
    */
   readonly auth?: UpstreamAuth;
   /**
@@ -68,7 +68,7 @@ export interface HttpUpstreamConnection extends UpstreamConnection {
   /**
    * True when a `tools/list` result named the tool. A `tools/call` of an unknown tool lists every
    * page of tools first, and a call refused with -32020 lists them again and is sent once more
-   * (protocol-mapping.md §7.1.4, toolList.ts).
+   * (docs/http-upstream.md#http-x-mcp-header, toolList.ts).
    */
   knowsTool(name: string): boolean;
 }
@@ -155,7 +155,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   });
   const exchange = exchanges.send;
 
-  // A call needs the current definition of its tool (protocol-mapping.md §7.1.4).
+  // A call needs the current definition of its tool (docs/http-upstream.md#http-x-mcp-header).
   const callTool = createToolCalls({
     send: exchange,
     knowsTool: (name) => tools.known(name),

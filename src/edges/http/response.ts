@@ -1,6 +1,6 @@
 /**
  * One HTTP response of the Streamable HTTP transport as the JSON-RPC messages of its exchange
- * (protocol-mapping.md §7.1.5). Status → outcome:
+ * (docs/http-upstream.md#http-responses). Status → outcome:
  *
  * | status | outcome |
  * | --- | --- |

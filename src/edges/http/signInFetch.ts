@@ -1,11 +1,11 @@
 /**
  * The fetch of the sign-in's requests (metadata, registration, token): undici's fetch through a
  * dispatcher made like the upstream's (dispatcher.ts), so that `--ca-file` and the proxy of the
- * environment apply to them too (reference-behaviors.md §6.3; issue #11 item 4). The proxy choice
+ * environment apply to them too (docs/http-upstream.md#http-client; issue #11 item 4). The proxy choice
  * depends on the target host, so each origin gets its own dispatcher.
  *
  * The origins are named by the upstream and its authorization server (resource metadata,
- * `authorization_servers`, client metadata documents), which reference §10 does not trust: the
+ * `authorization_servers`, client metadata documents), which docs/security.md#security-rules does not trust: the
  * dispatchers are kept in a small LRU (MAX_SIGN_IN_DISPATCHERS), and the one it evicts is closed,
  * so a hostile server cannot make the bridge keep sockets open to any number of origins. Their
  * direct connections refuse a name that resolves to a loopback, link-local or private address

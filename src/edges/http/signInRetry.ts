@@ -1,7 +1,7 @@
 /**
  * The sign-in hook of the HTTP upstream (issue #11 item 6): a POST refused
  * with 401 or 403 hands the challenge to the {@link UpstreamAuth}, which signs in, refreshes or
- * steps up, then the same request goes once more with a new id (reference-behaviors.md §6.4,
+ * steps up, then the same request goes once more with a new id (docs/sign-in.md#sign-in-trigger,
  * `max_step_up_attempts` = 1); a second 401/403 fails it with `access_refused`. Without an auth, or for a listen stream, the refusal passes on:
  * a listen stream waits for the next sign-in of another request instead (§6.8).
  */
@@ -51,7 +51,7 @@ export function withSignIn(
       sent = authorizationHeader(auth);
       return post(sent);
     });
-  // reference-behaviors.md §6.8: a listen stream never starts a sign-in.
+  // docs/http-upstream.md#http-listen-stream: a listen stream never starts a sign-in.
   if (auth === undefined || method === 'subscriptions/listen') return postNow();
   return postNow().pipe(
     mergeMap((response) => {

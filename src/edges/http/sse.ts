@@ -1,7 +1,7 @@
 /**
  * Response bodies of the Streamable HTTP transport as observables: one JSON body, or the data of
  * the events of an SSE stream (parsed with eventsource-parser). Both limit their size
- * (reference-behaviors.md §6.3: `--max-response-bytes` for one JSON body and for each SSE event)
+ * (docs/http-upstream.md#http-client: `--max-response-bytes` for one JSON body and for each SSE event)
  * and destroy the body when the subscriber leaves.
  */
 import type { Readable } from 'node:stream';
@@ -25,7 +25,7 @@ export function errorCode(error: unknown): string {
   return error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : 'Error';
 }
 
-/** The body broke after the status line: the request is lost (protocol-mapping.md §7.1.8). */
+/** The body broke after the status line: the request is lost (docs/http-upstream.md#http-stream-loss). */
 const broken = (error: unknown): BridgeError =>
   new BridgeError('closed', { detail: `the response stream broke (${errorCode(error)})` });
 
@@ -98,7 +98,7 @@ export function bodyText(
 /**
  * The data of each message event of an SSE body, in order; completes when the body ends.
  * Comments (keep-alives), `id:` and `retry:` fields and events of another type than `message`
- * are ignored (protocol-mapping.md §7.1.6). An event whose data is longer than `maxEventBytes`
+ * are ignored (docs/http-upstream.md#http-no-sessions). An event whose data is longer than `maxEventBytes`
  * fails the stream with `invalid_response` as soon as the parser holds more than that. The body
  * is not read while `gate` is paused.
  */

@@ -1,5 +1,5 @@
 /**
- * `x-mcp-header` annotations of tool input schemas (protocol-mapping.md §7.1.4): validation, the
+ * `x-mcp-header` annotations of tool input schemas (docs/http-upstream.md#http-x-mcp-header): validation, the
  * cache of the tools seen in `tools/list` results, and the `Mcp-Param-*` headers of a call.
  * Pure: no I/O.
  */
@@ -58,7 +58,7 @@ const where = (path: readonly string[]): string =>
   path.length === 0 ? 'the root of the input schema' : `the property ${JSON.stringify(path.join('.'))}`;
 
 /**
- * Checks every `x-mcp-header` of an input schema against the rules of protocol-mapping.md §7.1.4:
+ * Checks every `x-mcp-header` of an input schema against the rules of docs/http-upstream.md#http-x-mcp-header:
  * a non-empty RFC 9110 token, unique regardless of case, only on properties of type `string`,
  * `integer` or `boolean`, and only on properties reached from the root through `properties` keys
  * alone. An annotation anywhere else (under `items`, `oneOf`, `$defs`, …) makes the tool invalid.
@@ -124,7 +124,7 @@ export function scanToolHeaders(inputSchema: JsonValue | undefined): ToolHeaderS
 
 /**
  * The `Mcp-Param-<Name>` headers of one call: the value at each annotated path of the arguments,
- * converted and encoded by the rules of protocol-mapping.md §7.1.3. Missing or null values send
+ * converted and encoded by the rules of docs/http-upstream.md#http-header-values. Missing or null values send
  * no header.
  */
 export function paramHeaders(

@@ -1,5 +1,5 @@
 /**
- * The tool definitions a `tools/call` over HTTP needs (protocol-mapping.md §7.1.4, §10.5 trap 31):
+ * The tool definitions a `tools/call` over HTTP needs (docs/http-upstream.md#http-x-mcp-header, docs/results.md#results-upstream-errors trap 31):
  * a call of a tool that no `tools/list` result named is sent after a listing of every page, and a
  * call refused with -32020 (header mismatch: the cached definition is stale) is sent once more
  * after a new listing. -32020 means the server refused the request before it ran the tool, so the
@@ -25,7 +25,7 @@ import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isErrorResponse, isObject } from '../../protocol/jsonrpc.js';
 
-/** `HeaderMismatch` of 2026-07-28 (protocol-mapping.md §6.2). */
+/** `HeaderMismatch` of 2026-07-28 (docs/errors.md#errors-upstream-codes). */
 export const HEADER_MISMATCH = -32020;
 /** A server whose cursors never end stops here. */
 export const MAX_TOOL_PAGES = 1000;

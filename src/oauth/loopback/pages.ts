@@ -1,5 +1,5 @@
 /**
- * The pages of the loopback receiver (reference-behaviors.md §6.6). Every page is a fixed text:
+ * The pages of the loopback receiver (docs/sign-in.md#sign-in-receiver). Every page is a fixed text:
  * nothing of the request (path, query, headers) is ever echoed (§6.6 "Pages never echo request
  * content", §10 item 5), so a crafted redirect cannot inject markup and no code or state reaches
  * the browser history of another page.

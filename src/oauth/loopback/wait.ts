@@ -1,6 +1,6 @@
 /**
  * One armed wait of the loopback receiver: what the start path and the callback do with a request
- * (reference-behaviors.md §6.6, §10 items 5 and 6). No I/O here besides the response helpers:
+ * (docs/sign-in.md#sign-in-receiver, docs/security.md#security-rules items 5 and 6). No I/O here besides the response helpers:
  * receiver.ts owns the server, its limits and its lifecycle.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * The store of `--token-store auto` after start (reference-behaviors.md §6.11): when the store in
+ * The store of `--token-store auto` after start (docs/sign-in.md#sign-in-stores): when the store in
  * use fails (the keychain is locked, the disk is full), the next one takes over for the rest of
  * the process and the failed operation runs again there. Only failures hand over; a record that
  * is absent or refused is an answer, not a failure.

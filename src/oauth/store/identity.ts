@@ -1,5 +1,5 @@
 /**
- * The storage identity of a sign-in and the account label (reference-behaviors.md §6.11): one
+ * The storage identity of a sign-in and the account label (docs/sign-in.md#sign-in-stores): one
  * record per server URL and identity, so that two accounts, two redirect ports or two clients of
  * the same server keep separate tokens.
  */

@@ -1,5 +1,5 @@
 /**
- * The memory store (reference-behaviors.md §6.11): records live as long as the process. Each
+ * The memory store (docs/sign-in.md#sign-in-stores): records live as long as the process. Each
  * process signs in on its own with it.
  */
 import { steadyHold } from './hold.js';

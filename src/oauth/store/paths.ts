@@ -1,5 +1,5 @@
 /**
- * Where the stores keep their files (reference-behaviors.md §6.11, with the project name
+ * Where the stores keep their files (docs/sign-in.md#sign-in-stores, with the project name
  * `mcp-bridge-sdk`): the token directory of the profile's sign-in identity (e.g.
  * `mcp-bridge-sdk/vscode/tokens`) below `%LOCALAPPDATA%` on Windows, else below
  * `$XDG_STATE_HOME` or `~/.local/state`. The sign-in locks of the keychain and memory stores go

@@ -1,7 +1,7 @@
 /**
  * What the durable stores share: the hashed name of a record (file name, keychain account, lock
- * file), the reserved key of the index, and the check of a record read back (reference-behaviors.md
- * §6.11). A hash keeps the server URL, which may hold a key in its query, out of every name.
+ * file), the reserved key of the index, and the check of a record read back (docs/sign-in.md#sign-in-stores
+ * ). A hash keeps the server URL, which may hold a key in its query, out of every name.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../bridge/log.js';
@@ -11,7 +11,7 @@ import type { RecordKey, TokenRecord } from './types.js';
 export const INDEX_KEY: RecordKey = { url: 'urn:mcp-bridge-sdk:index', identity: 'index' };
 
 /**
- * The line scope of the store messages (reference-behaviors.md §3.12). An executable logs them
+ * The line scope of the store messages (docs/logging.md#logging-line-format). An executable logs them
  * under its profile's scope instead (storeLogger).
  */
 export const STORE_SCOPE = 'tokens';

@@ -1,6 +1,6 @@
 /**
- * What the sign-in keeps between requests and processes (reference-behaviors.md §6.11,
- * protocol-mapping.md §8.9–8.10). Stores hold secrets: nothing here is ever logged.
+ * What the sign-in keeps between requests and processes (docs/sign-in.md#sign-in-stores,
+ * docs/sign-in.md#sign-in-refresh–8.10). Stores hold secrets: nothing here is ever logged.
  */
 
 /** Where one record lives: the MCP server URL and the storage identity of §6.11. */
@@ -11,7 +11,7 @@ export interface RecordKey {
   readonly identity: string;
 }
 
-/** How the bridge is known to one authorization server (protocol-mapping.md §8.4, §8.10). */
+/** How the bridge is known to one authorization server (docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-registration). */
 export interface ClientRegistration {
   readonly clientId: string;
   readonly source: 'pre-registered' | 'metadata-document' | 'dynamic';

@@ -57,7 +57,7 @@ const failure = (key: string, text: string) => ({
   failure: { cause: 'invalid_client_answer', detail: `input request '${key}': ${text}` },
 });
 
-describe('checkAnswer: elicitation (reference-behaviors.md §4.6)', () => {
+describe('checkAnswer: elicitation (docs/input-rounds.md#input-answer-checks)', () => {
   it('passes accepted form content that is valid against the requestedSchema', () => {
     const content = { name: 'Ada', age: 36, color: 'red', mail: 'ada@example.com', day: '1815-12-10' };
     expect(checkAnswer(formAsk, { result: { action: 'accept', content, _meta: { m: 1 } } })).toEqual({
@@ -146,7 +146,7 @@ describe('checkAnswer: elicitation (reference-behaviors.md §4.6)', () => {
   });
 });
 
-describe('checkAnswer: sampling and roots (reference-behaviors.md §4.6)', () => {
+describe('checkAnswer: sampling and roots (docs/input-rounds.md#input-answer-checks)', () => {
   const sample = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm-1' };
 
   it('passes a CreateMessageResult upstream without its _meta', () => {

@@ -52,7 +52,7 @@ const failure = (result: JsonObject, ctx: PlanContext = context()) => {
   return 'failure' in outcome ? outcome.failure : undefined;
 };
 
-describe('planRound: kinds (reference-behaviors.md §4.2)', () => {
+describe('planRound: kinds (docs/input-rounds.md#input-kinds)', () => {
   it('asks a form with mode, message and requestedSchema only', () => {
     const request = form();
     (request['params'] as JsonObject)['task'] = { ttl: 1000 };
@@ -154,7 +154,7 @@ describe('planRound: kinds (reference-behaviors.md §4.2)', () => {
   });
 });
 
-describe('planRound: URL rule (reference-behaviors.md §4.3)', () => {
+describe('planRound: URL rule (docs/input-rounds.md#input-checks)', () => {
   it('never asks a refused URL: the upstream gets decline and a warning is logged; other requests still go', () => {
     const ctx = context();
     const p = plan(inputRequired({ bad: url('javascript:alert(1)'), name: form() }), ctx);
@@ -170,7 +170,7 @@ describe('planRound: URL rule (reference-behaviors.md §4.3)', () => {
   });
 });
 
-describe('planRound: accepted URLs (reference-behaviors.md §4.4)', () => {
+describe('planRound: accepted URLs (docs/input-rounds.md#input-url-again)', () => {
   const accepted = { url: 'https://example.com/login', elicitationId: 'elicitation-7' };
   const session: InputSession = { acceptedUrls: [accepted] };
 
@@ -208,7 +208,7 @@ describe('planRound: accepted URLs (reference-behaviors.md §4.4)', () => {
   });
 });
 
-describe('planRound: checks (reference-behaviors.md §4.3)', () => {
+describe('planRound: checks (docs/input-rounds.md#input-checks)', () => {
   it('fails above the per-round cap with the count and the limit', () => {
     const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, roots]));
     expect(failure(inputRequired(many))).toEqual({

@@ -11,7 +11,7 @@ const WARNING = {
   text: 'the upstream server refused the request state after an input wait of 95 s',
 };
 
-describe('refusedStateRule (reference-behaviors.md §4.8)', () => {
+describe('refusedStateRule (docs/input-rounds.md#input-refused-state)', () => {
   it('gives tools/call an isError result that tells the user to run the tool again', () => {
     const text = refusedStateText('Invalid or expired requestState', 'Run the tool again.');
     expect(refusedStateRule('tools/call', REFUSED, true, 95_000)).toEqual({

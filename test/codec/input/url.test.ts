@@ -65,7 +65,7 @@ describe('isAllowedElicitationUrl', () => {
 
   it('accepts exactly the URLs the rule allows, among generated URLs of both kinds (property)', () => {
     // Each part is good (allowed by the rule) or bad, so that both verdicts come often. The
-    // expected verdict is written here from the rule text (reference-behaviors.md §4.3), never
+    // expected verdict is written here from the rule text (docs/input-rounds.md#input-checks), never
     // taken from the code under test.
     const part = <T>(good: T[], bad: T[]) =>
       fc.oneof(

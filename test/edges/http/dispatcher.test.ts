@@ -10,7 +10,7 @@ import {
 const target = (text: string) => new URL(text);
 const PROXY = 'http://127.0.0.1:3128';
 
-describe('proxy selection (reference-behaviors.md §6.3)', () => {
+describe('proxy selection (docs/http-upstream.md#http-client)', () => {
   it('treats localhost, *.localhost, 127.0.0.0/8 and ::1 as loopback', () => {
     for (const host of [
       'localhost',

@@ -7,7 +7,7 @@ import {
   requestHeaders,
 } from '../../../src/edges/http/headers.js';
 
-describe('header value encoding (protocol-mapping.md §7.1.3)', () => {
+describe('header value encoding (docs/http-upstream.md#http-header-values)', () => {
   it('sends visible ASCII with interior spaces as it is', () => {
     expect(encodeHeaderValue('us-west-2')).toBe('us-west-2');
     expect(encodeHeaderValue('a b:c/d?e=f')).toBe('a b:c/d?e=f');

@@ -1,5 +1,5 @@
 /**
- * Cancellation of an HTTP exchange before its response (protocol-mapping.md §7.1.7): unsubscribing
+ * Cancellation of an HTTP exchange before its response (docs/http-upstream.md#http-cancellation): unsubscribing
  * closes the POST even when no status line has come yet, with or without a sign-in, and a request
  * cancelled while its sign-in challenge runs aborts the challenge's signal.
  */

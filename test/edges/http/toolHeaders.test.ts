@@ -14,7 +14,7 @@ const invalid = (inputSchema: JsonObject) => {
   return scan.valid ? '' : scan.reason;
 };
 
-describe('x-mcp-header validation (protocol-mapping.md §7.1.4)', () => {
+describe('x-mcp-header validation (docs/http-upstream.md#http-x-mcp-header)', () => {
   it('accepts string, integer and boolean properties, also nested through properties', () => {
     const scan = scanToolHeaders(
       schema({

@@ -1,6 +1,6 @@
 /**
  * The tool definitions of `tools/call` over HTTP (src/edges/http/toolList.ts,
- * protocol-mapping.md §7.1.4 and §10.5 trap 31), against the cheap HTTP upstream.
+ * docs/http-upstream.md#http-x-mcp-header and docs/results.md#results-upstream-errors trap 31), against the cheap HTTP upstream.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
