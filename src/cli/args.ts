@@ -154,6 +154,15 @@ function checkForm(values: Values, form: Form): void {
 }
 
 /** The `--ca-file` path and its PEM text, loaded and checked (exit 2 when unusable, §6.3). */
+/** `--log-level`, the last one given (every form has it). */
+const logLevelOption = (values: Values): LogLevel | undefined =>
+  last(
+    values,
+    'log-level',
+    (text) => LOG_LEVELS.find((level) => level === text),
+    'give err, warn, info or debug',
+  );
+
 function caFileOption(values: Values): { caFile?: string; caPem?: string } {
   const caFile = last(values, 'ca-file', nonEmpty, 'it must not be empty');
   if (caFile === undefined) return {};
@@ -178,12 +187,7 @@ function serveOptions(
     if (command[0] === '') throw new UsageError('the upstream command is not valid: its name is empty');
   }
   const name = last(values, 'name', (text) => (text === '' ? undefined : text), 'it must not be empty');
-  const logLevel = last(
-    values,
-    'log-level',
-    (text) => LOG_LEVELS.find((level) => level === text),
-    'give err, warn, info or debug',
-  );
+  const logLevel = logLevelOption(values);
   const seconds = last(values, 'discover-timeout', decimal(MAX_SECONDS), rangeHint(MAX_SECONDS, 'seconds'));
   const maxLineBytes = last(values, 'max-line-bytes', decimal(MAX_BYTES), rangeHint(MAX_BYTES, 'bytes'));
   const maxResponseBytes = last(
@@ -243,12 +247,7 @@ function logoutOptions(
       'the URL of the upstream server is missing: give it after the options of logout, or give --all',
     );
   }
-  const logLevel = last(
-    values,
-    'log-level',
-    (text) => LOG_LEVELS.find((level) => level === text),
-    'give err, warn, info or debug',
-  );
+  const logLevel = logLevelOption(values);
   if (url !== undefined) checkUpstreamUrl(url);
   const store = parseStoreOptions(values, env, profile.identity.redirectPort);
   const { caPem } = caFileOption(values);
@@ -276,12 +275,7 @@ function statusOptions(
 ): StatusOptions {
   const { values, url } = parseArgv(args, profile.name);
   checkForm(values, 'status');
-  const logLevel = last(
-    values,
-    'log-level',
-    (text) => LOG_LEVELS.find((level) => level === text),
-    'give err, warn, info or debug',
-  );
+  const logLevel = logLevelOption(values);
   if (url !== undefined) checkUpstreamUrl(url);
   const store = parseStoreOptions(values, env, profile.identity.redirectPort);
   return {

@@ -16,6 +16,22 @@ import type { Inbound } from '../../src/protocol/parseLine.js';
 import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 
 const frame = (value: object): Inbound => ({ kind: 'frame', frame: value as Frame });
+const INITIALIZE = frame({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+});
+/** The -32603 `internal` answer of a request that failed inside the bridge. */
+const internalError = (id: number | string): Frame => ({
+  jsonrpc: '2.0',
+  id,
+  error: {
+    code: -32603,
+    message: 'The bridge failed inside. See the Output channel of the server.',
+    data: { cause: 'internal' },
+  },
+});
 const call = (id: number, text: string): Inbound =>
   frame({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
 
@@ -66,29 +82,14 @@ describe('one request fails alone', () => {
   it('a throwing codec step fails its request with -32603 internal and a log line, and the requests around it complete', () => {
     const lines$ = new Subject<Inbound>();
     const { out, log, state } = run(lines$, 'boom');
-    lines$.next(
-      frame({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-      }),
-    );
+    lines$.next(INITIALIZE);
     lines$.next(call(2, 'before'));
     lines$.next(call(3, 'boom'));
     lines$.next(call(4, 'after'));
     lines$.next(frame({ jsonrpc: '2.0', id: 5, method: 'ping' }));
     expect(out.slice(1)).toEqual([
       { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'before' }] } },
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        error: {
-          code: -32603,
-          message: 'The bridge failed inside. See the Output channel of the server.',
-          data: { cause: 'internal' },
-        },
-      },
+      internalError(3),
       { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'after' }] } },
       { jsonrpc: '2.0', id: 5, result: {} },
     ]);
@@ -103,26 +104,11 @@ describe('one request fails alone', () => {
   it('a logger that throws while the failure is logged still leaves the request its -32603 reply', () => {
     const lines$ = new Subject<Inbound>();
     const { out, state } = run(lines$, 'boom', undefined, true);
-    lines$.next(
-      frame({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-      }),
-    );
+    lines$.next(INITIALIZE);
     lines$.next(call(3, 'boom'));
     lines$.next(call(4, 'after'));
     expect(out.slice(1)).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        error: {
-          code: -32603,
-          message: 'The bridge failed inside. See the Output channel of the server.',
-          data: { cause: 'internal' },
-        },
-      },
+      internalError(3),
       { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'after' }] } },
     ]);
     expect(state()).toEqual({ errored: undefined, completed: false });
@@ -132,28 +118,13 @@ describe('one request fails alone', () => {
   it('an upstream exchange that throws as it starts fails its request with an error frame, and the requests around it complete', () => {
     const lines$ = new Subject<Inbound>();
     const { out, state } = run(lines$, 'boom', 'edge');
-    lines$.next(
-      frame({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-      }),
-    );
+    lines$.next(INITIALIZE);
     lines$.next(call(2, 'before'));
     lines$.next(call(3, 'edge'));
     lines$.next(call(4, 'after'));
     expect(out.slice(1)).toEqual([
       { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'before' }] } },
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        error: {
-          code: -32603,
-          message: 'The bridge failed inside. See the Output channel of the server.',
-          data: { cause: 'internal' },
-        },
-      },
+      internalError(3),
       { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'after' }] } },
     ]);
     expect(state()).toEqual({ errored: undefined, completed: false });
@@ -163,14 +134,7 @@ describe('one request fails alone', () => {
   it('a request whose upstream params cannot be built fails with an error frame, and the next request is answered', () => {
     const lines$ = new Subject<Inbound>();
     const { out, state } = run(lines$, 'boom');
-    lines$.next(
-      frame({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-      }),
-    );
+    lines$.next(INITIALIZE);
     // A `_meta` whose pass-through key throws when read: building the upstream `_meta` fails.
     const meta = {} as Record<string, unknown>;
     Object.defineProperty(meta, 'vscode.hostile', {
@@ -189,15 +153,7 @@ describe('one request fails alone', () => {
     );
     lines$.next(call(3, 'after'));
     expect(out.slice(1)).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 2,
-        error: {
-          code: -32603,
-          message: 'The bridge failed inside. See the Output channel of the server.',
-          data: { cause: 'internal' },
-        },
-      },
+      internalError(2),
       { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'after' }] } },
     ]);
     expect(state()).toEqual({ errored: undefined, completed: false });
