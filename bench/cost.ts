@@ -1,6 +1,6 @@
 /**
  * Where the CPU of a forwarded call goes, from /proc (Linux), for one or more bridge builds in
- * interleaved rounds (issue 13): per call, the user and system CPU time, the read and write system
+ * interleaved rounds: per call, the user and system CPU time, the read and write system
  * calls and the voluntary and involuntary context switches of the bridge and of its upstream
  * child. System time and system calls show what batching writes can still save; voluntary
  * switches count the wake-ups of a process that waits for its peers.

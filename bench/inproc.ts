@@ -1,5 +1,5 @@
 /**
- * The bridge's own JavaScript per forwarded call, without processes and pipes (issue 13): the
+ * The bridge's own JavaScript per forwarded call, without processes and pipes: the
  * client lines go through decodeLines, the vscode profile's bridge and encodeFrames as in
  * serveStdio; the upstream is createRpcConnection over an in-memory echo server that answers each
  * chunk of requests in one chunk of lines from a microtask. CPU time of this process per call, so

@@ -1,5 +1,5 @@
 /**
- * A CPU profile of the bridge under pipelined calls (issue 13): runs the built executable with
+ * A CPU profile of the bridge under pipelined calls: runs the built executable with
  * `node --cpu-prof`, drives it with the raw client (warm-up, then pipelined `tools/call echo`),
  * and prints the self time of the profile by function and by file, as shares of the busy time
  * (the whole profile, start-up included, without idle). `--upstream http` runs the bridge in its URL

@@ -1,6 +1,6 @@
 /**
  * The SDK 2.x server's own cost per call on each of its two paths, in this process, without pipes,
- * lines or JSON (issue 13, deliverable 4): the fixture under `serveStdio` over an in-memory
+ * lines or JSON: the fixture under `serveStdio` over an in-memory
  * transport, driven with frames as objects, 128 in flight. `legacy` is a 2025-11-25 connection
  * (`initialize`, then plain requests; the SDK's dual-era shim), `modern` a 2026-07-28 connection
  * (the `_meta` envelope on every request), which is the path the embedded legacy front end drives.

@@ -1,5 +1,5 @@
 /**
- * A user's marble tests (issue 14 deliverable 4), written with `mcp-bridge-sdk/testing` only: the
+ * A user's marble tests, written with `mcp-bridge-sdk/testing` only: the
  * scheduler, the frame builders and the event builders. One rule per test, the title is the rule
  * (docs/style.md#style-marbles). Imported through the package name, as a user's suite does.
  */

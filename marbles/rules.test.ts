@@ -1,6 +1,6 @@
 /**
  * The rules in the doc comment of each operator (and of the listener) and the titles of its marble
- * tests cannot drift (README.md, marbles/README.md; issue 10 item 6): each doc comment has a
+ * tests cannot drift (README.md, marbles/README.md): each doc comment has a
  * `Rules (marbles/<file>):` list of one-line rules, and the tests directly inside the top-level
  * `describe` of that file are exactly those rules, title for title. Tests of other things (the
  * checks of a configuration, for example) live in a nested `describe`.

@@ -54,7 +54,7 @@ export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFu
   if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new RangeError('maxDepth must be ≥ 1');
   const limits = { maxLineBytes, maxDepth };
   // Written by hand, not with concatMap, map and filter: one inner subscription per chunk and
-  // three operators per line were a measurable part of every forwarded request (issue 13).
+  // three operators per line were a measurable part of every forwarded request.
   return (chunks$) =>
     new Observable<Inbound>((subscriber) => {
       const splitter = createLineSplitter(maxLineBytes); // per subscription

@@ -131,7 +131,7 @@ export function driveInputRounds(
   const { scheduler = asyncScheduler } = config;
   input.checkRoundsSettings(config);
   /*
-   * One plain subscription per round instead of a graph of operators (issue 13): a round
+   * One plain subscription per round instead of a graph of operators: a round
    * (internal/inputRound.ts) owns its upstream exchange, the wait for its answers and the next
    * round; the rounds share one context. Here: the stop, the first round, the end.
    */

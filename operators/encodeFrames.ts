@@ -8,7 +8,7 @@ export interface EncodeFramesConfig {
   /**
    * Emit the line of a large upstream result as pieces (`(string | Uint8Array)[]`, written in
    * order by `writeLines`) with the upstream's own bytes for the members that shaping left
-   * unchanged, instead of one string (issue 13, deliverable 3). The line parses to the value of
+   * unchanged, instead of one string. The line parses to the value of
    * `JSON.stringify` of the frame (src/protocol/rawResult.ts). Default false: strings only.
    */
   readonly rawResults: boolean;

@@ -36,7 +36,7 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * ```
  *
  * A refusal comes in the same frame so that the reader never stalls (docs/README.md#easy-to-miss
- * item 21); a failed task never ends the others: one failure is one frame (issue 10 item 2).
+ * item 21); a failed task never ends the others: one failure is one frame.
  * Callbacks that throw: `project`, `refuse` and `failed` belong to one task, so their throws stay
  * in it (rules 10 and 11); `counts` runs before there is a task, so its throw errors the output,
  * as a throwing predicate of `filter` does (rule 9).

@@ -1,6 +1,6 @@
 /**
  * Bundles the executables `mcp-bridge-vscode` and `mcp-bridge` into ESM files of `dist/bin/`,
- * from the compiled `dist/src/cli/main.js` and `dist/src/cli/mcpBridge.js` (issue 13, "Fast start"; issue 15, "Package").
+ * from the compiled `dist/src/cli/main.js` and `dist/src/cli/mcpBridge.js` ("Fast start", "Package").
  *
  * - The entry files hold only what starts the upstream command (main.ts, prestart.ts: the pre-scan
  *   and the spawn); the CLI and the bridge (run.ts) are a chunk that the entry `import()`s after
@@ -47,7 +47,7 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
     'mcp-bridge-vscode': join(root, 'dist/src/cli/main.js'),
-    // The generic profile (issue 14): it selects its profile, then loads the same CLI module.
+    // The generic profile: it selects its profile, then loads the same CLI module.
     'mcp-bridge': join(root, 'dist/src/cli/mcpBridge.js'),
   },
   outdir,

@@ -1,6 +1,6 @@
 /**
  * The CHANGELOG (Keep a Changelog) for releases: the newest released version, and the notes of one
- * version for its GitHub release (issue 15, "Version hygiene"; .github/workflows/release.yml).
+ * version for its GitHub release ("Version hygiene"; .github/workflows/release.yml).
  *
  *   node dist/scripts/changelog.js notes <version>   # the body of `## [<version>] - <date>`
  *   node dist/scripts/changelog.js newest             # the newest released version

@@ -1,5 +1,5 @@
 /**
- * The commit-message check of CI (issue 15, "Version hygiene"): every commit subject of a pull
+ * The commit-message check of CI ("Version hygiene"): every commit subject of a pull
  * request follows Conventional Commits 1.0 (`type(scope)!: description`), as the house rules ask.
  * Merge commits and git's own `Revert "…"` subjects pass.
  *

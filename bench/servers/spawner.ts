@@ -1,5 +1,5 @@
 /**
- * The start-up floor of any Node bridge in front of a child process (issue 13, start-up target):
+ * The start-up floor of any Node bridge in front of a child process (start-up target):
  * a node process that does nothing but start `node <script> [args]` on its own stdin and stdout
  * and wait for it. Spawn to `initialize` result is then node's own start plus the child's whole
  * start, which a bridge can overlap with its own module loading but never with node's boot.

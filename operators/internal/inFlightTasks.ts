@@ -12,7 +12,7 @@ import type { Task } from './runTask.js';
  * The state of one subscription of limitInFlight. The running tasks (counted or not) are a list,
  * oldest first (`head`, `tail`; linkedList.ts), rather than a Set: a Set that shrinks and grows
  * with every burst of tasks leaves tables behind that keep finished tasks alive through
- * young-generation collections (issue 13, src/bridge/pendingTable.ts).
+ * young-generation collections (src/bridge/pendingTable.ts).
  */
 export interface InFlightTasks<T, R> extends LinkedList<Task<T, R>> {
   readonly subscriber: Subscriber<R>;

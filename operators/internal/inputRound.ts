@@ -20,7 +20,7 @@ import { waitForAnswers } from './waitForAnswers.js';
 
 /**
  * Round n, owned by `host`; `done` once it has ended, failed or not. One plain subscription per
- * round instead of a graph of operators (issue 13). A failure of a round ends that round alone, as
+ * round instead of a graph of operators. A failure of a round ends that round alone, as
  * `catchError` did around it.
  */
 export function runRound(

@@ -4,7 +4,7 @@
  * It keeps the running tasks of limitInFlight (inFlightTasks.ts) and the entries of each delay of
  * the bridge's deadline queue (src/bridge/deadlines.ts): lists rather than Sets or Maps, because a
  * table that shrinks and grows with every burst of requests keeps finished requests alive through
- * young-generation collections (issue 13, src/bridge/pendingTable.ts).
+ * young-generation collections (src/bridge/pendingTable.ts).
  *
  * Not a public operator: operators/internal/ is not exported by operators/index.ts. It lives here
  * and not in src/bridge so that operators never import the bridge (docs/style.md#style-layout).

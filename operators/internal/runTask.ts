@@ -6,7 +6,7 @@
  *
  * Each task is one observer object whose functions are shared by all tasks and read the task from
  * `this` (RxJS calls an observer's functions as its methods): no closures per task, which were a
- * measurable part of a forwarded request (issue 13, fewer objects per call).
+ * measurable part of a forwarded request (fewer objects per call).
  */
 import { EMPTY, from, throwError } from 'rxjs';
 import type { Observable, ObservableInput, Observer, Subscription } from 'rxjs';
@@ -38,7 +38,7 @@ export function taskOf<T, R>(value: T, make: (value: T) => ObservableInput<R>): 
 
 /**
  * Runs one task; a counted one holds a place until it ends. Subscribed by hand, not with defer
- * and catchError: two operators per task were a measurable part of a forwarded request (issue 13).
+ * and catchError: two operators per task were a measurable part of a forwarded request.
  */
 export function runTask<T, R>(
   tasks: InFlightTasks<T, R>,

@@ -3,7 +3,7 @@
  * wait for an answer, the first answer to each, and the input timeout (docs/input-rounds.md#input-rounds
  * step 3, §4.5, §2.8). It reports how the wait ended; the round (inputRound.ts) decides what
  * follows. One subscription to the answers and one scheduled action per round, where the public
- * ../collectAnswers.ts composes operators for the same rules (issue 13).
+ * ../collectAnswers.ts composes operators for the same rules.
  */
 import { Subscription } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';

@@ -1,6 +1,6 @@
 /**
  * The cause of a failure as a log line may show it (rpcConnection.ts, src/node/exitReport.ts):
- * a code and a name, never a frame content (issue 10 item 3).
+ * a code and a name, never a frame content.
  */
 import { isBridgeError } from '../errors.js';
 

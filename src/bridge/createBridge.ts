@@ -57,7 +57,7 @@ export const nameOf = (error: unknown): string =>
 /**
  * A client line whose handling threw or failed (a bug in shaping a result, building a frame, a
  * codec step): a request gets -32603 with cause `internal` and a log line with its id and
- * method; anything else is logged and dropped. The session goes on (issue 10 item 2).
+ * method; anything else is logged and dropped. The session goes on.
  */
 function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observable<Frame> {
   // limitInFlight ends a task whose `failed` throws without a reply: a throwing logger must not
@@ -120,7 +120,7 @@ function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
     tap(({ code, signal }) => {
       session.phase = 'closing';
       const how = signal === null ? `exited with code ${String(code)}` : `stopped on signal ${signal}`;
-      // The one line of this exit with code 1: the cause and the error code (issue 10 item 3).
+      // The one line of this exit with code 1: the cause and the error code.
       deps.logger.log('bridge', 'err', `the upstream server ${how} (upstream_exited)`);
       session.abortAll$.next({
         reason: 'the upstream server stopped',

@@ -1,5 +1,5 @@
 /**
- * One deadline queue per client connection (issue 13, deliverable 1): the time limits of the
+ * One deadline queue per client connection: the time limits of the
  * forwarded requests (docs/requests.md#requests-deadlines) and their slow-request lines (docs/requests.md#requests-slow-lines) without a
  * timer per request. Entries of the same delay are due in the order they were added, so each
  * delay keeps a FIFO list (a linked list of the entries themselves, operators/internal/linkedList.ts:
@@ -19,7 +19,7 @@ export interface Deadline {
 export interface DeadlineQueue {
   /**
    * Calls `fire(arg)` once, `delayMs` from now (capped at 2^31-1 ms), unless cancelled first.
-   * With `arg`, a caller can pass a function made once instead of a closure per deadline (issue 13).
+   * With `arg`, a caller can pass a function made once instead of a closure per deadline.
    */
   add<A>(delayMs: number, fire: (arg: A) => void, arg: A): Deadline;
   add(delayMs: number, fire: () => void): Deadline;
@@ -48,7 +48,7 @@ const MAX_DELAY_MS = 2_147_483_647;
 
 /**
  * The `cancel` of every entry, called as its method: one function for all entries, not a
- * closure per deadline (issue 13).
+ * closure per deadline.
  */
 function cancelEntry(this: Entry): void {
   if (this.fire === undefined) return;

@@ -32,7 +32,7 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
 /**
  * Forwards one client request; its state (cancel reason, progress) lives per subscription.
  *
- * The steady-state path (issue 13, deliverable 1) is written by hand: one upstream exchange
+ * The steady-state path is written by hand: one upstream exchange
  * subscribed directly, its deadline and slow-request line in the deadline queue of the session,
  * the stop registered by id in the session (no subscription to a session-wide subject), the
  * state of the request in one object. The round driver is entered only when a result of

@@ -22,7 +22,7 @@ const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get',
 /**
  * The round-1 exchange's sink and options in one object, whose functions are shared by all
  * requests and read the request from `this` (the exchange calls them as methods): the steady
- * path makes no closure for them (issue 13, fewer objects per call).
+ * path makes no closure for them (fewer objects per call).
  */
 interface FirstRound extends ExchangeSink, ExchangeOptions {
   readonly run: Run;

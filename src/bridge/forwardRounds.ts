@@ -36,7 +36,7 @@ export interface RoundHost {
   waitingForClient: boolean;
   /** One output of the rounds for the client; a throw fails this request alone. */
   emitGuarded(output: RoundOutput): void;
-  /** Fails the request (the caller answers it with -32603, issue 10 item 2). */
+  /** Fails the request (the caller answers it with -32603). */
   fail(error: unknown): void;
   /** Ends the request after its last frame. */
   finish(): void;

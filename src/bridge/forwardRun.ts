@@ -26,7 +26,7 @@ export interface Run extends RoundHost, ProgressState {
   slowTicks: number;
   /**
    * When round 1's limit is longer than the wait for the first slow-request line, one deadline
-   * does both (one entry and one clock read per request, issue 13): the first line's entry arms
+   * does both (one entry and one clock read per request): the first line's entry arms
    * the rest of the limit, this many ms, if round 1 still runs then.
    */
   limitAfterSlow: number | undefined;

@@ -114,6 +114,6 @@ function shape(ctx: ForwardContext, request: RequestFrame, raw: JsonObject): Fra
   }
   // Then for the client's revision: no copy for 2025-11-25 (docs/revisions.md).
   const forClient = downgradeResult(request.method, shaped, ctx.session.revision);
-  // The shaped result carries the upstream's bytes of its unchanged members (issue 13, deliverable 3).
+  // The shaped result carries the upstream's bytes of its unchanged members.
   return result(request.id, carryRawResult(classified.result, forClient));
 }

@@ -1,7 +1,7 @@
 /**
  * The slow-request lines of a forwarded request (docs/requests.md#requests-slow-lines): one info line
  * after `slowFirstMs`, then one every `slowEveryMs` while the request runs, from the deadline
- * queue of the session (no timer per request, issue 13). When round 1's time limit is longer
+ * queue of the session (no timer per request). When round 1's time limit is longer
  * than the first wait, the first line also arms the rest of that limit.
  */
 import { roundLimitMs } from './forwardRounds.js';

@@ -48,7 +48,7 @@ function clientContext(
   const capabilities = clientCapabilitiesFor(declared, revision);
   const info = upstreamClientInfo(params?.['clientInfo'], passthrough.fullClientInfo, remote);
   // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
-  // for them (src/codec/requestText.ts, issue 13).
+  // for them (src/codec/requestText.ts).
   return {
     info: frozenJson(info),
     capabilities,

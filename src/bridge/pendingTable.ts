@@ -2,7 +2,7 @@
  * The exchanges in flight of one stdio connection, by upstream id (rpcConnection.ts). The ids
  * are a counter, so each id has a slot of its own in an array (its id modulo the size).
  *
- * Why not a Map (issue 13): the requests come and go in bursts, so a Map shrank and grew again
+ * Why not a Map: the requests come and go in bursts, so a Map shrank and grew again
  * every few calls, and each table it left behind still pointed at the entries of its time. Once
  * such a table was in the old generation, those entries (and every request object they reach)
  * survived each young-generation collection until the next full one: most of the garbage of

@@ -46,7 +46,7 @@ export interface LineTransport {
   /**
    * Queues one line for the upstream's stdin: the JSON text of one frame and a newline. A
    * transport that writes text has it, so that requests go out as text made by requestLine
-   * (src/codec/requestText.ts, issue 13); one that passes objects (in memory) does not.
+   * (src/codec/requestText.ts); one that passes objects (in memory) does not.
    */
   sendLine?(line: string): void;
   /** Emits once when the upstream process is gone. */
@@ -126,7 +126,7 @@ export function createRpcConnection(
     },
   };
   // withVersionRetry turns the retry of a -32022 on here instead of wrapping each request in an
-  // observable of its own (issue 13); its logger writes the warning, as the wrapper's would.
+  // observable of its own; its logger writes the warning, as the wrapper's would.
   selfRetrying.set(connection, (retryWith) => {
     exchanges.retryLogger = retryWith;
   });

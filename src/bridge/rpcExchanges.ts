@@ -47,7 +47,7 @@ export interface Exchanges {
   retryLogger: Logger | undefined;
   /**
    * The unsubscribe of every exchange of this connection, called as the method of its entry (one
-   * function per connection, not a closure per request, issue 13).
+   * function per connection, not a closure per request).
    */
   readonly cancel: (this: Pending) => void;
 }

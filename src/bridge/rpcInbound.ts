@@ -28,7 +28,7 @@ function correlatedId(frame: NotificationFrame): RequestId | undefined {
 
 /**
  * Routes one upstream line; uncorrelated `notifications/message` frames go to `notifications`. A
- * bug on one line drops that line (issue 10 item 2), never the connection.
+ * bug on one line drops that line, never the connection.
  */
 export function routeLine(
   exchanges: Exchanges,

@@ -80,7 +80,7 @@ export interface Session {
    * Registers how a running forwarded request stops, under its client id: a client cancel of
    * that id and `abortAll$` reach it from one subscription of the session, through the session's
    * list of running requests,
-   * instead of a subscription per request (issue 13, deliverable 1). After `abortAll$` a new
+   * instead of a subscription per request. After `abortAll$` a new
    * registration is stopped at once with the last abort, as the replay of `abortAll$` would.
    */
   track(id: RequestId, stop: Stop): void;
@@ -103,7 +103,7 @@ interface Tracked {
 export function createSession(scheduler?: SchedulerLike): Session {
   let bridgeIds = 0;
   let elicitationIds = 0;
-  // The running requests, oldest first, in a list rather than a Map by id (issue 13): a Map that
+  // The running requests, oldest first, in a list rather than a Map by id: a Map that
   // shrinks and grows with every burst of requests leaves tables behind that keep finished
   // requests alive through young-generation collections (src/bridge/pendingTable.ts). A cancel
   // by id walks the list; several requests may share an id (a client bug): a cancel of that id

@@ -35,7 +35,7 @@ export interface ChainStreamOptions {
   readonly reopen: Partial<ReopenListenConfig>;
   /**
    * How long the stream of a change may wait for its first acknowledgment before the change fails
-   * with `timeout` (the list time limit, docs/requests.md#requests-deadlines; issue 10 item 4).
+   * with `timeout` (the list time limit, docs/requests.md#requests-deadlines).
    */
   readonly ackTimeoutMs: number;
   readonly scheduler?: SchedulerLike | undefined;

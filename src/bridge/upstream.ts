@@ -24,7 +24,7 @@ export interface ExchangeOptions {
   readonly trace?: { readonly round: number; readonly clientId?: string | number };
   /**
    * The params and their `_meta` object were made for this exchange and nothing else holds them:
-   * the connection may set `_meta.progressToken` in them instead of copying both (issue 13).
+   * the connection may set `_meta.progressToken` in them instead of copying both.
    * Default false: the caller's objects stay as they were.
    */
   readonly fresh?: boolean;
@@ -49,7 +49,7 @@ export interface UpstreamConnection {
    */
   request(method: string, params: JsonObject, options?: ExchangeOptions): Observable<ExchangeEvent>;
   /**
-   * The exchange of `request` without an observable around it (issue 13: the subscription per
+   * The exchange of `request` without an observable around it (the subscription per
    * request was a measurable part of a forwarded call): the same frames, errors and cancel,
    * delivered to `sink`, which gets nothing more once the returned handle is unsubscribed. Only
    * connections that have it (rpcConnection.ts); callers fall back to `request`.

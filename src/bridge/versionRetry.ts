@@ -47,14 +47,14 @@ export const retryWarning = (method: string): string =>
 /**
  * Connections that send a request once more by themselves (rpcConnection.ts), with how to turn
  * that on: withVersionRetry then returns the connection itself, without an observable per
- * request around it (issue 13). Not part of the package's API.
+ * request around it. Not part of the package's API.
  */
 export const selfRetrying = new WeakMap<UpstreamConnection, (logger: Logger) => void>();
 
 /**
  * The connection with the retry of a `-32022` that offers 2026-07-28: once per request. Written
  * by hand, not with `mergeMap` and `of` per event: every upstream event of every request passes
- * here (issue 13, a cheap path per request).
+ * here (a cheap path per request).
  */
 export function withVersionRetry(connection: UpstreamConnection, logger: Logger): UpstreamConnection {
   const turnOn = selfRetrying.get(connection);

@@ -56,7 +56,7 @@ export interface ServeOptions {
   /** Warnings for stderr (scope `vscode`): names only, never values. */
   readonly warnings: readonly string[];
   /**
-   * The sign-in of a URL upstream (issue #11); absent for a command, and when a static
+   * The sign-in of a URL upstream; absent for a command, and when a static
    * `authorization` header turns the sign-in off (docs/http-upstream.md#http-headers).
    */
   readonly signIn?: SignInOptions;

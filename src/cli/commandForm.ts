@@ -1,5 +1,5 @@
 /**
- * The options of a command line in the command form, read without yargs (issue 13, "Nothing
+ * The options of a command line in the command form, read without yargs ("Nothing
  * heavy before it is needed"): yargs and its helpers are about two thirds of the CLI chunk the
  * executable loads at start, and the command form (`[options] -- <command>`) is how VS Code runs
  * it. When prestart.ts's commandLine finds a command line that the full parse serves, its

@@ -1,5 +1,5 @@
 /**
- * The upstream command started before the CLI's modules load (issue 13, "Fast start"): the
+ * The upstream command started before the CLI's modules load ("Fast start"): the
  * child's own start then overlaps the loading of the bridge instead of following the first
  * `initialize`. This deviates on purpose from docs/lifecycle.md#lifecycle-states ("only the first
  * initialize starts the upstream"); what the client sees is the same: the first `initialize`

@@ -29,7 +29,7 @@ import { CHILD_STOP_GRACE_MS } from '../edges/childStart.js';
 import { dropPrestart } from './prestart.js';
 import type { Prestart } from './prestart.js';
 
-/** The sign-in of a URL upstream (issue #11), loaded only when it is on (start-up time). */
+/** The sign-in of a URL upstream, loaded only when it is on (start-up time). */
 async function startSignIn(
   options: ServeOptions,
   url: string,
@@ -78,7 +78,7 @@ const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((arg, i) => arg === b[i]);
 
 /**
- * The upstream of serveStdio: the command (with the child main.ts started for it, issue 13), or
+ * The upstream of serveStdio: the command (with the child main.ts started for it), or
  * the URL with its headers and `--ca-file`.
  */
 function stdioUpstream(options: ServeOptions, prestarted: Prestart | undefined): StdioUpstream {

@@ -131,7 +131,7 @@ export function parseSignInOptions(
   env: Env,
   headerEnvVariables: readonly string[],
   defaultRedirectPort: number,
-  /** The MCP URL: a loopback http `--client-issuer` only with a loopback one (issue #11 item 7). */
+  /** The MCP URL: a loopback http `--client-issuer` only with a loopback one. */
   mcpUrl: string,
 ): SignInOptions {
   const clientId = last(

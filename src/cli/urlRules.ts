@@ -87,7 +87,7 @@ export function clientIssuerHint(text: string, mcpUrl: string): string | undefin
 /**
  * The hint that refuses a `--client-metadata-url`, or undefined when it is usable: an `https` URL
  * with a path, no user information and no fragment (docs/sign-in.md#sign-in-registration). The client ID
- * metadata document stays https only, also for loopback hosts (issue #11 item 7).
+ * metadata document stays https only, also for loopback hosts.
  */
 export function clientMetadataUrlHint(text: string): string | undefined {
   const read = readUrl(text);

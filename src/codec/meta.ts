@@ -83,7 +83,7 @@ export function buildUpstreamMeta(
 ): JsonObject {
   const meta: JsonObject = {};
   if (isObject(clientMeta)) {
-    // for…in, not Object.entries: no array of pairs per request (issue 13).
+    // for…in, not Object.entries: no array of pairs per request.
     for (const key in clientMeta) {
       if (!Object.hasOwn(clientMeta, key)) continue;
       const value = clientMeta[key];
@@ -115,7 +115,7 @@ export function isModernRequest(params: unknown): boolean {
 
 /**
  * The params of an upstream request's first round: the client's params minus `task` and
- * `_meta` (forwardParams), with `meta` as `_meta`, in one copy (issue 13).
+ * `_meta` (forwardParams), with `meta` as `_meta`, in one copy.
  */
 export function upstreamParams(params: JsonObject | undefined, meta: JsonObject): JsonObject {
   const out = params === undefined ? {} : omit(params, FORWARD_DROPPED);

@@ -16,7 +16,7 @@ export function setMember(target: JsonObject, key: string, value: JsonValue): vo
 
 /**
  * A shallow copy of `source` without the members in `drop`. A `for…in` over own members, not
- * `Object.entries`: no array of pairs per copy (issue 13, deliverable 3). Parsed JSON has no
+ * `Object.entries`: no array of pairs per copy. Parsed JSON has no
  * enumerable inherited members; `Object.hasOwn` keeps it exact for any other object.
  */
 export function omit(source: JsonObject, drop: ReadonlySet<string> | readonly string[]): JsonObject {
@@ -36,7 +36,7 @@ export function omit(source: JsonObject, drop: ReadonlySet<string> | readonly st
 
 /**
  * A shallow copy of `source`, as `{ ...source }`. `Object.assign` is several times faster than a
- * spread of parsed JSON (issue 13: the two spreads of an upstream request were a twentieth of the
+ * spread of parsed JSON (the two spreads of an upstream request were a twentieth of the
  * bridge's time); it would set the prototype for a `__proto__` member, so such an object is
  * copied member by member.
  */

@@ -1,6 +1,6 @@
 /**
  * The line of an upstream request, exactly `JSON.stringify(frame)` and a newline, made faster for
- * the `_meta` of 2026-07-28 requests (issue 13): every request carries the same client info and
+ * the `_meta` of 2026-07-28 requests: every request carries the same client info and
  * capabilities objects in `_meta`, and on Node 20 `JSON.stringify` spends about 150 ns per nested
  * object, so serialising them was a tenth of the bridge's CPU per forwarded call. Their text is made
  * once per object and remembered, but only for deep-frozen plain objects and arrays, whose text

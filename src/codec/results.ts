@@ -99,7 +99,7 @@ export function shapeResult(
  * other `_meta` keys stay, an emptied (or non-object) `_meta` goes.
  */
 function stripModern(result: JsonObject): JsonObject {
-  // A result without anything to remove passes unchanged: no copy (issue 13, deliverable 3).
+  // A result without anything to remove passes unchanged: no copy.
   if (!hasModernMember(result)) return result;
   const out = omit(result, MODERN_MEMBERS);
   if (!Object.hasOwn(out, '_meta')) return out;

@@ -4,7 +4,7 @@
  * every process it started. On Windows, `.cmd`/`.bat` launchers go through cmd.exe with escaped
  * arguments and a stop ends the tree with `taskkill` (processPlan.ts). The spawn itself and the
  * stop signals are in childStart.ts, which has no RxJS so that the executable can start its
- * upstream before it loads the rest (issue 13); this edge adopts such a child.
+ * upstream before it loads the rest; this edge adopts such a child.
  */
 import { AsyncSubject, Observable, Subject, share } from 'rxjs';
 import { BridgeError } from '../errors.js';

@@ -1,7 +1,7 @@
 /**
  * The start and the stop of the upstream child process, with Node built-ins only (no RxJS): the
  * executable starts its upstream before its heavy modules load, so that the child's own start
- * overlaps the bridge's (issue 13, "Fast start"). spawnChildUpstream (childProcess.ts) adopts such
+ * overlaps the bridge's ("Fast start"). spawnChildUpstream (childProcess.ts) adopts such
  * a child on `initialize`, or starts one here.
  *
  * - The spawn of docs/upstream.md#upstream-transports: argv unchanged, no shell, stdio pipe/pipe/inherit,

@@ -42,7 +42,7 @@ export interface WriteLinesOptions {
  * same turn go out together in one `write` at the end of the turn (`setImmediate`), so that lines
  * made in separate microtasks of one turn (the answers of an in-process server in embedded mode)
  * share a write too. A write per line costs a system call each, which was a fifth of the bridge's
- * time under pipelined load (issue 13: a quarter of the embedded legacy path's time).
+ * time under pipelined load (a quarter of the embedded legacy path's time).
  * The queue is drained in a loop, never recursively, so any number of lines can wait for a
  * 'drain' (a recursive `concatMap` drain overflowed the stack after a few thousand waiting lines
  * and stopped writing for good).

@@ -30,7 +30,7 @@ export type DualEraOutput =
 
 type Step = DualEraOutput | { readonly kind: 'legacy' | 'modern'; readonly inbound: Inbound };
 
-// Per message: a filter and a map, no inner subscription (issue 13, deliverable 4).
+// Per message: a filter and a map, no inner subscription.
 const inboundFor =
   (path: 'legacy' | 'modern'): OperatorFunction<Step, Inbound> =>
   (step$) =>

@@ -4,7 +4,7 @@ import type { OperatorFunction } from 'rxjs';
 /**
  * Emits the values `route` gives for each value of the source, in order, as `concatMap` of an
  * array would, without an inner subscription per value: every line of an embedded connection
- * passes here (issue 13, deliverable 4).
+ * passes here.
  *
  * ```text
  * source: -a--b-|      route(a) = [a1, a2], route(b) = []

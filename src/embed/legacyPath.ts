@@ -52,7 +52,7 @@ export interface LegacyPathConfig {
 
 /**
  * The upstream of one `initialize` attempt: a connection of the server over the in-memory link.
- * The link is in memory, so nothing is serialised (issue 13, deliverable 4): the bridge's frames
+ * The link is in memory, so nothing is serialised: the bridge's frames
  * reach the server as they are (the bridge builds a new frame per exchange and never reuses one),
  * and each message of the server is checked for the JSON-RPC shape, as a child's line would be
  * (docs/upstream.md#upstream-transports), without a JSON round trip. The line and depth limits of a pipe

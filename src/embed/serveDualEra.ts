@@ -113,7 +113,7 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
         }),
         decodeLines({ maxLineBytes, maxDepth }),
         serve,
-        // Per frame: no inner subscription (issue 13, deliverable 4).
+        // Per frame: no inner subscription.
         tap((out) => {
           if (out.kind === 'era') settleEra(out.era);
         }),

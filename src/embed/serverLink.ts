@@ -99,7 +99,7 @@ const toError = (value: unknown): Error => (value instanceof Error ? value : new
 /**
  * The SDK's `serveStdio` tells an `McpServer` from a low-level `Server` with `instanceof`, so an
  * `McpServer` of another copy of `@modelcontextprotocol/server` (a monorepo, `npm link`, a bundled
- * server) was served as if it were a `Server`, and every request failed (issue 14 item 6). An
+ * server) was served as if it were a `Server`, and every request failed. An
  * `McpServer` that is not of the bridge's copy is served through its own low-level `server`,
  * which is what `serveStdio` does with an `McpServer` of its copy: no reliance on module identity.
  */

@@ -1,5 +1,5 @@
 /**
- * The log lines of an exit with code 1 and of a failed stdout (issue 10 item 3): one line with the
+ * The log lines of an exit with code 1 and of a failed stdout: one line with the
  * error code and its cause, the stack only at `debug`. Texts hold codes and names, never the
  * messages of errors (they may hold a URL or frame contents).
  */

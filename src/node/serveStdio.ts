@@ -2,7 +2,7 @@
  * The whole executable's behaviour for a product's own stdio server: stdin and stdout wired to
  * the bridge of a profile, back-pressure, the signals, the watchdog after the end of stdin, and
  * the exit code (docs/lifecycle.md#lifecycle-end-of-input, docs/cli.md#cli-forms). The upstream, started or reached on
- * `initialize` (or a child started before, issue 13), is upstreamConnector.ts. Node only.
+ * `initialize` (or a child started before), is upstreamConnector.ts. Node only.
  */
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
@@ -177,7 +177,7 @@ export async function serveStdio(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // EPIPE: the client went away, stdin's end follows; any other write error is logged (issue 10 item 3).
+  // EPIPE: the client went away, stdin's end follows; any other write error is logged.
   const onStdoutError = (error: unknown): void => {
     const line = stdoutErrorLine(error);
     if (line !== undefined) logger.log(scope, line.level, line.text);
@@ -221,7 +221,7 @@ export async function serveStdio(
         },
       });
   });
-  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13, issue 13);
+  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13);
   // a repeated signal ends this wait too.
   await Promise.race([connector.settle(watchdogFired || forcedCode !== undefined), forced]);
   if (watchdog !== undefined) clearTimeout(watchdog);

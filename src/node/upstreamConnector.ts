@@ -1,6 +1,6 @@
 /**
  * The upstream of serveStdio: connected on each `initialize` (docs/lifecycle.md#lifecycle-initialize step 4),
- * a child started per `initialize` or one started before and adopted by the first (issue 13), or
+ * a child started per `initialize` or one started before and adopted by the first, or
  * the HTTP edge loaded on first use; then the watchdog's kill and the bounded wait for the child
  * at the end (§2.13). Node only.
  */
@@ -27,7 +27,7 @@ export type StdioUpstream =
       readonly argv: readonly string[];
       /**
        * The child of `argv` started already (startUpstreamChild), so that its start overlaps the
-       * loading of the caller (issue 13): the first `initialize` adopts it, a retry after a failed
+       * loading of the caller: the first `initialize` adopts it, a retry after a failed
        * one starts a new child. Never adopted (the client ends before `initialize`), it is stopped
        * when serveStdio ends. A child of another argv is stopped at once and not adopted.
        */
@@ -184,7 +184,7 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
           new Promise((done) => setTimeout(done, 3 * CHILD_STOP_GRACE_MS).unref()),
         ]);
       }
-      // A prestarted child that no initialize adopted is stopped like any child (issue 13).
+      // A prestarted child that no initialize adopted is stopped like any child.
       if (prestarted !== undefined && !watchdogFired) {
         stopPrestarted = stopUpstreamChild(prestarted, CHILD_STOP_GRACE_MS);
       }

@@ -4,7 +4,7 @@
  * §10 item 1) and every other sign-in endpoint before the bridge sends anything to it. Pure: no
  * I/O, no Node modules.
  *
- * One deviation from the reference (issue #11 item 7, RFC 8252 spirit): `http` is allowed when the
+ * One deviation from the reference (RFC 8252 spirit): `http` is allowed when the
  * host is a loopback host (local test servers); `https` everywhere else. The reference refuses
  * loopback `http` too.
  */
@@ -83,7 +83,7 @@ function parse(text: string, loopbackHttp: boolean): Parsed {
 
 /**
  * Checks a sign-in endpoint (resource and authorization server metadata, token and registration
- * endpoints, an issuer, `--client-issuer`; issue #11 item 7): `https`, or `http` to a loopback
+ * endpoints, an issuer, `--client-issuer`): `https`, or `http` to a loopback
  * host; no user information; no fragment. Returns why it is refused (never the URL itself), or
  * undefined when the bridge may use it.
  */

@@ -2,7 +2,7 @@
  * The browser opener of the first sign-in (docs/sign-in.md#sign-in-consent, docs/security.md#security-rules items 2, 11, 14): it
  * gets only the one-time start URL (never `state` or `code_challenge`), as one argument of one
  * program, and never through a shell, so that nothing in a URL can become a command (the
- * command-injection hole of a peer, issue #11).
+ * command-injection hole of a peer).
  */
 import { spawn } from 'node:child_process';
 import type { Logger } from '../bridge/log.js';

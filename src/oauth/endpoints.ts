@@ -42,7 +42,7 @@ function refusedHost(host: string, mcpUrl: string): string | undefined {
 /**
  * Every sign-in URL (metadata, authorization, token and registration endpoints, the issuer) is
  * `https`, or `http` on a loopback host only, and only when the MCP URL itself is on a loopback
- * host (issue #11 item 7: local test servers, in the spirit of RFC 8252; the reference refuses
+ * host (local test servers, in the spirit of RFC 8252; the reference refuses
  * loopback `http`). A remote server, or the authorization server it names, can therefore never
  * aim a sign-in request at a local `http` service. Its host is no loopback, link-local or
  * private address (nor a localhost name) unless the MCP URL's host is one (refusedHost;

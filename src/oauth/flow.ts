@@ -1,5 +1,5 @@
 /**
- * The OAuth requests of the sign-in, through openid-client 6 (issue #11 item 4): authorization
+ * The OAuth requests of the sign-in, through openid-client 6: authorization
  * code with PKCE S256 and `state`, the resource indicator (RFC 8707) on the authorization, token
  * and refresh requests, RFC 9207 `iss` checked by oauth4webapi inside openid-client, and the
  * errors of each step mapped to the causes of docs/errors.md#errors-sign-in. The metadata comes
@@ -18,7 +18,7 @@ import type { TokenResponse } from './tokens.js';
 
 /**
  * True when some endpoint of the server is `http` and every `http` one is on a loopback host, with
- * a loopback MCP URL (issue #11 item 7). Discovery already refused any other `http`; this holds
+ * a loopback MCP URL. Discovery already refused any other `http`; this holds
  * on its own too.
  */
 export const needsInsecure = (as: ServerMetadata, mcpUrl: string, extra: readonly string[] = []): boolean => {

@@ -2,7 +2,7 @@
  * The HTTP requests of the sign-in go through the fetch of the HTTP upstream (its undici
  * dispatcher: `--ca-file` and the proxy apply, docs/http-upstream.md#http-client). This file bounds
  * them (time, body size, no redirects) and refuses any URL that is not a sign-in URL
- * (issue #11 item 7), whoever asks: the metadata requests here and openid-client's requests.
+ *, whoever asks: the metadata requests here and openid-client's requests.
  */
 import { AddressRefusedError } from '../edges/http/lookup.js';
 import { checkEndpoint } from './endpoints.js';

@@ -65,7 +65,7 @@ export interface InteractiveState {
 export interface InteractiveInput {
   /** Makes the openid-client configuration once the redirect URI is known (it may register a client). */
   readonly prepare: (redirectUri: string) => Promise<client.Configuration>;
-  /** The MCP URL: a loopback http authorization URL only for a loopback one (issue #11 item 7). */
+  /** The MCP URL: a loopback http authorization URL only for a loopback one. */
   readonly mcpUrl: string;
   readonly resource: string;
   readonly scope: string | undefined;

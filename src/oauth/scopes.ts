@@ -1,5 +1,5 @@
 /**
- * Scope selection (docs/sign-in.md#sign-in-scopes, docs/sign-in.md#sign-in-refresh; issue #11 item 2). Pure.
+ * Scope selection (docs/sign-in.md#sign-in-scopes, docs/sign-in.md#sign-in-refresh). Pure.
  * - First sign-in: the `scope` of the challenge, else every `scopes_supported` of the protected
  *   resource metadata, else none (the server's default).
  * - `offline_access` is added only when the authorization server lists it in its

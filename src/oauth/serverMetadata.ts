@@ -2,7 +2,7 @@
  * Authorization server metadata (RFC 8414 and OpenID Connect Discovery, docs/sign-in.md#sign-in-server-metadata
  * ): the well-known URLs in the order of the specification; the first document that answers
  * must name exactly the issuer that was asked for (simple string comparison, no normalisation),
- * must offer PKCE with S256, and all its endpoints must be sign-in URLs (issue #11 item 7).
+ * must offer PKCE with S256, and all its endpoints must be sign-in URLs.
  */
 import type { ServerMetadata } from 'openid-client';
 import { BridgeError } from '../errors.js';

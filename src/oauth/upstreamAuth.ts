@@ -1,5 +1,5 @@
 /**
- * The sign-in of an HTTP upstream (issue #11, issue #12 deliverable 3; docs/sign-in.md#sign-in-trigger
+ * The sign-in of an HTTP upstream (issue #12 deliverable 3; docs/sign-in.md#sign-in-trigger
  * –6.13; docs/sign-in.md#sign-in-trigger). `header()` gives the current token; `challenge()` takes a
  * 401/403 and resolves once a retry may go:
  * 1. 403 without `insufficient_scope`, a second step-up of the same request, or a step-up for
@@ -13,7 +13,7 @@
  *    issuer and resource is used silently (401 only); a refused refresh falls through. Right
  *    before the refresh token is spent, the hold of the lock is confirmed and the record read
  *    again: a rotating refresh token is never spent twice, even by a process that stalled past
- *    the lock's stale time while another took the lock over (security review finding 1). A hold
+ *    the lock's stale time while another took the lock over. A hold
  *    found lost aborts the refresh and the write, and the whole step runs once more under a new
  *    hold, which then finds the record the other process stored. A refresh token is sent at most
  *    once: the record is marked right before the refresh (refreshMark.ts), and a record read with

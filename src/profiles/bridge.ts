@@ -15,7 +15,7 @@ import type { Profile } from './profile.js';
 /** The result-shaping step of a profile: the codec's rules with the profile's quirks. */
 export function profileShapeResult(profile: Profile): typeof shapeResult {
   // The bridge passes the same options object for every result of a connection: the options
-  // with the quirks are made once per such object, not per result (issue 13).
+  // with the quirks are made once per such object, not per result.
   let lastOpts: ShapeOptions | undefined;
   let lastWithQuirks: ShapeOptions = { remote: false };
   return (method, result, opts) => {

@@ -51,7 +51,7 @@ const bad = (id: RequestId | null, cause: BadLineCause, detail?: string): Inboun
  * a deep line is refused without building it; a deep line with a later syntax error is
  * therefore `too_deep`, as in a streaming parser that stops at the first problem it meets.
  *
- * The byte scan runs only where it can find something (issue 13: it was a tenth of the parse):
+ * The byte scan runs only where it can find something (it was a tenth of the parse):
  * a line shorter than 2 × (maxDepth + 1) bytes that is valid JSON cannot nest deeper than
  * maxDepth (each level takes an opening and a closing byte), and a text without `\u` holds no
  * surrogate escape. Such a line is parsed at once; only when `JSON.parse` refuses it does the

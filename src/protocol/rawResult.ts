@@ -1,5 +1,5 @@
 /**
- * A large result held once (issue 13, deliverable 3). The line of a large response keeps its
+ * A large result held once. The line of a large response keeps its
  * bytes next to its parsed `result`; a shaped copy of that result carries them on; the encoder
  * then writes the members that shaping left unchanged from those bytes, in pieces that are never
  * joined, instead of serialising the parsed value again. The parsed value can be collected as

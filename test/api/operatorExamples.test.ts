@@ -1,6 +1,6 @@
 /**
  * Every operator has an `@example` in its doc comment, and it type-checks against the public
- * entries (issue 14 deliverable 2): the example is cut out of the comment, written next to
+ * entries: the example is cut out of the comment, written next to
  * node_modules (so that rxjs resolves) and compiled with the project's strict settings, with
  * `mcp-bridge-sdk/*` mapped to the sources.
  */

@@ -1,5 +1,5 @@
 /**
- * site/rules/index.md is generated from the operators' rule lists (issue 14 deliverable 5) and is
+ * site/rules/index.md is generated from the operators' rule lists and is
  * up to date. After a change of a rule list: `npm run docs:rules`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The deadline queue of a connection (issue 13, deliverable 1) and the stops by id of the session,
+ * The deadline queue of a connection and the stops by id of the session,
  * in virtual time: every entry fires at its own time, in the order of its time, a cancelled entry
  * never fires, and a finished connection keeps no scheduled action.
  */

@@ -1,5 +1,5 @@
 /**
- * Diagnosable failures (issue 10 item 3): an exit with code 1 logs one line with the error code
+ * Diagnosable failures: an exit with code 1 logs one line with the error code
  * and its cause (the stack only at debug), a stdout error other than EPIPE is logged, and the
  * upstream connection logs the original cause of a transport failure.
  */

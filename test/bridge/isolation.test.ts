@@ -1,5 +1,5 @@
 /**
- * One request fails alone (issue 10 item 2): a codec step that throws while the bridge shapes one
+ * One request fails alone: a codec step that throws while the bridge shapes one
  * result (injected through `BridgeDeps.shapeResult`) gives that request -32603 with cause
  * `internal` and one log line with its id and method; the requests around it still complete, and
  * a failure on a client notification is logged and dropped.

@@ -1,5 +1,5 @@
 /**
- * The command form read without yargs (issue 13, src/cli/commandForm.ts) gives exactly the options
+ * The command form read without yargs (src/cli/commandForm.ts) gives exactly the options
  * of the full parse (src/cli/args.ts), and nothing for any other command line.
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * The second executable `mcp-bridge` (issue 14 deliverable 3) is the CLI of `mcp-bridge-vscode`
+ * The second executable `mcp-bridge` is the CLI of `mcp-bridge-vscode`
  * with the generic profile: its own name starts its log and diagnostic lines. Needs `npm run build`.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The executable's lazily loaded schema checks (issue 13, src/cli/inputChecks.ts): nothing loads
+ * The executable's lazily loaded schema checks (src/cli/inputChecks.ts): nothing loads
  * until a check or the preload, the load happens once, and the checks answer as the loaded ones.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The `logout` form (docs/sign-in.md#sign-in-logout, docs/cli.md#cli-forms; issue #12 item 4): `logout [options] <url>`
+ * The `logout` form (docs/sign-in.md#sign-in-logout, docs/cli.md#cli-forms): `logout [options] <url>`
  * and `logout [options] --all` parse into the options of runLogout; everything else is refused
  * with a literal diagnostic that echoes no value.
  */

@@ -1,6 +1,6 @@
 /**
  * The CLI stops a child it started early when the command line does not serve that child
- * (issue 13, src/cli/run.ts): whatever the form, it never outlives the run.
+ * (src/cli/run.ts): whatever the form, it never outlives the run.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { startUpstreamChild } from '../../src/edges/childStart.js';

@@ -1,6 +1,6 @@
 /**
  * The sign-in options of the URL form (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-sandbox; issue #11
- * items 5, 7 and 8; issue #12 item 1): values, defaults, the environment variables, and every
+ * items 5, 7 and 8): values, defaults, the environment variables, and every
  * conflict, with the literal diagnostic. No diagnostic holds a value (each value below holds
  * SECRET).
  */

@@ -1,5 +1,5 @@
 /**
- * The platform rules of the upstream child (issue 15, "Windows"), computed by the pure functions of
+ * The platform rules of the upstream child ("Windows"), computed by the pure functions of
  * src/edges/processPlan.ts: every case runs on every platform, the platform is an argument.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The upstream child edge against real processes (issue 15, "Windows"): `\r\n` line ends from the
+ * The upstream child edge against real processes ("Windows"): `\r\n` line ends from the
  * upstream, a stop that reaches the whole tree, and on Windows a `.cmd` launcher with arguments
  * that cmd.exe would otherwise interpret.
  */

@@ -1,5 +1,5 @@
 /**
- * The start of an upstream child before anything adopts it (issue 13, src/edges/childStart.ts):
+ * The start of an upstream child before anything adopts it (src/edges/childStart.ts):
  * its spawn error and its exit are kept for a late adopter, the output of a child that exited
  * before adoption is kept rather than drained, and a child nobody adopts is stopped even when it
  * ignores the end of stdin and SIGTERM.

@@ -1,5 +1,5 @@
 /**
- * Embedded mode with a second copy of `@modelcontextprotocol/server` (issue 14 item 6): a server
+ * Embedded mode with a second copy of `@modelcontextprotocol/server`: a server
  * built on another copy than the one the bridge resolves (a monorepo, `npm link`, a bundled
  * server) is served on both paths. The copy is made in node_modules/.cache, so that its own
  * dependencies still resolve. Needs `npm run build`.

@@ -1,5 +1,5 @@
 /**
- * examples/custom-chain.ts runs in the suite (issue 14 deliverable 4): the standard chain with a
+ * examples/custom-chain.ts runs in the suite: the standard chain with a
  * tool allow-list and a tracing tap, in front of the fixture server, driven by the SDK 1.x Client.
  * Needs `npm run build` (it runs dist/examples/custom-chain.js).
  */

@@ -1,5 +1,5 @@
 /**
- * examples/embedded-server.ts runs in the suite (issue 14 deliverable 4): a server author's own
+ * examples/embedded-server.ts runs in the suite: a server author's own
  * server through `serveDualEra`, reached by a 2025-11-25 client (the SDK 1.x Client, on the
  * bridge's front end) and by a 2026-07-28 client (the 2.x Client, on the server itself).
  * Needs `npm run build`.

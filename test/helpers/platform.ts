@@ -1,5 +1,5 @@
 /**
- * What a process test needs of its platform (issue 15, "Windows"), for `it.skipIf(...)` with the
+ * What a process test needs of its platform ("Windows"), for `it.skipIf(...)` with the
  * reason written here once. The rules themselves are unit-tested on every platform
  * (test/edges/childProcess.plan.test.ts) and the portable process tests run everywhere.
  */

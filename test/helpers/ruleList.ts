@@ -49,7 +49,7 @@ const subjectOf = (path: string): string =>
     : 'The listener of the bridge';
 
 /**
- * site/rules/index.md, generated from the rule lists of the doc comments (issue 14 deliverable 5):
+ * site/rules/index.md, generated from the rule lists of the doc comments:
  * `npm run docs:rules` writes it, test/api/rulesPage.test.ts checks that it is up to date.
  */
 export function renderRulesPage(root: string): string {

@@ -1,5 +1,5 @@
 /**
- * The secret scan of process tests (issue 6, deliverable 6; docs/logging.md#logging-line-format, docs/security.md#security-rules
+ * The secret scan of process tests (docs/logging.md#logging-line-format, docs/security.md#security-rules
  * item 10, §11 item 28): a test puts markers where secrets live (a token, a header value, a key in
  * the query of the upstream URL, a redirect code, a form answer, a frame's contents) and checks
  * that none of them reaches a place it must not reach.

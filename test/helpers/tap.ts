@@ -1,5 +1,5 @@
 /**
- * Schema validation of a whole transcript (issue 6, deliverable 1). A transcript test opts in by
+ * Schema validation of a whole transcript. A transcript test opts in by
  * putting the tap upstream (test/fixtures/tapUpstream.ts) in front of its upstream:
  *
  *   const tap = createTap();

@@ -1,5 +1,5 @@
 /**
- * Interop of the URL form (issue 5 acceptance; docs/testing.md#testing-https items 15–17): the real
+ * Interop of the URL form (docs/testing.md#testing-https items 15–17): the real
  * `@modelcontextprotocol/sdk` 1.x `Client` over its `StdioClientTransport` drives the built
  * `mcp-bridge-vscode <url>` in front of the fixture served over HTTPS by `createMcpHandler` with a
  * generated test CA (`--ca-file`), directly and through a CONNECT proxy (`HTTPS_PROXY`): tools,

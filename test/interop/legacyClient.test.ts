@@ -139,7 +139,7 @@ function* nodes(value: unknown): Generator<Record<string, unknown>> {
   }
 }
 
-// Both executables share the CLI; they differ in their profile (issue 14 deliverable 3).
+// Both executables share the CLI; they differ in their profile.
 const EXECUTABLES = [
   { name: 'mcp-bridge-vscode', bin: BRIDGE, itemsFix: true },
   { name: 'mcp-bridge', bin: GENERIC_BRIDGE, itemsFix: false },

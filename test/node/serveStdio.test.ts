@@ -1,6 +1,6 @@
 /**
  * `serveStdio` of `mcp-bridge-sdk/node` gives a product the executable's behaviour in its own
- * process (issue 14 deliverable 1): the bridge of its profile, the exit codes of
+ * process: the bridge of its profile, the exit codes of
  * docs/cli.md#cli-forms, and its own name in the log lines.
  */
 import { PassThrough } from 'node:stream';

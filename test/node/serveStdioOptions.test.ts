@@ -1,5 +1,5 @@
 /**
- * The options of `serveStdio` that the executables use (issue 14 deliverable 3: `mcp-bridge-vscode`
+ * The options of `serveStdio` that the executables use (`mcp-bridge-vscode`
  * and `mcp-bridge` serve through serveStdio): `scope` names serveStdio's own lines (the start
  * warnings and the watchdog, docs/lifecycle.md#lifecycle-end-of-input), and the watchdog ends the serve with
  * code 0 when the bridge does not stop after the end of stdin.

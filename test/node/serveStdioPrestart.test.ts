@@ -1,5 +1,5 @@
 /**
- * `serveStdio` with a child started before it (`prestarted` of a command upstream, issue 13): the
+ * `serveStdio` with a child started before it (`prestarted` of a command upstream): the
  * first `initialize` adopts it, a child of other arguments is stopped and the upstream's own
  * command runs, and a child that no `initialize` adopted is stopped before serveStdio resolves.
  */

@@ -10,7 +10,7 @@ import {
 } from '../../src/oauth/authorizationUrl.js';
 
 const REDIRECT = 'http://127.0.0.1:41894/callback';
-/** A loopback MCP URL: loopback http authorization URLs are allowed with it (issue #11 item 7). */
+/** A loopback MCP URL: loopback http authorization URLs are allowed with it. */
 const MCP = 'https://127.0.0.1:8443/mcp';
 const ENCODED = 'http%3A%2F%2F127.0.0.1%3A41894%2Fcallback';
 const QUERY = `response_type=code&client_id=c1&state=s1&redirect_uri=${ENCODED}&code_challenge=abc&code_challenge_method=S256`;

@@ -1,6 +1,6 @@
 /**
  * Property: authorization URLs built from valid parts are accepted, and each one-fault variant is
- * refused with the log line of its fault (docs/sign-in.md#sign-in-authorization-url, issue #11 item 7). The test
+ * refused with the log line of its fault (docs/sign-in.md#sign-in-authorization-url). The test
  * counts what it really checked of each kind and asserts a minimum.
  */
 import fc from 'fast-check';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAuthorizationUrl } from '../../src/oauth/authorizationUrl.js';
 
 const REDIRECT = 'http://127.0.0.1:41894/callback';
-/** A loopback MCP URL: loopback http authorization URLs are allowed with it (issue #11 item 7). */
+/** A loopback MCP URL: loopback http authorization URLs are allowed with it. */
 const MCP = 'https://127.0.0.1:8443/mcp';
 
 // `xn--` and `??--` labels are A-labels of IDNA, which the URL parser decodes and may refuse

@@ -1,5 +1,5 @@
 /**
- * The bridge's side of a sign-in (issue #11 item 6; docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent, docs/http-upstream.md#http-listen-stream) with a
+ * The bridge's side of a sign-in (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent, docs/http-upstream.md#http-listen-stream) with a
  * fake UpstreamAuth, the real HTTP upstream and the HTTP fixture as a protected resource: the
  * Authorization header on every POST, one challenge and one retry with a new id per request, the
  * browser path before `initialized`, the URL elicitation after it (accept, decline, cancel, a

@@ -26,7 +26,7 @@ function tableFetch(table: Record<string, { status: number; body?: unknown }>): 
 
 const signal = new AbortController().signal;
 const MCP = 'https://mcp.example/public/mcp';
-/** A loopback MCP URL: only with one are loopback http sign-in URLs allowed (issue #11 item 7). */
+/** A loopback MCP URL: only with one are loopback http sign-in URLs allowed. */
 const LOCAL_MCP = 'https://127.0.0.1:8443/mcp';
 const PRM = { resource: MCP, authorization_servers: ['https://as.example'], scopes_supported: ['a', 'b'] };
 

@@ -8,7 +8,7 @@ import {
 import { resourceMetadataUrls } from '../../src/oauth/resourceMetadata.js';
 import { needsInsecure } from '../../src/oauth/flow.js';
 
-/** MCP URLs on a loopback host and on a remote one (issue #11 item 7: loopback http only for the first). */
+/** MCP URLs on a loopback host and on a remote one (loopback http only for the first). */
 const LOCAL_MCP = 'https://127.0.0.1:8443/mcp?key=secret-k';
 const REMOTE_MCP = 'https://mcp.example/mcp?key=secret-k';
 const LOOPBACK_HTTP = 'the URL is loopback http, allowed only for a loopback MCP URL';

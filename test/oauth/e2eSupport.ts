@@ -1,5 +1,5 @@
 /**
- * The end-to-end setting of the sign-in (issue #11 acceptance): the real `@modelcontextprotocol/sdk`
+ * The end-to-end setting of the sign-in: the real `@modelcontextprotocol/sdk`
  * 1.x `Client` drives the BUILT `mcp-bridge-vscode <url>` over stdio, in front of C's protected MCP
  * fixture and oidc-provider on loopback HTTPS (test CA through `--ca-file`), with the scripted test
  * browser as `$BROWSER`. The client declares URL elicitation; its handler accepts and "opens" the

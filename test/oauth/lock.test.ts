@@ -1,5 +1,5 @@
 /**
- * The cross-process sign-in lock (issue 12, deliverable 5) with real child processes running the
+ * The cross-process sign-in lock with real child processes running the
  * built lock (`npm run build` first): mutual exclusion among five processes, takeover of a killed
  * holder through its pid, takeover of a hung holder through its stopped heartbeat, and no
  * takeover of a live holder however long it holds.

@@ -1,5 +1,5 @@
 /**
- * `logout` (docs/sign-in.md#sign-in-logout; issue 12, deliverable 4) against the file store in a
+ * `logout` (docs/sign-in.md#sign-in-logout) against the file store in a
  * temporary directory and a fake keychain: lines and exit codes.
  */
 import { existsSync } from 'node:fs';

@@ -87,7 +87,7 @@ export interface Harness {
   readonly errors: string[];
   /**
    * The secret scan of every log line, sign-in line and error of this harness: no code,
-   * verifier, access or refresh token, or client secret (issue #11 acceptance).
+   * verifier, access or refresh token, or client secret.
    */
   scan(extra?: readonly string[]): void;
   close(): Promise<void>;

@@ -2,7 +2,7 @@
  * RFC 9207 `iss` (protocol-mapping §8.6) and the metadata checks (§8.3), against the hand-written
  * authorization server (test/fixtures/oauth/handAuthServer.ts): each of the four cases of the
  * table, a differently spelled issuer, a metadata issuer mismatch, a server without PKCE S256,
- * the three metadata URLs, and loopback `http` (issue #11 item 7).
+ * the three metadata URLs, and loopback `http`.
  */
 import { describe, expect, it } from 'vitest';
 import { startHandAuthServer } from '../fixtures/oauth/handAuthServer.js';

@@ -1,5 +1,5 @@
 /**
- * Tokens of the store (issue #12 deliverable 3) in-process against oidc-provider: a stored token
+ * Tokens of the store in-process against oidc-provider: a stored token
  * used with no request, a silent refresh counted by the server, a refused refresh followed by a
  * sign-in in the browser, a newer record kept by the store, and a store that fails.
  */

@@ -1,5 +1,5 @@
 /**
- * The encrypted file store (issue 12, deliverable 1 and its acceptance; docs/sign-in.md#sign-in-stores
+ * The encrypted file store (deliverable 1 and its acceptance; docs/sign-in.md#sign-in-stores
  * ): encryption, modes, atomic replace, wrong key, damaged and moved files.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The index of stored sign-ins (docs/sign-in.md#sign-in-stores; issue 12, deliverable 2): bounded
+ * The index of stored sign-ins (docs/sign-in.md#sign-in-stores): bounded
  * to 256 entries, a damaged index ignored with a warning and rebuilt.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The keychain store against the real keychain of the host (issue 12 acceptance: "a test runs
+ * The keychain store against the real keychain of the host ("a test runs
  * where a secret service is available and is skipped with a logged reason where none is"). The
  * CI jobs on macOS and Windows run the first two tests; a headless Linux runs the last one.
  *

@@ -1,5 +1,5 @@
 /**
- * openTokenStore (docs/sign-in.md#sign-in-stores; issue 12, deliverable 1): the order of `auto`,
+ * openTokenStore (docs/sign-in.md#sign-in-stores): the order of `auto`,
  * the hand-over of a store that fails later, forced stores that do not open, and the token key.
  */
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';

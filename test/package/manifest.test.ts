@@ -1,5 +1,5 @@
 /**
- * What the package declares and ships (issue 15, "Package"): `engines`, `bin`, `exports`, `files`
+ * What the package declares and ships ("Package"): `engines`, `bin`, `exports`, `files`
  * and `prepack` in package.json, and the file list of `npm pack`: the built JavaScript and types
  * of the public entries with every module they import, the executable bundle and its chunks, the
  * README, CHANGELOG, LICENSE and NOTICE; no sources, no source maps (their sources do not ship),
@@ -81,7 +81,7 @@ describe('npm pack', () => {
     const bundle = files.filter((path) => path.startsWith('dist/bin/'));
     expect(bundle).toContain('dist/bin/mcp-bridge-vscode.js');
     expect(bundle).toContain('dist/bin/mcp-bridge.js');
-    // ESM files, and the one CommonJS file the bridge requires for its input checks (issue 13).
+    // ESM files, and the one CommonJS file the bridge requires for its input checks.
     expect(bundle.filter((path) => !path.endsWith('.js'))).toEqual(['dist/bin/chunks/input-checks.cjs']);
     // The chunks the bundle imports, statically or with import(), all ship (esbuild's metafile).
     const meta = JSON.parse(readFileSync(`${ROOT}dist/bin-meta.json`, 'utf8')) as {

@@ -1,5 +1,5 @@
 /**
- * The README's install paths and compatibility table (issue 15) say what the package and CI do.
+ * The README's install paths and compatibility table say what the package and CI do.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Helpers of the package tests (issue 15): the project's root, `npm` without a shell on every
+ * Helpers of the package tests: the project's root, `npm` without a shell on every
  * platform (npm is `npm.cmd` on Windows, which cross-spawn runs through cmd.exe with escaping), and
  * the file list `npm pack` would ship.
  */

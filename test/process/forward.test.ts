@@ -396,7 +396,7 @@ describe('methods that are not forwarded', () => {
 });
 
 describe('the upstream side, in a session of its own', () => {
-  // Its own bridge, driven here, so that each check below passes or fails alone (issue 10 item 5).
+  // Its own bridge, driven here, so that each check below passes or fails alone.
   let own: RawPeer;
   let ownId = 1000;
   const ownResult = async (method: string, params?: object): Promise<Frame> => {

@@ -236,7 +236,7 @@ describe('frames of the client', () => {
   });
 
   it('in a session of its own: writes only JSON-RPC lines on stdout, and no content of a bad line on stderr', async () => {
-    // Its own bridge, so that this test passes or fails alone (issue 10 item 5).
+    // Its own bridge, so that this test passes or fails alone.
     const own = startBridge({ bridgeArgs: ['--max-line-bytes', String(LIMIT), '--log-level', 'debug'] });
     own.child.stdin?.write(
       [

@@ -1,5 +1,5 @@
 /**
- * Input requests through the built bridge (issue 3; docs/input-rounds.md#input-rounds, docs/lines.md#lines-bad-line bad lines,
+ * Input requests through the built bridge (docs/input-rounds.md#input-rounds, docs/lines.md#lines-bad-line bad lines,
  * §2.8, §2.10, §2.11, §9.4): raw JSON-RPC transcripts of a client with the capabilities of VS Code
  * in front of the 2026-07-28 fixture server. A tap between the bridge and the fixture shows what
  * the upstream got. Needs the build (`npx tsc -p tsconfig.build.json`).
@@ -648,7 +648,7 @@ describe('input requests of the fixture to a client with the capabilities of VS 
   });
 
   it('in a session of its own: every frame the bridge wrote is valid for 2025-11-25 with no 2026-07-28 member, and no answer of the client, URL or frame content appears on its stderr', async () => {
-    // Its own bridge, so that this test passes or fails alone (issue 10 item 5).
+    // Its own bridge, so that this test passes or fails alone.
     // At debug, so that every line the bridge can write about these exchanges is checked.
     const own = await connect(VSCODE_CAPABILITIES, undefined, ['--log-level', 'debug']);
     own.call('own-form', 'ask_form');

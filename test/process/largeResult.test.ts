@@ -1,5 +1,5 @@
 /**
- * Large results through the built bridge (issue 13, deliverable 3): the upstream's bytes of the
+ * Large results through the built bridge: the upstream's bytes of the
  * members that shaping leaves unchanged reach the client as they were written, and the client
  * gets the value it got when the bridge serialised the whole result.
  */

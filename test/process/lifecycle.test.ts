@@ -97,7 +97,7 @@ afterAll(killAllPeers);
 describe('before initialize', () => {
   let bridge: RawPeer;
   beforeAll(() => {
-    // Behind a tap: the upstream runs from the start (issue 13), and the tap shows what it got.
+    // Behind a tap: the upstream runs from the start, and the tap shows what it got.
     bridge = startBridge({ upstream: tapped() });
   });
   afterAll(() => bridge.kill());
@@ -138,7 +138,7 @@ describe('before initialize', () => {
     ] as const) {
       expect(await ask(bridge, req(id, method, {}))).toEqual(bridgeErrorResponse(id, 'not_initialized'));
     }
-    // No initialize: nothing went to the upstream process (started at once, issue 13). Once the
+    // No initialize: nothing went to the upstream process (started at once). Once the
     // fixture behind the tap runs, the tap has logged whatever reached it before.
     await waitUntil(
       () => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')),

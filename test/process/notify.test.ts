@@ -1,5 +1,5 @@
 /**
- * Notifications and subscriptions through the built bridge (issue 4; docs/notifications.md#notifications-listener,
+ * Notifications and subscriptions through the built bridge (docs/notifications.md#notifications-listener,
  * §2.5, §9.5, §9.10 items 13–16): raw JSON-RPC transcripts of a client with the capabilities of
  * VS Code in front of the 2026-07-28 fixture server, with a tap that shows what the upstream got.
  * Needs the build (`npx tsc -p tsconfig.build.json`).

@@ -1,5 +1,5 @@
 /**
- * The executable of a profile names itself (issue 14 deliverable 3, docs/cli.md#cli-forms):
+ * The executable of a profile names itself (docs/cli.md#cli-forms):
  * `--version`, `--help` and the usage lines of `mcp-bridge` say `mcp-bridge`, with the generic
  * profile's default redirect port; those of `mcp-bridge-vscode` stay as they were. The last block
  * runs the built executables (`npm run build`).

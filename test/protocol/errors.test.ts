@@ -1,5 +1,5 @@
 /**
- * The wire error table pinned in literal values (docs/errors.md#errors-table; issue 10 item 5):
+ * The wire error table pinned in literal values (docs/errors.md#errors-table):
  * every cause of src/protocol/errors.ts makes exactly the code and message of test/helpers/
  * wireErrors.ts, and `data` is `{cause, detail?}`. A changed code, message or cause fails here.
  */

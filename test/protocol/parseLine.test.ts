@@ -133,7 +133,7 @@ describe('parseLine', () => {
   });
 
   it('answers a short unterminated line deeper than the limit with too_deep, not parse_error', () => {
-    // 11 bytes: short enough to be parsed before any scan (issue 13), still too deep first.
+    // 11 bytes: short enough to be parsed before any scan, still too deep first.
     expect(parse('['.repeat(11))).toEqual({
       kind: 'bad',
       id: null,

@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue 6, deliverable 4; not part of `npm test`): a bounded run of mixed traffic
+ * `npm run soak` (not part of `npm test`): a bounded run of mixed traffic
  * through the built executable in front of the fixture server, with random cancellations, input
  * rounds answered like VS Code, list toggles and subscriptions, restarting the bridge and its
  * upstream between runs. It reports the requests answered, the errors by cause and the RSS of the

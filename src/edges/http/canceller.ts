@@ -1,6 +1,6 @@
 /**
  * What cancels one HTTP exchange: aborting its POST is the cancellation on HTTP
- * (docs/http-upstream.md#http-cancellation), made cheap enough to exist for every call (issue 13).
+ * (docs/http-upstream.md#http-cancellation), made cheap enough to exist for every call.
  */
 import { EventEmitter } from 'node:events';
 
@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
  * What cancels one exchange. Its POSTs get a bare emitter as their signal (undici takes an
  * EventEmitter or an AbortSignal; `aborted` makes a POST started after the abort fail at once).
  * The AbortSignal exists only when a sign-in challenge asks for it: an AbortSignal is an
- * EventTarget, and making one per call showed in the profile of the cheap path (issue 13).
+ * EventTarget, and making one per call showed in the profile of the cheap path.
  */
 export interface Canceller {
   readonly signal: EventEmitter & { aborted: boolean };

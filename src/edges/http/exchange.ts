@@ -3,7 +3,7 @@
  * new id, its JSON or SSE answer read up to the response, a failure as a BridgeError. Unsubscribing
  * aborts the POST, which is the cancellation on HTTP (§7.1.7); a lost stream loses only its
  * request and is never sent again here (§7.1.8). The debug line of each exchange is
- * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call (issue 13).
+ * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call.
  */
 import { Observable, defer, mergeMap, throwError } from 'rxjs';
 import type { Logger } from '../../bridge/log.js';
@@ -134,7 +134,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
             origin,
             path,
             method: 'POST',
-            // No copy of the headers without a sign-in header (issue 13: this runs for every call).
+            // No copy of the headers without a sign-in header (this runs for every call).
             headers: Object.keys(authorization).length === 0 ? headers : { ...headers, ...authorization },
             body,
             signal: controller.signal,
@@ -143,7 +143,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
         });
 
       // One subscriber for the whole exchange rather than a chain of operators: this runs for
-      // every call (issue 13). The response ends the exchange; a stream that ends without one
+      // every call. The response ends the exchange; a stream that ends without one
       // fails it (§7.1.8); every failure is a BridgeError (failureOf).
       return new Observable<ExchangeEvent>((subscriber) => {
         const fail = (error: unknown) => {

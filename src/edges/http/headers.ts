@@ -95,7 +95,7 @@ export interface RequestHeaderInput {
  * `Mcp-Session-Id` nor `Last-Event-ID` (§7.1.6).
  */
 export function requestHeaders(input: RequestHeaderInput): Record<string, string> {
-  // Built without intermediate arrays or sets: this runs for every POST (issue 13). Every name the
+  // Built without intermediate arrays or sets: this runs for every POST. Every name the
   // transport sets is `content-type`, `accept` (both in RESERVED) or starts with `mcp-`, so those
   // two tests drop any static header that a transport header would otherwise meet.
   const headers: Record<string, string> = {};

@@ -39,7 +39,7 @@ export interface HttpUpstreamConfig {
   /** Value of `MCP-Protocol-Version`. Default `2026-07-28`. */
   readonly protocolVersion?: string;
   /**
-   * The sign-in (issue #11): its Authorization header goes on every POST, and a 401/403 is handed
+   * The sign-in: its Authorization header goes on every POST, and a 401/403 is handed
    * to it once per request. Never together with a static `authorization` header: that is a
    * configuration error (docs/http-upstream.md#http-client), and every request fails with `connect_failed`.
    */

@@ -1,7 +1,7 @@
 /**
  * The fetch of the sign-in's requests (metadata, registration, token): undici's fetch through a
  * dispatcher made like the upstream's (dispatcher.ts), so that `--ca-file` and the proxy of the
- * environment apply to them too (docs/http-upstream.md#http-client; issue #11 item 4). The proxy choice
+ * environment apply to them too (docs/http-upstream.md#http-client). The proxy choice
  * depends on the target host, so each origin gets its own dispatcher.
  *
  * The origins are named by the upstream and its authorization server (resource metadata,

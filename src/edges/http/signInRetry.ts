@@ -1,5 +1,5 @@
 /**
- * The sign-in hook of the HTTP upstream (issue #11 item 6): a POST refused
+ * The sign-in hook of the HTTP upstream: a POST refused
  * with 401 or 403 hands the challenge to the {@link UpstreamAuth}, which signs in, refreshes or
  * steps up, then the same request goes once more with a new id (docs/sign-in.md#sign-in-trigger,
  * `max_step_up_attempts` = 1); a second 401/403 fails it with `access_refused`. Without an auth, or for a listen stream, the refusal passes on:

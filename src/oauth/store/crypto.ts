@@ -1,5 +1,5 @@
 /**
- * The encryption of the token files (issue 12, deliverable 1; docs/sign-in.md#sign-in-stores):
+ * The encryption of the token files (docs/sign-in.md#sign-in-stores):
  * AES-256-GCM with the 32-byte token key, a fresh random 12-byte IV per write, and the record's
  * hashed name as additional authenticated data, so that a file copied or moved to another name no
  * longer decrypts. Layout: version byte (1) | IV (12) | ciphertext | tag (16).

@@ -1,5 +1,5 @@
 /**
- * The encrypted file store (issue 12, deliverable 1; docs/sign-in.md#sign-in-stores): one file
+ * The encrypted file store (docs/sign-in.md#sign-in-stores): one file
  * `<sha256(url, identity)>.token` per record in a 0700 directory, each 0600, sealed with
  * AES-256-GCM (crypto.ts). Writes go to a temporary file in the same directory, are flushed and
  * then renamed over the old file, so a reader sees the old record or the new one, never a mix.
@@ -131,7 +131,7 @@ export async function openFileBackend(options: FileStoreOptions, logger: Logger)
         value = undefined;
       }
       if (value === undefined)
-        // Name the file, never its content (issue 12: "refused and reported").
+        // Name the file, never its content ("refused and reported").
         logger.log(
           STORE_SCOPE,
           'warn',

@@ -1,5 +1,5 @@
 /**
- * What a holder of the sign-in lock learns about its hold (security review finding 1): a process
+ * What a holder of the sign-in lock learns about its hold: a process
  * that stalled past the lock's stale time (a laptop sleep, a debugger) may find that another
  * process took the lock over meanwhile. Spending a rotating refresh token a second time revokes
  * the whole token family at many authorization servers, so the work under the lock asks before

@@ -1,5 +1,5 @@
 /**
- * The index of stored sign-ins (docs/sign-in.md#sign-in-stores; issue 12, deliverable 2) and the
+ * The index of stored sign-ins (docs/sign-in.md#sign-in-stores) and the
  * TokenStore over a durable backend. The index is one value under the reserved key INDEX_KEY in
  * the same store: at most 256 entries (url, identity, savedAt). A damaged index is ignored with a
  * warning and rebuilt from the records themselves; a failed index update is a warning, never a
@@ -126,7 +126,7 @@ export function createIndexedStore(
     write: (record) =>
       local.hold(record, async () => {
         const stored = await readRecord(record);
-        // Never replace a newer record with an older one (types.ts, issue 12 deliverable 3).
+        // Never replace a newer record with an older one (types.ts).
         if (stored !== undefined && stored.savedAt > record.savedAt) return stored;
         await backend.save(recordId(record), record);
         await updateIndex(record, (entries) => [

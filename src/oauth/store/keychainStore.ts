@@ -1,5 +1,5 @@
 /**
- * The keychain store (issue 12, deliverable 1; docs/sign-in.md#sign-in-stores): Windows Credential
+ * The keychain store (docs/sign-in.md#sign-in-stores): Windows Credential
  * Manager, macOS Keychain or the Secret Service, through the optional dependency
  * `@napi-rs/keyring`. The service is the profile's (`mcp-bridge-sdk/mcp-bridge-vscode`), the
  * account the hashed record name, the secret the record's JSON.

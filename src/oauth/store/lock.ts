@@ -1,5 +1,5 @@
 /**
- * The cross-process sign-in lock (issue 12, deliverable 5): several bridge processes that need a
+ * The cross-process sign-in lock: several bridge processes that need a
  * sign-in or a refresh for the same server URL and identity elect one; the others wait. Plain
  * files, no native code, so it works the same on Linux, macOS and Windows:
  *

@@ -1,5 +1,5 @@
 /**
- * Opens the token store of `--token-store` (docs/sign-in.md#sign-in-stores; issue 12, deliverable
+ * Opens the token store of `--token-store` (docs/sign-in.md#sign-in-stores, deliverable
  * 1) and the cross-process sign-in lock that goes with it.
  *
  * - `auto`: the keychain; else the encrypted files when a key is set; else memory. The store in

@@ -1,5 +1,5 @@
 /**
- * The input codec uses the schema checks it is given (issue 14 deliverable 1): the operators
+ * The input codec uses the schema checks it is given: the operators
  * entry loads no ajv, the caller passes `ajvInputChecks` or checks of its own.
  */
 import { describe, expect, it } from 'vitest';
