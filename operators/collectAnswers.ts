@@ -27,7 +27,7 @@ export type AnswerEvent<A extends { readonly id: string }> =
 
 /**
  * Waits for the answers of the client to the bridge requests of one round (docs/input-rounds.md#input-rounds
- *  step 3, §4.5, §2.8).
+ *  step 3, docs/input-rounds.md#input-pending, docs/lines.md#lines-client-responses).
  *
  * ```text
  * answers:  --a--x--a--b--      ids [a, b]; x is unknown

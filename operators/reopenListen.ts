@@ -27,7 +27,7 @@ export interface ReopenListenConfig {
   /**
    * When true, the first stream must reach its acknowledgment: an end before it is not reopened
    * (a stream error fails the output, a response passes and the output completes) and nothing is
-   * logged. For a stream that replaces another one (§5.6). Default false.
+   * logged. For a stream that replaces another one (docs/notifications.md#notifications-subscribe). Default false.
    */
   readonly failBeforeFirstAck: boolean;
   /**
@@ -40,7 +40,7 @@ export interface ReopenListenConfig {
    * `stop`; `why` starts the log line. `end.failed` is whatever the source errored with, so a
    * product with its own error type classifies it here. `canSignIn` is true when `signIn$` is set.
    * Default: the bridge's rules for BridgeError (src/codec/listenEnd.ts, docs/notifications.md#notifications-reconnect
-   * , §6.8), under which any other error reopens.
+   * , docs/http-upstream.md#http-listen-stream), under which any other error reopens.
    */
   readonly classifyEnd?: ((end: ListenEnd, canSignIn: boolean) => ListenNext) | undefined;
   /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (§6.8). */

@@ -1,7 +1,7 @@
 /**
  * The answer bookkeeping of one open round of driveInputRounds: which of its bridge requests still
  * wait for an answer, the first answer to each, and the input timeout (docs/input-rounds.md#input-rounds
- * step 3, §4.5, §2.8). It reports how the wait ended; the round (inputRound.ts) decides what
+ * step 3, docs/input-rounds.md#input-pending, docs/lines.md#lines-client-responses). It reports how the wait ended; the round (inputRound.ts) decides what
  * follows. One subscription to the answers and one scheduled action per round, where the public
  * ../collectAnswers.ts composes operators for the same rules.
  */
@@ -25,7 +25,7 @@ export interface AnswerWaitEnds {
 /**
  * Waits, under `owner`, for the answers to the bridge requests `round.ids`. Each answer that
  * arrives updates the rounds state at once (an accepted URL is remembered even if the round never
- * ends, §4.4). Call it before the bridge requests go out, so that no answer is missed.
+ * ends, docs/input-rounds.md#input-url-again). Call it before the bridge requests go out, so that no answer is missed.
  */
 export function waitForAnswers(
   context: RoundsContext,
@@ -48,7 +48,7 @@ export function waitForAnswers(
     context.deps.answers$.subscribe({
       next: (answer) => {
         try {
-          // Answers to other ids and second answers are dropped (§2.8; driveInputRounds rules 10, 17).
+          // Answers to other ids and second answers are dropped (docs/lines.md#lines-client-responses; driveInputRounds rules 10, 17).
           if (wait.closed || !waiting.delete(answer.id)) return;
           received.set(answer.id, answer);
           context.state = input.answerArrived(context.state, round, answer);

@@ -89,7 +89,7 @@ export interface BridgeDeps {
   readonly shapeResult?: typeof shapeResult;
   /**
    * The sign-in's relay to the client (HTTP upstreams with a sign-in): each connection binds its
-   * consent port to it, for the URL elicitations after `notifications/initialized` (§6.7).
+   * consent port to it, for the URL elicitations after `notifications/initialized` (docs/sign-in.md#sign-in-consent).
    */
   readonly consent?: ConsentRelay;
   /** Emits after each completed sign-in: a listen stream refused with 401/403 opens again (§6.8). */

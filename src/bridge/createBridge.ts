@@ -150,7 +150,7 @@ export function createBridge(
       let upstreamGone = false;
 
       const main$ = clientIn$.pipe(
-        // §2.13: the end of input cancels everything in flight; the rest may then finish.
+        // docs/lifecycle.md#lifecycle-end-of-input: the end of input cancels everything in flight; the rest may then finish.
         tap({ complete: () => session.abortAll$.next({ reason: 'the client closed the connection' }) }),
         limitInFlight(
           {
@@ -176,12 +176,12 @@ export function createBridge(
         upstreamExit(session, deps),
         deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),
         // A Subject never completes by itself: it ends with the session, or the end of input
-        // would wait for the whole grace period (§2.13).
+        // would wait for the whole grace period (docs/lifecycle.md#lifecycle-end-of-input).
         signInFrames$,
       ).pipe(forRevision(session, deps), takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
-      // bridge stops as soon as no task runs, at the latest after the grace (§2.13, §2.14).
+      // bridge stops as soon as no task runs, at the latest after the grace (docs/lifecycle.md#lifecycle-end-of-input, docs/lifecycle.md#lifecycle-upstream-loss).
       const cut$ = ended$.pipe(
         switchMap((abort) => {
           upstreamGone = abort.error !== undefined;

@@ -41,7 +41,7 @@ function handleNotification(ctx: DispatchContext, frame: NotificationFrame): voi
     const id = frame.params?.['requestId'];
     if (typeof id === 'string' || typeof id === 'number') session.cancels$.next(id);
   } else if (frame.method === 'notifications/initialized') {
-    // §2.5: only after the initialize result was written; a second one is a no-op.
+    // docs/lifecycle.md#lifecycle-client-notifications: only after the initialize result was written; a second one is a no-op.
     if (session.phase === 'ready' && !session.initialized) {
       session.initialized = true;
       session.initialized$.next();
@@ -91,10 +91,10 @@ function forwardContext(
 function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: RequestFrame): Observable<Frame> {
   const { session } = ctx;
   const { id, method } = request;
-  // Answered at any time, inline (§2.3, §2.4).
+  // Answered at any time, inline (docs/lifecycle.md#lifecycle-before-ready, docs/lifecycle.md#lifecycle-ready).
   if (method === 'ping') return of(result(id, {}));
   if (method === 'logging/setLevel') return of(setLevel(session, request));
-  // The Copilot runtime probes with server/discover first and falls back to initialize (§2.3).
+  // The Copilot runtime probes with server/discover first and falls back to initialize (docs/lifecycle.md#lifecycle-before-ready).
   if (method === 'server/discover') return of(bridgeErrorFrame(id, 'method_not_found'));
 
   switch (session.phase) {
@@ -132,7 +132,7 @@ export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Ob
   return (inbound) => {
     if (inbound.kind === 'blank') return EMPTY;
     if (inbound.kind === 'bad') {
-      // §2.7: a broken answer to a bridge request resolves it instead of getting an error.
+      // docs/lines.md#lines-bad-line: a broken answer to a bridge request resolves it instead of getting an error.
       if (isBridgeId(inbound.id)) {
         session.answers$.next({ id: inbound.id, badLine: true });
         return EMPTY;

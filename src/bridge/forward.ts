@@ -56,7 +56,7 @@ function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subs
     try {
       startFirstRound(run);
     } catch (error: unknown) {
-      // As a failure of the exchange: this request's error frame (§3.6).
+      // As a failure of the exchange: this request's error frame (docs/results.md#results-shape).
       failFirstRound(run, error);
     }
   }

@@ -45,7 +45,7 @@ function firstRoundCancelReason(this: FirstRound): string {
 
 /**
  * Round 1, subscribed directly (no exchange observable around it where the connection has
- * `exchange`). §3.5: progress never extends the limit; at the limit the exchange is
+ * `exchange`). docs/requests.md#requests-deadlines: progress never extends the limit; at the limit the exchange is
  * unsubscribed, which sends notifications/cancelled with the timeout reason.
  */
 export function startFirstRound(run: Run): void {

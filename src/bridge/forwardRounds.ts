@@ -2,7 +2,7 @@
  * The hand-over of a forwarded request to the round driver (docs/input-rounds.md#input-rounds), once a
  * result of `tools/call`, `prompts/get` or `resources/read` says `input_required`: that first
  * response opens the driver's round 1, and each later round is an upstream exchange with its own
- * time limit (§3.5).
+ * time limit (docs/requests.md#requests-deadlines).
  */
 import { Observable, of } from 'rxjs';
 import type { Subscription, Subject } from 'rxjs';
@@ -56,7 +56,7 @@ export function roundMeta(host: RoundHost): JsonObject {
 }
 
 /**
- * Upstream round `round` (2 and later) with the driver's extras. §3.5: progress never extends
+ * Upstream round `round` (2 and later) with the driver's extras. docs/requests.md#requests-deadlines: progress never extends
  * the limit; at the limit the exchange fails with `timeout` and is unsubscribed, which sends
  * notifications/cancelled with the timeout reason.
  */

@@ -73,7 +73,7 @@ export function outputFrame(
       const value = params['progress'];
       const token = progress.progressToken;
       const hasToken = typeof token === 'string' || typeof token === 'number';
-      // Only with the client's token (0 included), only while increasing across rounds (§2.10).
+      // Only with the client's token (0 included), only while increasing across rounds (docs/requests.md#requests-progress).
       if (!hasToken || typeof value !== 'number' || value <= progress.lastProgress) return undefined;
       progress.lastProgress = value;
       const forwarded: JsonObject = { progressToken: token, progress: value };

@@ -40,7 +40,7 @@ function slowLine(run: Run): void {
 
 /**
  * The first slow-request line of a request whose round-1 limit is longer: then the rest of that
- * limit, while round 1 still runs (§3.5: the limit counts from the start of the request).
+ * limit, while round 1 still runs (docs/requests.md#requests-deadlines: the limit counts from the start of the request).
  */
 function firstSlowLine(run: Run): void {
   const left = run.limitAfterSlow;

@@ -118,7 +118,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
     let upstream: UpstreamConnection | undefined;
     let settled = false;
     const reset = (): void => {
-      // §2.1: a failed or cancelled initialize returns to awaiting_initialize; the client may retry.
+      // docs/lifecycle.md#lifecycle-states: a failed or cancelled initialize returns to awaiting_initialize; the client may retry.
       if (settled) return;
       settled = true;
       session.phase = session.phase === 'closing' ? 'closing' : 'awaiting_initialize';
@@ -210,7 +210,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
         return of(errorResponse(request.id, discoverError(error, limitMs)));
       }),
     );
-    // A cancelled initialize gets no response (§2.1): the attempt stops before the reset closes
+    // A cancelled initialize gets no response (docs/lifecycle.md#lifecycle-states): the attempt stops before the reset closes
     // the upstream, so the failure of the closed upstream never reaches the client.
     return attempt$.pipe(takeUntil(stop$), finalize(reset));
   });

@@ -24,7 +24,7 @@ export interface ListenerContext {
   readonly scheduler: SchedulerLike | undefined;
   /**
    * Emits after each completed sign-in: a listen stream refused with HTTP 401/403 waits for it,
-   * then opens again (§6.8). Without it such a stream stops.
+   * then opens again (docs/http-upstream.md#http-listen-stream). Without it such a stream stops.
    */
   readonly signIn$?: Observable<unknown> | undefined;
 }
@@ -66,7 +66,7 @@ function listenRequest(
 }
 
 /**
- * Runs the listener once `notifications/initialized` arrived in state ready (§2.5, §11 item 5)
+ * Runs the listener once `notifications/initialized` arrived in state ready (docs/lifecycle.md#lifecycle-client-notifications, docs/notifications.md#notifications-listener)
  * and the initialize result declared something to listen for. Emits the notifications for the
  * client; unsubscribing (end of input, upstream loss) cancels every listen stream and drops
  * the upstream subscriptions (VS Code never unsubscribes by itself).
@@ -127,7 +127,7 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
 }
 
 /**
- * `resources/subscribe` and `resources/unsubscribe` (§5.6): -32601 without the capability or a
+ * `resources/subscribe` and `resources/unsubscribe` (docs/notifications.md#notifications-subscribe): -32601 without the capability or a
  * running listener, -32602 without a string `uri`; otherwise the change is queued and answered
  * `{}` once the stream with the new URI set is acknowledged.
  */

@@ -1,6 +1,6 @@
 /**
  * The state of the client's resource subscriptions on one connection (docs/notifications.md#notifications-catch-up
- * –§5.6): the subscribed URIs, the active chain, the gap flag, the waiting changes, and what
+ * –docs/notifications.md#notifications-subscribe): the subscribed URIs, the active chain, the gap flag, the waiting changes, and what
  * an event of a chain does to them (commit of a change, its failure, the gap replay, forwarding).
  * subscriptions.ts owns one of these per listener; subscriptionStream.ts feeds it the events of
  * each chain.
@@ -109,7 +109,7 @@ export function createSubscriptionState(
     if (chain.change !== undefined && chain.acks === 1) return commit(chain, chain.change);
     // An old stream that acknowledges late never replaces a newer one.
     if (chain !== state.active) return [];
-    // A second acknowledgment within one stream is a hidden re-attempt: replay too (§5.4).
+    // A second acknowledgment within one stream is a hidden re-attempt: replay too (docs/notifications.md#notifications-catch-up).
     if (chain.streamAcks > 1) state.gap = true;
     return replay();
   };

@@ -43,7 +43,7 @@ export interface ChainStreamOptions {
 
 /**
  * The stream of a change that is not acknowledged within the limit: the change fails with
- * `timeout` and the stream is cancelled; the old stream stays in place (§5.6).
+ * `timeout` and the stream is cancelled; the old stream stays in place (docs/notifications.md#notifications-subscribe).
  */
 function ackDeadline(state: SubscriptionState, options: ChainStreamOptions, chain: Chain): Observable<never> {
   const change = chain.change;
@@ -75,7 +75,7 @@ export function runChain(
         chain.cancelReason = 'the upstream server ended the listen stream';
       }
     }),
-    // A lost stream of the active chain is a gap: its next acknowledgment replays (§5.4).
+    // A lost stream of the active chain is a gap: its next acknowledgment replays (docs/notifications.md#notifications-catch-up).
     finalize(() => {
       if (chain === state.active) state.gap = true;
     }),

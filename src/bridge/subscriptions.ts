@@ -58,7 +58,7 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
       if (!pending.has(change)) return EMPTY;
       const { request, uri, subscribe } = change;
       const known = state.uris.includes(uri);
-      // Already subscribed, or not subscribed: answered at once, no new stream (§5.6).
+      // Already subscribed, or not subscribed: answered at once, no new stream (docs/notifications.md#notifications-subscribe).
       if (known === subscribe) {
         state.settle(change, result(request.id, {}));
         return EMPTY;
@@ -111,7 +111,7 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
     start(),
   ).pipe(
     finalize(() => {
-      // §5.6: a change that waits when the listener stops gets no response.
+      // docs/notifications.md#notifications-subscribe: a change that waits when the listener stops gets no response.
       state.stopped = true;
       for (const change of [...pending]) state.settle(change, undefined);
     }),

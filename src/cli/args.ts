@@ -1,6 +1,6 @@
 /**
  * The command line of `mcp-bridge-vscode` and `mcp-bridge` (docs/cli.md#cli-forms, docs/http-upstream.md#http-url-rules,
- * §6.2): argv in, a ParsedCommand out. The profile of the executable gives the program name of
+ * docs/http-upstream.md#http-headers): argv in, a ParsedCommand out. The profile of the executable gives the program name of
  * `--help` and `--version` and the sign-in identity (default redirect port, token store places).
  * Pure apart from reading the `--ca-file`; only main() prints and exits.
  */
@@ -198,7 +198,7 @@ function serveOptions(
   );
   if (url !== undefined) checkUpstreamUrl(url);
   const { headers, warnings } = parseHeaders(values('header'), values('header-env'), env);
-  // §6.2: a static authorization header turns the sign-in off; sign-in options then conflict.
+  // docs/http-upstream.md#http-headers: a static authorization header turns the sign-in off; sign-in options then conflict.
   const staticAuthorization = headers.some((header) => header.name.toLowerCase() === 'authorization');
   if (staticAuthorization) refuseSignInOptions(values);
   const signIn =

@@ -15,7 +15,7 @@ import { commandLine } from './prestart.js';
 export function commandFormOptions(argv: readonly string[]): ServeOptions | undefined {
   const line = commandLine(argv);
   if (line === undefined) return undefined;
-  // Every value was checked by commandLine; the last one of each option wins (§8).
+  // Every value was checked by commandLine; the last one of each option wins (docs/sign-in.md#sign-in-trigger).
   const lastOf = (name: Parameters<typeof line.values.get>[0]): string | undefined =>
     line.values.get(name)?.at(-1);
   const name = lastOf('name');

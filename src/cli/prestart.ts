@@ -3,7 +3,7 @@
  * child's own start then overlaps the loading of the bridge instead of following the first
  * `initialize`. This deviates on purpose from docs/lifecycle.md#lifecycle-states ("only the first
  * initialize starts the upstream"); what the client sees is the same: the first `initialize`
- * adopts the child (serveStdio), answers its spawn error with `spawn_failed` (§2.2 step 4), or
+ * adopts the child (serveStdio), answers its spawn error with `spawn_failed` (docs/lifecycle.md#lifecycle-initialize step 4), or
  * fails with `closed` when it exited meanwhile, and a retry starts a new child.
  *
  * Light on purpose: Node built-ins, the pure pre-scan of scan.ts and the child start edge only

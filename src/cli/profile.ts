@@ -3,7 +3,7 @@
  * (docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores), as named constants. The values live in one place, the
  * profile's sign-in identity (src/profiles/vscode.ts). The client ID metadata document is the
  * project's `site/vscode/client.json`, published on Pages at {@link CLIENT_METADATA_URL}; it lists
- * only the default redirect URI, so another `--redirect-port` registers dynamically (§6.9).
+ * only the default redirect URI, so another `--redirect-port` registers dynamically (docs/sign-in.md#sign-in-registration).
  */
 import { loopbackRedirectUri } from '../oauth/store/identity.js';
 import { vscodeProfile } from '../profiles/vscode.js';

@@ -119,7 +119,7 @@ async function serve(
     return 2;
   }
   // Synchronously up to serveStdio's own handlers: a SIGTERM or SIGINT that came while the CLI
-  // loaded stops the bridge as it would have stopped it before initialize (exit code 0, §8); the
+  // loaded stops the bridge as it would have stopped it before initialize (exit code 0, docs/sign-in.md#sign-in-trigger); the
   // child got SIGTERM already (prestart.ts), whose handlers stay for a repeated signal.
   if (adopt && early.takeSignal()) {
     await dropPrestart(early, CHILD_STOP_GRACE_MS);

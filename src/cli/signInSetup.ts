@@ -1,8 +1,8 @@
 /**
  * The sign-in of the URL form, made once per process (issues #11 and #12): the token store
  * (docs/sign-in.md#sign-in-stores: a forced store that does not open is exit code 2), the fetch of
- * the sign-in through the upstream's trust and proxy settings (§6.3), the consent relay that each
- * client connection binds (§6.7), and the UpstreamAuth that the HTTP upstream calls. Loaded only
+ * the sign-in through the upstream's trust and proxy settings (docs/http-upstream.md#http-client), the consent relay that each
+ * client connection binds (docs/sign-in.md#sign-in-consent), and the UpstreamAuth that the HTTP upstream calls. Loaded only
  * for a URL with the sign-in on: the command form never pays for openid-client or the stores.
  */
 import type { ConsentRelay } from '../bridge/consent.js';

@@ -38,7 +38,7 @@ export function toUpstreamClientCapabilities(legacy: unknown, rootsListChanged =
  * The server capabilities of the `initialize` result, from the `server/discover` capabilities
  * (docs/lifecycle.md#lifecycle-initialize-result):
  * - `tools`, `prompts`, `resources` when declared; `listChanged` and `subscribe` only when the
- *   upstream value is literally `true` (a listen stream backs each flag, §5.1);
+ *   upstream value is literally `true` (a listen stream backs each flag, docs/notifications.md#notifications-listener);
  * - `logging` and `completions` as `{}` when declared as objects;
  * - `experimental` copied when an object; `extensions` copied without the tasks extension;
  * - never `tasks`.

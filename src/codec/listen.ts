@@ -42,9 +42,9 @@ export function declaredLists(legacyServerCapabilities: JsonObject): DeclaredLis
 }
 
 /**
- * `params.notifications` of a listen request (§5.2): only the true list flags, and
+ * `params.notifications` of a listen request (docs/notifications.md#notifications-filter): only the true list flags, and
  * `resourceSubscriptions` only when there are URIs (each once, in order). Undefined when the
- * filter is empty: then no stream opens (§5.1).
+ * filter is empty: then no stream opens (docs/notifications.md#notifications-listener).
  */
 export function listenFilter(declared: DeclaredLists, uris: readonly string[]): JsonObject | undefined {
   const filter: JsonObject = {};
@@ -68,13 +68,13 @@ function forwarded(method: string, declared: DeclaredLists): boolean {
       return declared.subscribe;
     default:
       // The acknowledgment, upstream `notifications/cancelled` (ids of both sides collide,
-      // §11 item 14) and anything else stay with the bridge.
+      // docs/notifications.md#notifications-events) and anything else stay with the bridge.
       return false;
   }
 }
 
 /**
- * The event for the client (§5.3), or undefined when it does not go to the client. The
+ * The event for the client (docs/notifications.md#notifications-events), or undefined when it does not go to the client. The
  * subscription id leaves `_meta`; an emptied `_meta` and emptied params are removed, so list
  * changes go without params and updates as `{"uri": ...}`. An update needs a string `uri`.
  */

@@ -93,7 +93,7 @@ export function buildUpstreamMeta(
   meta[META_PROTOCOL_VERSION] = PROTOCOL_VERSION;
   meta[META_CLIENT_INFO] = ctx.clientInfo;
   meta[META_CLIENT_CAPABILITIES] = ctx.clientCapabilities;
-  // A logLevel in the client's own _meta never overrides the stored level (§3.3): the
+  // A logLevel in the client's own _meta never overrides the stored level (docs/requests.md#requests-meta): the
   // pass-through rule above already dropped every io.modelcontextprotocol/* key.
   if (ctx.logLevel !== undefined) meta[META_LOG_LEVEL] = ctx.logLevel;
   return meta;

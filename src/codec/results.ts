@@ -21,7 +21,7 @@ const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get',
 /**
  * `resultType` absent or `"complete"`: complete. `"input_required"`: an MRTR round, valid only
  * for tools/call, prompts/get and resources/read. Anything else, or a result that is not an
- * object, is not valid (-32603 `invalid_response`, §3.6).
+ * object, is not valid (-32603 `invalid_response`, docs/results.md#results-shape).
  */
 export function classifyResult(method: string, result: unknown): Classified {
   if (!isObject(result)) return { kind: 'invalid', detail: `${method}: the result is not an object` };
@@ -131,7 +131,7 @@ function shapeList(
   if (method === 'tools/list') shaped = items.map((tool) => shapeTool(tool, opts.onItemsFixed, opts.quirks));
   if (opts.remote) shaped = keepDataIconsOfItems(shaped);
   const out: JsonObject = { ...result, [member]: shaped };
-  // VS Code keeps paging while nextCursor is present, also when it is null (§11 item 10).
+  // VS Code keeps paging while nextCursor is present, also when it is null (docs/results.md#results-shape).
   if (Object.hasOwn(out, 'nextCursor') && typeof out['nextCursor'] !== 'string') delete out['nextCursor'];
   return out;
 }

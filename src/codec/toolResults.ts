@@ -1,6 +1,6 @@
 /**
  * The tool-specific result rules: `tools/list` (docs/results.md#results-items-fix, docs/results.md#results-output-schema) and
- * `tools/call` (§3.6). The callers have already removed the 2026-07-28 members.
+ * `tools/call` (docs/results.md#results-shape). The callers have already removed the 2026-07-28 members.
  */
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
@@ -31,14 +31,14 @@ export function shapeTool(
   }
   if (quirks.dropNonObjectOutputSchema && Object.hasOwn(tool, 'outputSchema')) {
     const schema = tool['outputSchema'];
-    // 2025-11-25 allows only object output schemas (§3.9); 2026-07-28 allows any schema.
+    // 2025-11-25 allows only object output schemas (docs/results.md#results-output-schema); 2026-07-28 allows any schema.
     if (!isObject(schema) || schema['type'] !== 'object') out = omit(out, ['outputSchema']);
   }
   return out;
 }
 
 /**
- * Shapes a `tools/call` result (§3.6, §11 item 12): `content` is always an array of blocks;
+ * Shapes a `tools/call` result (docs/results.md#results-shape, docs/results.md#results-tools-call): `content` is always an array of blocks;
  * a non-null `structuredContent` without any text block gets a text block with its compact
  * JSON, because VS Code shows the model only the content. A `structuredContent` that is not an
  * object is then removed: 2026-07-28 allows any JSON value there, 2025-11-25 only an object

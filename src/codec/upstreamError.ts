@@ -9,7 +9,7 @@
  *   2025-11-25 clients expect -32002). Other -32602s pass unchanged; the protocol wins over the
  *   reference's "unchanged" here.
  *
- * The other exception of §3.6, a -32602 that refuses `requestState`, depends on the round and
+ * The other exception of docs/results.md#results-shape, a -32602 that refuses `requestState`, depends on the round and
  * belongs to the input-round driver.
  */
 import { INTERNAL_ERROR, INVALID_PARAMS, URL_ELICITATION_REQUIRED } from '../protocol/errors.js';

@@ -7,7 +7,7 @@
  * - The spawn of docs/upstream.md#upstream-transports: argv unchanged, no shell, stdio pipe/pipe/inherit,
  *   its own process group (processPlan.ts), Windows launchers through cmd.exe with escaping.
  * - What happens before adoption is kept and replayed: the outcome of the start (a spawn error
- *   such as ENOENT is answered by the first `initialize`, §2.2 step 4) and the exit.
+ *   such as ENOENT is answered by the first `initialize`, docs/lifecycle.md#lifecycle-initialize step 4) and the exit.
  * - Nothing is read from its stdout before adoption: the output waits in the pipe. Only when the
  *   child exits first is the rest of its output held in memory, since Node would otherwise drain
  *   and drop a stdout that nobody reads at the exit.

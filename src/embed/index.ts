@@ -10,7 +10,7 @@
  *   -32600 with its recovered id (the bridge's error table); a line above the limit is dropped.
  * - A later `initialize` on the modern path, and a `server/discover` without the 2026-07-28
  *   `_meta`, get the SDK's -32022 `Unsupported protocol version` (zig-sdk: -32601).
- * - On the legacy path the end of the input follows the front end's rule (§2.13): requests in
+ * - On the legacy path the end of the input follows the front end's rule (docs/lifecycle.md#lifecycle-end-of-input): requests in
  *   flight are cancelled at once and the stop waits at most the grace. On the modern path they
  *   may finish within the grace and write their result.
  * - The server code must not write to stdout (console.log): stdout carries only JSON-RPC.

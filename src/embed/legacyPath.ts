@@ -24,7 +24,7 @@ const NO_LIMIT_MS = 2_147_483_647;
 
 /**
  * The limits of embedded mode: those of the bridge without a time limit per request, because
- * the server runs in the same process (§7 "no per-request time limit; input wait keeps 1 h").
+ * the server runs in the same process (docs/embedded.md#embedded-selection "no per-request time limit; input wait keeps 1 h").
  */
 export const EMBEDDED_LIMITS: BridgeLimits = Object.freeze({
   ...DEFAULT_LIMITS,

@@ -61,7 +61,7 @@ type Action = { readonly deliver: Frame } | { readonly write: Frame };
  * 1. every frame reaches the server unchanged and in order, the first one included.
  * 2. malformed JSON and invalid UTF-8 get -32700 with id null, as a stdio server answers them.
  * 3. a line that is not a JSON-RPC message or is too deep gets -32600 with its recovered id.
- * 4. a line above the line limit is dropped with a warning (§7: zig-sdk drops them too).
+ * 4. a line above the line limit is dropped with a warning (docs/embedded.md#embedded-selection: zig-sdk drops them too).
  * 5. a request above the in-flight limit gets -32603 `too_many_requests` at once.
  * 6. at the end of the input the listen streams end at once with their graceful result.
  * 7. requests in flight at the end of the input may finish within the grace; then the
@@ -84,7 +84,7 @@ export function serveModern(config: ModernPathConfig): OperatorFunction<Inbound,
             logger.log('embed', 'warn', 'dropped a line of the client that is longer than the line limit');
             return [];
           }
-          // JSON-RPC 2.0 §5.1: the id of a request that cannot be parsed is null.
+          // JSON-RPC 2.0 docs/notifications.md#notifications-listener: the id of a request that cannot be parsed is null.
           const id = inbound.cause === 'parse_error' ? null : inbound.id;
           return [{ write: bridgeErrorFrame(id, inbound.cause, inbound.detail) }];
         }
@@ -106,7 +106,7 @@ export function serveModern(config: ModernPathConfig): OperatorFunction<Inbound,
         return [{ deliver: frame }];
       };
 
-      // §7: the listen streams end at once at the end of the input, as serveStdio ends them at
+      // docs/embedded.md#embedded-selection: the listen streams end at once at the end of the input, as serveStdio ends them at
       // its close: the server forgets each one, and it gets its graceful result.
       const endListens = (): Action[] =>
         [...listens].flatMap((id): Action[] => {

@@ -221,7 +221,7 @@ export async function serveStdio(
         },
       });
   });
-  // The child's bounded exit, and a prestarted child that no initialize adopted (§2.13);
+  // The child's bounded exit, and a prestarted child that no initialize adopted (docs/lifecycle.md#lifecycle-end-of-input);
   // a repeated signal ends this wait too.
   await Promise.race([connector.settle(watchdogFired || forcedCode !== undefined), forced]);
   if (watchdog !== undefined) clearTimeout(watchdog);

@@ -2,7 +2,7 @@
  * The upstream of serveStdio: connected on each `initialize` (docs/lifecycle.md#lifecycle-initialize step 4),
  * a child started per `initialize` or one started before and adopted by the first, or
  * the HTTP edge loaded on first use; then the watchdog's kill and the bounded wait for the child
- * at the end (§2.13). Node only.
+ * at the end (docs/lifecycle.md#lifecycle-end-of-input). Node only.
  */
 import { defer, map } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -138,7 +138,7 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
       ? httpConnect(upstream, s)
       : () =>
           defer(() => {
-            // Only the first initialize adopts the prestarted child; a retry starts a new one (§2.1).
+            // Only the first initialize adopts the prestarted child; a retry starts a new one (docs/lifecycle.md#lifecycle-states).
             const [command, ...args] = upstream.argv;
             const child =
               prestarted ?? (command === undefined ? undefined : startUpstreamChild([command, ...args]));
@@ -177,7 +177,7 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
     settle: async (watchdogFired) => {
       // Give the child a bounded time to exit after its stdin closed (the edge escalates to
       // signals); after the watchdog, the process tree is killed already and the caller exits at
-      // once (§2.13).
+      // once (docs/lifecycle.md#lifecycle-end-of-input).
       if (running.size > 0 && !watchdogFired) {
         await Promise.race([
           Promise.all(running.values()),

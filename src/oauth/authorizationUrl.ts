@@ -1,7 +1,7 @@
 /**
  * The checks of URLs the sign-in gets from an authorization server, which is not trusted
  * (docs/security.md#security-rules): the authorization URL before the bridge writes or opens it (docs/sign-in.md#sign-in-authorization-url,
- * §10 item 1) and every other sign-in endpoint before the bridge sends anything to it. Pure: no
+ * docs/security.md#security-1) and every other sign-in endpoint before the bridge sends anything to it. Pure: no
  * I/O, no Node modules.
  *
  * One deviation from the reference (RFC 8252 spirit): `http` is allowed when the
@@ -99,7 +99,7 @@ const invalid = (error: string): UrlCheck => ({
 
 /**
  * Checks the authorization URL before the bridge writes it on the sign-in line or opens it
- * (§6.5). On failure `log` is the exact first log line of §6.5 (it never holds the URL); the
+ * (docs/sign-in.md#sign-in-authorization-url). On failure `log` is the exact first log line of docs/sign-in.md#sign-in-authorization-url (it never holds the URL); the
  * caller then logs the cause message and fails with `sign_in_invalid_url`.
  */
 export function checkAuthorizationUrl(url: string, redirectUri: string, mcpUrl: string): UrlCheck {

@@ -44,7 +44,7 @@ export interface OpenerOptions {
  *   likely does not exist and the opener fails visibly, rather than being parsed by a shell.
  * - Windows: `%SystemRoot%\System32\rundll32.exe url.dll,FileProtocolHandler <url>`, by its full
  *   path (no `PATH` lookup). It hands the URL to `ShellExecute` with the URL's protocol handler,
- *   the API the reference calls (§6.7 `ShellExecuteW`), without `cmd.exe`. Not `explorer.exe
+ *   the API the reference calls (docs/sign-in.md#sign-in-consent `ShellExecuteW`), without `cmd.exe`. Not `explorer.exe
  *   <url>`: explorer parses its command line for its own switches (`/select,`, `/root,`, commas),
  *   and it exits with 1 also on success, so a failure could not be told apart.
  * - The environment is the given one without `MCP_BRIDGE_TOKEN_KEY`, `MCP_BRIDGE_CLIENT_SECRET`
@@ -77,7 +77,7 @@ function lookup(env: NodeJS.ProcessEnv, name: string): string | undefined {
 
 /**
  * Starts the opener for the start URL; true when it exited with 0 or still runs after `waitMs`
- * (a browser started as `$BROWSER` may stay), false after a logged failure (§6.7 lines, then
+ * (a browser started as `$BROWSER` may stay), false after a logged failure (docs/sign-in.md#sign-in-consent lines, then
  * `the browser did not open: …`). Whether that fails the sign-in (`browser_launch_failed`) is the
  * caller's decision: the sign-in line already shows the URL.
  */
@@ -107,7 +107,7 @@ export function openBrowser(
     };
     const child = spawn(command.file, [...command.args], {
       env: command.env,
-      // §6.7: stdin and stdout to null; stdout is the JSON-RPC channel of the bridge.
+      // docs/sign-in.md#sign-in-consent: stdin and stdout to null; stdout is the JSON-RPC channel of the bridge.
       stdio: ['ignore', 'ignore', 'inherit'],
       shell: false,
       windowsHide: true,

@@ -7,7 +7,7 @@
  * the sign-in"):
  * - `201 Created` (RFC 7591 §3.2.1) or `200 OK`: both carry the same client information;
  * - a `client_secret` without `client_secret_expires_at` is a secret that does not expire (the
- *   value `0` of §3.2.1); the field is only a hint for when to register again, and the bridge
+ *   value `0` of RFC 7591 §3.2.1); the field is only a hint for when to register again, and the bridge
  *   registers again whenever the server refuses the client;
  * - `client_id` must be a non-empty string, `client_secret` a string when present: anything else
  *   is `registration_failed`.

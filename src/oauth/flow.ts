@@ -177,7 +177,7 @@ export async function exchangeCode(
 /**
  * `invalid_client` or `unauthorized_client` when an error of {@link exchangeCode} is the
  * authorization server refusing the client: in the authorization response (RFC 6749 §4.1.2.1)
- * or from the token endpoint (§5.2). Undefined for any other error.
+ * or from the token endpoint (docs/notifications.md#notifications-filter). Undefined for any other error.
  */
 export function refusedClientCode(error: unknown): 'invalid_client' | 'unauthorized_client' | undefined {
   const code =

@@ -115,7 +115,7 @@ function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
- * The checks that fail at once, before a receiver starts or a line is written (§6.7, §6.13):
+ * The checks that fail at once, before a receiver starts or a line is written (docs/sign-in.md#sign-in-consent, docs/sign-in.md#sign-in-sandbox):
  * the sandbox, a decline cooldown, a client that cannot open a URL after `initialized`.
  */
 export function refuseEarly(
@@ -175,7 +175,7 @@ async function show(
 ): Promise<string | undefined> {
   if (viaBrowser(settings, deps.consent)) {
     if (settings.noBrowser) return undefined;
-    // The opener logs its own failure; without a start URL (no random data, §6.6) it never runs.
+    // The opener logs its own failure; without a start URL (no random data, docs/sign-in.md#sign-in-receiver) it never runs.
     // Either way the sign-in waits: the sign-in line shows the URL.
     if (url.startUrl === undefined) {
       deps.logger.log(
@@ -325,7 +325,7 @@ export async function signInInteractively(
     // for a decline only: a question the user accepted whose sign-in then failed (an error of the
     // redirect, a refused exchange, the time limit) starts the cooldown too, or each request that
     // needs the sign-in would show the user a new question at once. Not when the request itself
-    // stopped (a client cancel, §6.7: no cooldown), and a decline has already started it in show().
+    // stopped (a client cancel, docs/sign-in.md#sign-in-consent: no cooldown), and a decline has already started it in show().
     // A client refused for a sign-in the caller starts again starts none either.
     if ((accepted !== undefined || laterBrowser) && !input.signal.aborted && !refused) {
       state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;

@@ -10,7 +10,7 @@
  * table cannot be read (macOS, Windows) connections are accepted unchecked, and the
  * sign-in waits `startWatchMs` after the code for a second request of the start URL instead.
  *
- * Limits (§6.6): the request head must arrive within 10 s and hold at most 16 KiB (else 431), and
+ * Limits (docs/sign-in.md#sign-in-receiver): the request head must arrive within 10 s and hold at most 16 KiB (else 431), and
  * exactly one `Host` header (else 400); at most 16 connections at once: a 17th pushes out the
  * oldest connection that has not sent a complete head (so idle connections cannot lock the browser
  * out), and is closed only when all 16 have sent theirs; `close()` gives open responses 2 s before
@@ -83,7 +83,7 @@ export interface Receiver {
   /**
    * Arms the wait for `state`; returns the one-time start URL (when `withStartUrl` and random data
    * is available) that 303s once to `authorizationUrl`. Throws while another wait is before its
-   * redirect (one sign-in at a time, §6.4). `result` rejects with a `BridgeError` of cause
+   * redirect (one sign-in at a time, docs/sign-in.md#sign-in-trigger). `result` rejects with a `BridgeError` of cause
    * `sign_in_start_reused` on a second start GET before the redirect. After the token exchange,
    * `confirm()` resolves when the sign-in may be used and rejects with `sign_in_hijacked` on a
    * second start GET after the redirect (see `watchStart`).
@@ -251,7 +251,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
             'warn',
             'the bridge has no random data for the start URL, thus it does not open the browser',
           );
-          // The caller logs `the browser did not open: …` when it gets no start URL (§6.6).
+          // The caller logs `the browser did not open: …` when it gets no start URL (docs/sign-in.md#sign-in-receiver).
         }
       }
       let settle: Pick<Wait, 'resolve' | 'reject'> | undefined;

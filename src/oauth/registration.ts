@@ -1,6 +1,6 @@
 /**
  * Which client the bridge signs in as (docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-registration,
- * §8.10), in this order:
+ * docs/sign-in.md#sign-in-registration), in this order:
  * 1. `--client-id` (pre-registered; `--client-issuer` binds it to one issuer, another issuer is
  *    `issuer_not_registered`; the secret of MCP_BRIDGE_CLIENT_SECRET goes only to that issuer
  *    and is never stored);
@@ -12,7 +12,7 @@
  *    that client is used again rather than a document the server refused before;
  * 3. dynamic client registration (`registration_endpoint`);
  * none of them: `registration_unavailable`. A stored dynamic client is used again only with the
- * issuer it was registered at (§8.10: never after a migration to another server).
+ * issuer it was registered at (docs/sign-in.md#sign-in-registration: never after a migration to another server).
  */
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';

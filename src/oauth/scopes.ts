@@ -3,7 +3,7 @@
  * - First sign-in: the `scope` of the challenge, else every `scopes_supported` of the protected
  *   resource metadata, else none (the server's default).
  * - `offline_access` is added only when the authorization server lists it in its
- *   `scopes_supported` (§8.9: servers do not put it in challenges or resource metadata).
+ *   `scopes_supported` (docs/sign-in.md#sign-in-refresh: servers do not put it in challenges or resource metadata).
  * - Step-up after a 403 `insufficient_scope`: the union of the scopes already granted and the
  *   challenged ones.
  */

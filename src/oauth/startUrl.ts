@@ -2,7 +2,7 @@
  * The token of the one-time start URL `http://127.0.0.1:<port>/start/<token>`
  * (docs/sign-in.md#sign-in-receiver, docs/security.md#security-6): the browser opener gets this URL instead of the
  * authorization URL, so that the command line of the opener (world-readable on POSIX) holds no
- * `state` and no `code_challenge` (§10 item 14).
+ * `state` and no `code_challenge` (docs/security.md#security-14).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -15,7 +15,7 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * A new start token, or undefined when there is no random data: then the bridge opens no browser
- * (§6.6 "No random data"), rather than serving a start URL that someone could guess.
+ * (docs/sign-in.md#sign-in-receiver "No random data"), rather than serving a start URL that someone could guess.
  */
 export function newStartToken(random: RandomSource = randomBytes): string | undefined {
   try {
@@ -31,7 +31,7 @@ export function newStartToken(random: RandomSource = randomBytes): string | unde
 export const isStartTokenShape = (text: string): boolean => TOKEN_PATTERN.test(text);
 
 /**
- * Compares a presented value with the expected one in constant time (§6.6, §10 item 6). Both are
+ * Compares a presented value with the expected one in constant time (docs/sign-in.md#sign-in-receiver, docs/security.md#security-6). Both are
  * hashed first, so that neither the content nor the length of the expected value leaks through
  * the time of the compare; `timingSafeEqual` needs equal lengths, which the digests have.
  */

@@ -3,7 +3,7 @@
  * –6.13; docs/sign-in.md#sign-in-trigger). `header()` gives the current token; `challenge()` takes a
  * 401/403 and resolves once a retry may go:
  * 1. 403 without `insufficient_scope`, a second step-up of the same request, or a step-up for
- *    scopes already granted: `access_refused` at once (no loop, §8.8).
+ *    scopes already granted: `access_refused` at once (no loop, docs/sign-in.md#sign-in-scopes).
  * 2. Under the sign-in lock (one holder across processes), the record is read again: a usable
  *    token that another holder stored meanwhile is taken as it is (no request, no browser).
  * 3. Discovery (resource metadata, then server metadata), at most {@link MAX_SIGN_INS_PER_WINDOW}
@@ -19,7 +19,7 @@
  *    once: the record is marked right before the refresh (refreshMark.ts), and a record read with
  *    that mark (its answer never came) is not refreshed: a new sign-in follows.
  * 4. An interactive sign-in (renewal.ts, interactive.ts); a record of another issuer is never used for it
- *    (migration: a new client at the new server, §8.10).
+ *    (migration: a new client at the new server, docs/sign-in.md#sign-in-registration).
  * Each new token is written to the store, which keeps a newer record it finds (the record it
  * returns is the one used).
  */
@@ -221,7 +221,7 @@ export function createUpstreamAuth(
       );
     }
     const canRefresh = !stepUp && !unanswered && stored?.refreshToken !== undefined;
-    // §6.13 and §6.7: what fails at once fails before any request.
+    // docs/sign-in.md#sign-in-sandbox and docs/sign-in.md#sign-in-consent: what fails at once fails before any request.
     if (!canRefresh) {
       const early = refuseEarly(settings, interactiveDeps, state);
       if (early !== undefined) throw early;

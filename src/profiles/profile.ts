@@ -12,12 +12,12 @@ export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 export interface ProfileQuirks {
   /**
    * `normalize_array_items`: an array schema without `items` in a tool's `inputSchema` gets
-   * `items: {}` (Copilot throws on such nodes, §3.8).
+   * `items: {}` (Copilot throws on such nodes, docs/results.md#results-items-fix).
    */
   readonly normalizeArrayItems: boolean;
   /**
    * `drop_non_object_output_schema`: a tool `outputSchema` whose root `type` is not `"object"` is
-   * removed (§3.9). 2025-11-25 allows only object output schemas (docs/results.md#results-tools-list), so a
+   * removed (docs/results.md#results-output-schema). 2025-11-25 allows only object output schemas (docs/results.md#results-tools-list), so a
    * profile turns it off only for a client that accepts any schema.
    */
   readonly dropNonObjectOutputSchema: boolean;

@@ -3,7 +3,7 @@ import type { Profile } from './profile.js';
 
 /**
  * The profile of `mcp-bridge-vscode` (docs/architecture.md#architecture-profile): VS Code and Copilot, with
- * the items fix of §3.8 and the output schema rule of §3.9.
+ * the items fix of docs/results.md#results-items-fix and the output schema rule of docs/results.md#results-output-schema.
  *
  * @example
  * import { vscodeProfile } from 'mcp-bridge-sdk';
@@ -13,7 +13,7 @@ export const vscodeProfile: Profile = Object.freeze({
   name: 'mcp-bridge-vscode',
   logScope: 'vscode',
   // The reference rule (REFERENCE_PASSTHROUGH): VS Code's own _meta keys are vscode.* and the
-  // trace keys (vscode-client.md §4.3); the name and version of VS Code; roots: {}.
+  // trace keys (vscode-client.md docs/input-rounds.md#input-checks); the name and version of VS Code; roots: {}.
   metaPassthrough: REFERENCE_PASSTHROUGH,
   quirks: Object.freeze({ normalizeArrayItems: true, dropNonObjectOutputSchema: true }),
   identity: Object.freeze({

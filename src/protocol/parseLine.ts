@@ -38,7 +38,7 @@ export interface ParseLimits {
 /** The zig-sdk default nesting limit (docs/lines.md#lines-bad-line). */
 export const DEFAULT_MAX_DEPTH = 64;
 
-// `fatal`: invalid UTF-8 is a parse error (§2.7). `ignoreBOM`: a byte order mark stays in the
+// `fatal`: invalid UTF-8 is a parse error (docs/lines.md#lines-bad-line). `ignoreBOM`: a byte order mark stays in the
 // text, so JSON.parse rejects it as the strict JSON grammar does.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -87,7 +87,7 @@ export function parseLine(line: RawLine, limits: ParseLimits): Inbound {
     // Bad UTF-8 comes before the depth (the order above); a large line's is checked here or below.
     if (scan.tooDeep)
       return large && !isUtf8(bytes) ? bad(recoverId(bytes), 'parse_error') : tooDeepLine(bytes, limits);
-    // JSON.parse accepts "\ud800"; the reference does not (§11 item 1).
+    // JSON.parse accepts "\ud800"; the reference does not (docs/lines.md#lines-bad-line).
     if (scan.loneSurrogate) return bad(recoverId(bytes), 'parse_error');
     // A large result: its long content strings are decoded only when read (lazyStrings.ts).
     spans = large ? resultMemberSpans(bytes) : undefined;
@@ -118,7 +118,7 @@ const tooDeepLine = (bytes: Uint8Array, limits: ParseLimits): Inbound =>
 /**
  * The id of valid JSON that is not a valid message. The parsed value gives the same id as the
  * raw scan, also when the id comes after the first 256 bytes (the TS SDK writes it last), so a
- * broken answer to a bridge request `b-N` still finds its pending request (§2.7).
+ * broken answer to a bridge request `b-N` still finds its pending request (docs/lines.md#lines-bad-line).
  */
 function parsedId(value: unknown): RequestId | null {
   if (!isObject(value)) return null;

@@ -2,7 +2,7 @@
  * The state of the rounds of one client request and its transitions, without time: the round
  * driver (operators/driveInputRounds.ts) keeps one `RoundsState` per subscription and applies the
  * transitions at the frames where their events happen (docs/input-rounds.md#input-rounds, docs/input-rounds.md#input-url-again, docs/input-rounds.md#input-pending,
- * §2.10, §2.11). Pure: no rxjs, no node:*; each transition returns a new state.
+ * docs/requests.md#requests-progress, docs/requests.md#requests-cancellation). Pure: no rxjs, no node:*; each transition returns a new state.
  */
 import type { Frame, JsonObject, NotificationFrame, ResponseFrame } from '../../protocol/jsonrpc.js';
 import type { ClientRevision } from '../revisions.js';
@@ -168,7 +168,7 @@ export function openRound(
 export function answerArrived(state: RoundsState, round: OpenRound, answer: ClientAnswer): RoundsState {
   const outstanding = state.outstanding.filter((id) => id !== answer.id);
   const ask = round.plan.asks[round.ids.indexOf(answer.id)];
-  // A URL the user accepted gets its completion even when the round never ends (§4.4).
+  // A URL the user accepted gets its completion even when the round never ends (docs/input-rounds.md#input-url-again).
   const checked = ask?.kind === 'url' ? checkAnswer(ask, answer, round.plan.checks) : undefined;
   const accepted = checked !== undefined && 'accepted' in checked ? checked.accepted : undefined;
   if (

@@ -1,8 +1,8 @@
 /**
  * The exchanges of an HTTP upstream, one per request (docs/http-upstream.md#http-endpoint): one POST with a
  * new id, its JSON or SSE answer read up to the response, a failure as a BridgeError. Unsubscribing
- * aborts the POST, which is the cancellation on HTTP (§7.1.7); a lost stream loses only its
- * request and is never sent again here (§7.1.8). The debug line of each exchange is
+ * aborts the POST, which is the cancellation on HTTP (docs/http-upstream.md#http-cancellation); a lost stream loses only its
+ * request and is never sent again here (docs/http-upstream.md#http-stream-loss). The debug line of each exchange is
  * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call.
  */
 import { Observable, defer, mergeMap, throwError } from 'rxjs';
@@ -123,7 +123,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
       let outcome = 'cancelled';
       let answered = false;
 
-      // One POST; the retry after a sign-in is a new request with a new id (§6.4).
+      // One POST; the retry after a sign-in is a new request with a new id (docs/sign-in.md#sign-in-trigger).
       const post = (authorization: Record<string, string>) =>
         defer(() => {
           id = nextId++;
@@ -144,7 +144,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
 
       // One subscriber for the whole exchange rather than a chain of operators: this runs for
       // every call. The response ends the exchange; a stream that ends without one
-      // fails it (§7.1.8); every failure is a BridgeError (failureOf).
+      // fails it (docs/http-upstream.md#http-stream-loss); every failure is a BridgeError (failureOf).
       return new Observable<ExchangeEvent>((subscriber) => {
         const fail = (error: unknown) => {
           const failure = failureOf(error, method, status);
@@ -200,7 +200,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
           // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
           messages.unsubscribe();
           inFlight.delete(controller);
-          // Cancels a POST still under way (§7.1.7). Once the response is read the body has ended
+          // Cancels a POST still under way (docs/http-upstream.md#http-cancellation). Once the response is read the body has ended
           // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
           // only costs a DOMException with its stack, on every call.
           if (!answered) controller.abort();

@@ -92,7 +92,7 @@ export interface RequestHeaderInput {
 /**
  * The headers of one POST (docs/http-upstream.md#http-request-headers). Static headers come first; a static header
  * whose name the transport sets itself is dropped (the CLI refuses those names already). Never
- * `Mcp-Session-Id` nor `Last-Event-ID` (§7.1.6).
+ * `Mcp-Session-Id` nor `Last-Event-ID` (docs/http-upstream.md#http-no-sessions).
  */
 export function requestHeaders(input: RequestHeaderInput): Record<string, string> {
   // Built without intermediate arrays or sets: this runs for every POST. Every name the

@@ -1,8 +1,8 @@
 /**
  * The client edge of the Streamable HTTP transport, revision 2026-07-28 (docs/http-upstream.md#http-endpoint):
  * the connection to one endpoint, no sessions. It makes the HTTP client once (docs/http-upstream.md#http-client
- * ), routes the messages of each response (logs to notifications$, §5.7), sends a `tools/call`
- * with its tool's current definition (§7.1.4, toolList.ts), and closes. One exchange per request,
+ * ), routes the messages of each response (logs to notifications$, docs/notifications.md#notifications-log-levels), sends a `tools/call`
+ * with its tool's current definition (docs/http-upstream.md#http-x-mcp-header, toolList.ts), and closes. One exchange per request,
  * with its POST, answer and cancellation, is exchange.ts.
  */
 import { NEVER, Subject } from 'rxjs';

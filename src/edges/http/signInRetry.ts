@@ -3,7 +3,7 @@
  * with 401 or 403 hands the challenge to the {@link UpstreamAuth}, which signs in, refreshes or
  * steps up, then the same request goes once more with a new id (docs/sign-in.md#sign-in-trigger,
  * `max_step_up_attempts` = 1); a second 401/403 fails it with `access_refused`. Without an auth, or for a listen stream, the refusal passes on:
- * a listen stream waits for the next sign-in of another request instead (§6.8).
+ * a listen stream waits for the next sign-in of another request instead (docs/http-upstream.md#http-listen-stream).
  */
 import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
@@ -65,7 +65,7 @@ export function withSignIn(
       const challenge$ = defer(() =>
         from(auth.challenge({ status, wwwAuthenticate, method, signal: ctx.signal, authorization })),
       ).pipe(
-        // A challenge gives BridgeErrors of §6.10; anything else is a failure of the bridge.
+        // A challenge gives BridgeErrors of docs/errors.md#errors-sign-in; anything else is a failure of the bridge.
         catchError((error: unknown) =>
           throwError(() =>
             isBridgeError(error)
@@ -79,7 +79,7 @@ export function withSignIn(
         mergeMap((retried) => {
           const again = retried.statusCode;
           if (again !== 401 && again !== 403) return of(retried);
-          // One sign-in or step-up per request (§6.4): a second refusal ends the request.
+          // One sign-in or step-up per request (docs/sign-in.md#sign-in-trigger): a second refusal ends the request.
           retried.body.on('error', ignore);
           retried.body.destroy();
           return throwError(

@@ -1,7 +1,7 @@
 /**
  * The pages of the loopback receiver (docs/sign-in.md#sign-in-receiver). Every page is a fixed text:
- * nothing of the request (path, query, headers) is ever echoed (§6.6 "Pages never echo request
- * content", §10 item 5), so a crafted redirect cannot inject markup and no code or state reaches
+ * nothing of the request (path, query, headers) is ever echoed (docs/sign-in.md#sign-in-receiver "Pages never echo request
+ * content", docs/security.md#security-5), so a crafted redirect cannot inject markup and no code or state reaches
  * the browser history of another page.
  */
 import type { ServerResponse } from 'node:http';
@@ -60,7 +60,7 @@ export function sendPage(response: ServerResponse, name: PageName): void {
 }
 
 /**
- * The one-time redirect of the start path: exactly the headers of §6.6 (no `Date`, no body), so
+ * The one-time redirect of the start path: exactly the headers of docs/sign-in.md#sign-in-receiver (no `Date`, no body), so
  * that the browser goes on to the authorization URL without sending a referrer or caching it.
  */
 export function sendStartRedirect(response: ServerResponse, location: string): void {

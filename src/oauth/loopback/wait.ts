@@ -129,7 +129,7 @@ export function onStart(
     wait.startChecked = checked;
     return sendStartRedirect(response, wait.authorizationUrl);
   }
-  // A second GET before the redirect: someone else may hold the URL (§6.6, §10 item 6).
+  // A second GET before the redirect: someone else may hold the URL (docs/sign-in.md#sign-in-receiver, docs/security.md#security-6).
   sendPage(response, 'gone');
   logger.log(
     SCOPE,

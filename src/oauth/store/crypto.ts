@@ -62,7 +62,7 @@ const realOrResolved = async (p: string): Promise<string> => {
 };
 
 /**
- * Reads `--token-key-file` (§6.11, §8): a regular file private to the user (on POSIX: owned by
+ * Reads `--token-key-file` (docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-trigger): a regular file private to the user (on POSIX: owned by
  * the user, no group or other permission bits; Windows ACLs are not checked, as that needs native
  * code), outside the token directory (a key next to the files it protects protects nothing), and
  * holding 64 hex digits. Rejects with a message that names the file, never its content.

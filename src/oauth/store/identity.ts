@@ -19,8 +19,8 @@ export interface IdentityInput {
 
 /**
  * `<bridge name>|<account>|<redirect URI>`, plus `|client=<id>` for a pre-registered client or
- * `|cimd=<url>` for an explicit client metadata document (§6.11). The command line lets only one
- * of the two through (§8: `--client-metadata-url` excludes `--client-id`); should both arrive,
+ * `|cimd=<url>` for an explicit client metadata document (docs/sign-in.md#sign-in-stores). The command line lets only one
+ * of the two through (docs/sign-in.md#sign-in-trigger: `--client-metadata-url` excludes `--client-id`); should both arrive,
  * the client ID wins because it names the client that really signs in.
  */
 export function storageIdentity(input: IdentityInput): string {
@@ -39,7 +39,7 @@ export type LabelCheck = { readonly ok: true } | { readonly ok: false; readonly 
 const LABEL = /^[A-Za-z0-9._@+-]{1,64}$/;
 
 /**
- * An account label has 1 to 64 characters of `[A-Za-z0-9._@+-]` (§6.11, §8); in particular no
+ * An account label has 1 to 64 characters of `[A-Za-z0-9._@+-]` (docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-trigger); in particular no
  * `|`, which separates the parts of the identity. The hint never repeats the label.
  */
 export function checkAccountLabel(label: string): LabelCheck {
