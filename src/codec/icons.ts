@@ -1,7 +1,7 @@
 /**
  * The icon rule for a remote (HTTP) upstream (docs/results.md#results-icons): only `data:` icons
  * pass. VS Code would fetch an `https:` icon of a stdio server never, and a `file:` icon of a
- * remote server would name a file on the user's machine (vscode-client.md docs/input-rounds.md#input-kinds).
+ * remote server would name a file on the user's machine (docs/results.md#results-icons).
  */
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';

@@ -13,7 +13,7 @@ export const vscodeProfile: Profile = Object.freeze({
   name: 'mcp-bridge-vscode',
   logScope: 'vscode',
   // The reference rule (REFERENCE_PASSTHROUGH): VS Code's own _meta keys are vscode.* and the
-  // trace keys (vscode-client.md docs/input-rounds.md#input-checks); the name and version of VS Code; roots: {}.
+  // trace keys (docs/requests.md#requests-meta); the name and version of VS Code; roots: {}.
   metaPassthrough: REFERENCE_PASSTHROUGH,
   quirks: Object.freeze({ normalizeArrayItems: true, dropNonObjectOutputSchema: true }),
   identity: Object.freeze({
