@@ -45,11 +45,13 @@ export type AnswerEvent<A extends { readonly id: string }> =
  * import { collectAnswers } from 'mcp-bridge-sdk/operators';
  * import type { ClientAnswer } from 'mcp-bridge-sdk/operators';
  * const answers$ = new Subject<ClientAnswer>();
+ * let ids: string[] = [];
  * answers$.pipe(collectAnswers({ ids: ['b-1', 'b-2'], timeoutMs: 60_000 })).subscribe((event) => {
- *   if (event.type === 'all') console.log(event.answers.map((answer) => answer.id)); // ['b-1', 'b-2']
+ *   if (event.type === 'all') ids = event.answers.map((answer) => String(answer.id));
  * });
  * answers$.next({ id: 'b-2', result: { action: 'decline' } });
  * answers$.next({ id: 'b-1', result: { action: 'accept', content: {} } });
+ * // ids: ['b-1', 'b-2']
  * @see ../marbles/collectAnswers.marbles.test.ts
  */
 export function collectAnswers<A extends { readonly id: string }>(

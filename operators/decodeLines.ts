@@ -44,9 +44,11 @@ const END = Symbol('end');
  * @example
  * import { of } from 'rxjs';
  * import { decodeLines } from 'mcp-bridge-sdk/operators';
+ * const kinds: string[] = [];
  * of(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n\nnot json\n'))
  *   .pipe(decodeLines({ maxLineBytes: 1 << 20 }))
- *   .subscribe((inbound) => console.log(inbound.kind)); // 'frame', 'blank', 'bad'
+ *   .subscribe((inbound) => kinds.push(inbound.kind));
+ * // kinds: ['frame', 'bad'] (the blank line is skipped)
  */
 export function decodeLines(config: Partial<DecodeLinesConfig> = {}): OperatorFunction<Uint8Array, Inbound> {
   const { maxLineBytes, maxDepth } = { ...DEFAULT_DECODE_LINES_CONFIG, ...config };

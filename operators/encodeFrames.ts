@@ -35,7 +35,9 @@ export interface EncodeFramesConfig {
  * import { encodeFrames } from 'mcp-bridge-sdk/operators';
  * import type { Frame } from 'mcp-bridge-sdk';
  * const frame: Frame = { jsonrpc: '2.0', id: 1, result: {} };
- * of(frame).pipe(encodeFrames()).subscribe((line) => console.log(JSON.stringify(line))); // "{...}\n"
+ * const lines: string[] = [];
+ * of(frame).pipe(encodeFrames()).subscribe((line) => lines.push(line));
+ * // lines: ['{"jsonrpc":"2.0","id":1,"result":{}}\n']
  */
 export function encodeFrames(): OperatorFunction<Frame, string>;
 /** With `rawResults`, the line of a large upstream result may be pieces (rule 3). */

@@ -57,6 +57,7 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  * @example
  * import { map, of, timer } from 'rxjs';
  * import { limitInFlight } from 'mcp-bridge-sdk/operators';
+ * const lines: string[] = [];
  * of(1, 2, 3)
  *   .pipe(
  *     limitInFlight(
@@ -65,7 +66,8 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
  *       (n) => of(`refused ${n}`),
  *     ),
  *   )
- *   .subscribe((line) => console.log(line)); // 'refused 3', 'done 1', 'done 2'
+ *   .subscribe((line) => lines.push(line));
+ * // lines, after 10 ms: ['refused 3', 'done 1', 'done 2']
  */
 export function limitInFlight<T, R>(
   config: Partial<LimitInFlightConfig<T, R>>,

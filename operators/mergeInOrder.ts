@@ -81,9 +81,11 @@ function inUpstreamOrder<T>(
  * import { of } from 'rxjs';
  * import { mergeInOrder } from 'mcp-bridge-sdk/operators';
  * const arrivals = new Map<string, number>([['list changed', 1], ['result', 2]]);
+ * const seen: string[] = [];
  * mergeInOrder([of('result'), of('list changed')], { sequenceOf: (value) => arrivals.get(value) }).subscribe(
- *   (value) => console.log(value), // 'list changed', then 'result'
+ *   (value) => seen.push(value),
  * );
+ * // seen, once the asap scheduler ran: ['list changed', 'result']
  * @see docs/notifications.md#notifications-ordering
  */
 export function mergeInOrder<T>(

@@ -45,9 +45,11 @@ export interface WithDeadlineConfig {
  * @example
  * import { NEVER } from 'rxjs';
  * import { withDeadline } from 'mcp-bridge-sdk/operators';
+ * let failure = '';
  * NEVER.pipe(withDeadline({ limitMs: 100, error: () => new Error('no answer in 100 ms') })).subscribe({
- *   error: (error: Error) => console.log(error.message), // 'no answer in 100 ms' after 100 ms
+ *   error: (error: Error) => (failure = error.message),
  * });
+ * // failure, after 100 ms: 'no answer in 100 ms'
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
   // Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice.

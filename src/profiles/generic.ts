@@ -12,7 +12,7 @@ import type { Profile } from './profile.js';
  *
  * @example
  * import { genericProfile } from 'mcp-bridge-sdk';
- * console.log(genericProfile.quirks.normalizeArrayItems); // false
+ * const normalizes = genericProfile.quirks.normalizeArrayItems; // false
  */
 export const genericProfile: Profile = Object.freeze({
   name: 'mcp-bridge',

@@ -7,7 +7,7 @@ import type { Profile } from './profile.js';
  *
  * @example
  * import { vscodeProfile } from 'mcp-bridge-sdk';
- * console.log(vscodeProfile.name); // 'mcp-bridge-vscode'
+ * const name = vscodeProfile.name; // 'mcp-bridge-vscode'
  */
 export const vscodeProfile: Profile = Object.freeze({
   name: 'mcp-bridge-vscode',
