@@ -17,7 +17,7 @@ import type {
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
 import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
 import { ajvInputChecks } from '../src/codec/input/schemas.js';
-import { BridgeError } from '../src/errors.js';
+import { BridgeError } from '../src/protocol/bridgeError.js';
 import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';

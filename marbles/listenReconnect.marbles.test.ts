@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { reopenListen } from '../operators/reopenListen.js';
 import type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from '../operators/reopenListen.js';
 import { LISTEN_ACKNOWLEDGED, TOOLS_LIST_CHANGED } from '../src/codec/listen.js';
-import { BridgeError } from '../src/errors.js';
+import { BridgeError } from '../src/protocol/bridgeError.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
 import { errWith, note, res } from '../src/testing/frames.js';
 import { sequence } from '../src/testing/events.js';

@@ -2,7 +2,7 @@
  * The cause of a failure as a log line may show it (rpcConnection.ts, src/node/exitReport.ts):
  * a code and a name, never a frame content.
  */
-import { isBridgeError } from '../errors.js';
+import { isBridgeError } from '../protocol/bridgeError.js';
 
 /** The cause of a failure for a log line: its code and name (never a frame content). */
 export function causeOf(error: unknown): string {

@@ -6,7 +6,7 @@
  */
 import { Subscription, filter, merge, take } from 'rxjs';
 import { cancelledFrame, elicitationCompleteFrame } from '../codec/input/step.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isObject, request } from '../protocol/jsonrpc.js';
 import type { Logger } from './log.js';

@@ -26,7 +26,7 @@ import { limitInFlight } from '../../operators/limitInFlight.js';
 import { downgradeFrame } from '../codec/downgrade.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
 import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
-import { BridgeError, isBridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';

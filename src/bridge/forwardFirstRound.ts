@@ -6,7 +6,7 @@
  */
 import { Subject } from 'rxjs';
 import { upstreamParams } from '../codec/meta.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { formatDuration } from '../protocol/errors.js';
 import { isErrorResponse } from '../protocol/jsonrpc.js';
 import { roundLimitMs, roundMeta, startRounds } from './forwardRounds.js';

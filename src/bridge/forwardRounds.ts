@@ -9,7 +9,7 @@ import type { Subscription, Subject } from 'rxjs';
 import { driveInputRounds } from '../../operators/driveInputRounds.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
 import { buildUpstreamMeta, forwardParams } from '../codec/meta.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { formatDuration } from '../protocol/errors.js';
 import type { JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
 import type { BridgeLimits } from './config.js';

@@ -16,7 +16,7 @@ import type { MetaPassthrough } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
 import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
-import { BridgeError, isBridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import {
   INTERNAL_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,

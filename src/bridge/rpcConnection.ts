@@ -24,7 +24,7 @@ import {
   timer,
 } from 'rxjs';
 import type { Unsubscribable } from 'rxjs';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame, JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { causeOf } from './causeOf.js';

@@ -7,7 +7,7 @@
 import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
 import { requestLine } from '../codec/requestText.js';
-import type { BridgeError } from '../errors.js';
+import type { BridgeError } from '../protocol/bridgeError.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isObject, notification, request } from '../protocol/jsonrpc.js';
 import type { Logger } from './log.js';

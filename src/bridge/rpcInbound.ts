@@ -5,7 +5,7 @@
  * wrote before a result reaches the client before that result (docs/notifications.md#notifications-ordering).
  */
 import type { Subject } from 'rxjs';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';

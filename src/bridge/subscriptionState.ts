@@ -16,7 +16,7 @@ import type { ListenEvent } from '../../operators/reopenListen.js';
 import { ALL_LISTS, LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
-import { isBridgeError } from '../errors.js';
+import { isBridgeError } from '../protocol/bridgeError.js';
 import { bridgeError } from '../protocol/errors.js';
 import type { ErrorObject, Frame, RequestFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, result } from '../protocol/jsonrpc.js';

@@ -2,7 +2,7 @@
  * What follows the end of one listen stream (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream): a wait and a
  * new stream, a wait for a sign-in, or nothing. Pure; `operators/reopenListen.ts` runs it.
  */
-import { isBridgeError } from '../errors.js';
+import { isBridgeError } from '../protocol/bridgeError.js';
 import type { ErrorObject } from '../protocol/jsonrpc.js';
 
 /** How one stream ended. */

@@ -7,7 +7,7 @@
  * upstream before it loads the rest; this edge adopts such a child.
  */
 import { AsyncSubject, Observable, Subject, share } from 'rxjs';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { LineTransport } from '../bridge/rpcConnection.js';
 import type { Logger } from '../bridge/log.js';

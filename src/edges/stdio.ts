@@ -3,7 +3,7 @@
  */
 import { Observable } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { writeBatch } from './writePieces.js';
 import type { Line } from './writePieces.js';
 

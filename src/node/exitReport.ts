@@ -5,7 +5,7 @@
  */
 import type { LogLevel } from '../bridge/log.js';
 import { causeOf } from '../bridge/rpcConnection.js';
-import { isBridgeError } from '../errors.js';
+import { isBridgeError } from '../protocol/bridgeError.js';
 
 export interface ReportLine {
   readonly level: LogLevel;

@@ -13,7 +13,7 @@
  *   is `registration_failed`.
  */
 import type { ServerMetadata } from 'openid-client';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { safeCode } from './flow.js';
 import { guardedFetch, readBody, REQUEST_TIMEOUT_MS, signInHttpReason } from './http.js';
 import type { Fetch } from './http.js';

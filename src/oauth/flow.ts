@@ -7,7 +7,7 @@
  */
 import * as client from 'openid-client';
 import type { ServerMetadata } from 'openid-client';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { guardedFetch, REQUEST_TIMEOUT_MS, signInHttpReason } from './http.js';
 import type { Fetch } from './http.js';
 import { checkEndpoint, isPlainHttp } from './endpoints.js';

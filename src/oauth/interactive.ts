@@ -12,7 +12,7 @@
  */
 import type * as client from 'openid-client';
 import type { Logger } from '../bridge/log.js';
-import { BridgeError, isBridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import { formatDuration } from '../protocol/errors.js';
 import { checkAuthorizationUrl } from './authorizationUrl.js';
 import type { openBrowser } from './browser.js';

@@ -22,7 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../bridge/log.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { connectionTable } from './loopback/connections.js';
 import { sendPage } from './loopback/pages.js';
 import { ownerGate } from './loopback/ownerGate.js';

@@ -16,7 +16,7 @@
  */
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { ClientRegistration, TokenRecord } from './store/types.js';
 import type { SignInConfig } from './ports.js';
 

@@ -15,7 +15,7 @@
  */
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../bridge/log.js';
-import { BridgeError, isBridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { BearerChallenge } from './challenge.js';
 import { registerClient } from './dynamicRegistration.js';
 import { configuration, refresh } from './flow.js';

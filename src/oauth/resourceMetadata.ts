@@ -4,7 +4,7 @@
  * document that answers decides: its `resource` must be the MCP URL (else the sign-in stops and
  * no token is ever sent for that resource), and it must name an authorization server.
  */
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { checkEndpoint, protectedResourceUrls, resourceMatches } from './endpoints.js';
 import { getJson } from './http.js';
 import type { Fetch } from './http.js';

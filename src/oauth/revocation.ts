@@ -8,7 +8,7 @@
  * holds no token, secret or body (README.md, "Logout").
  */
 import * as client from 'openid-client';
-import { isBridgeError } from '../errors.js';
+import { isBridgeError } from '../protocol/bridgeError.js';
 import { checkEndpoint } from './endpoints.js';
 import { configuration, refusal } from './flow.js';
 import type { Fetch } from './http.js';

@@ -5,7 +5,7 @@
  * must offer PKCE with S256, and all its endpoints must be sign-in URLs.
  */
 import type { ServerMetadata } from 'openid-client';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { checkEndpoint, serverMetadataUrls } from './endpoints.js';
 import { getJson } from './http.js';
 import type { Fetch } from './http.js';

@@ -2,7 +2,7 @@
  * Token records (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-stores; src/oauth/store/types.ts): when a stored
  * access token may be used without any request, and the record a token response gives.
  */
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
 /** A token that expires within this margin is refreshed first (docs/sign-in.md#sign-in-trigger: ~1 min). */

@@ -24,7 +24,7 @@
  * returns is the one used).
  */
 import { Subject } from 'rxjs';
-import { BridgeError, isBridgeError } from '../errors.js';
+import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';

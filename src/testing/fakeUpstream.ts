@@ -8,7 +8,7 @@
  */
 import { Observable, Subject, isObservable, of, throwError } from 'rxjs';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../bridge/upstream.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { Cause } from '../protocol/errors.js';
 import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/bridge/log.js';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import { exitLines, stdoutErrorLine } from '../../src/node/exitReport.js';
-import { BridgeError } from '../../src/errors.js';
+import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 
 const ioError = (code: string, message: string): Error => Object.assign(new Error(message), { code });

@@ -20,7 +20,7 @@ import {
   META_PROTOCOL_VERSION,
   META_SUBSCRIPTION_ID,
 } from '../../src/codec/meta.js';
-import { BridgeError } from '../../src/errors.js';
+import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type {
   Frame,
   JsonObject,

@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { Observable, Subject, lastValueFrom, range, map, count } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { writeLines } from '../../src/edges/stdio.js';
-import { BridgeError } from '../../src/errors.js';
+import { BridgeError } from '../../src/protocol/bridgeError.js';
 
 /** A writable that records each write and says "full" on the first one. */
 function recorder(): { stream: Writable; writes: string[] } {

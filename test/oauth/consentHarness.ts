@@ -13,7 +13,7 @@ import { createBridge } from '../../src/bridge/createBridge.js';
 import type { Logger } from '../../src/bridge/log.js';
 import type { ConsentPort, UpstreamAuth } from '../../src/bridge/signInPorts.js';
 import { createHttpUpstream } from '../../src/edges/http/httpUpstream.js';
-import { BridgeError } from '../../src/errors.js';
+import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type { Frame, JsonObject, RequestId } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';

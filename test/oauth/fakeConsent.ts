@@ -3,7 +3,7 @@
  * test scripts; it records what the sign-in asked and which questions it completed.
  */
 import type { ConsentPort } from '../../src/oauth/upstreamAuth.js';
-import { BridgeError } from '../../src/errors.js';
+import { BridgeError } from '../../src/protocol/bridgeError.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 
 export type ConsentAnswer = 'accept' | 'decline' | 'cancel' | 'hang' | 'reject';

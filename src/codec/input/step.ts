@@ -3,7 +3,7 @@
  * round n means, the error of a thrown failure, and the frames the driver writes to the client
  * (docs/input-rounds.md#input-rounds, docs/input-rounds.md#input-url-again, docs/input-rounds.md#input-pending). Pure: no rxjs, no node:*.
  */
-import { isBridgeError } from '../../errors.js';
+import { isBridgeError } from '../../protocol/bridgeError.js';
 import { bridgeError, formatDuration } from '../../protocol/errors.js';
 import { notification, request } from '../../protocol/jsonrpc.js';
 import type {

@@ -3,7 +3,7 @@
  * `transport_failed` whose detail says what broke, never the message of the error (it may name the
  * host or the proxy).
  */
-import { BridgeError } from '../../errors.js';
+import { BridgeError } from '../../protocol/bridgeError.js';
 import { errorCode } from './sse.js';
 
 /** Why a POST got no response head; never the message of the error (it may name the host). */

@@ -9,7 +9,7 @@ import { Observable, defer, mergeMap, throwError } from 'rxjs';
 import type { Logger } from '../../bridge/log.js';
 import type { UpstreamAuth } from '../../bridge/signInPorts.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
-import { BridgeError, isBridgeError } from '../../errors.js';
+import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 import { isObject, request as requestFrame } from '../../protocol/jsonrpc.js';
 import type { BodyGate } from '../bodyGate.js';

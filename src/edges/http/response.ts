@@ -21,7 +21,7 @@ import type { Dispatcher } from 'undici';
 import type { Cause } from '../../protocol/errors.js';
 import type { Frame, ResponseFrame } from '../../protocol/jsonrpc.js';
 import { asFrame, isErrorResponse, isResponse } from '../../protocol/jsonrpc.js';
-import { BridgeError, isBridgeError } from '../../errors.js';
+import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { BodyGate } from '../bodyGate.js';
 import { bodyText, sseData } from './sse.js';
 

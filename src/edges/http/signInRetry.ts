@@ -8,7 +8,7 @@
 import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { UpstreamAuth } from '../../bridge/signInPorts.js';
-import { BridgeError, isBridgeError } from '../../errors.js';
+import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { HttpResponse } from './response.js';
 
 /** What {@link withSignIn} needs for one exchange. */

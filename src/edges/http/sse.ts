@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
-import { BridgeError } from '../../errors.js';
+import { BridgeError } from '../../protocol/bridgeError.js';
 import type { BodyGate } from '../bodyGate.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../bridge/log.js';
-import { BridgeError } from '../../errors.js';
+import { BridgeError } from '../../protocol/bridgeError.js';
 import { sendPage, sendStartRedirect } from './pages.js';
 import { sameSecret } from '../startUrl.js';
 

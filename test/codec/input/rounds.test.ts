@@ -11,7 +11,7 @@ import {
 import type { RoundsConnection, RoundsState } from '../../../src/codec/input/rounds.js';
 import { ajvInputChecks } from '../../../src/codec/input/schemas.js';
 import { errorOfThrown, inputTimeoutError, stepOnResponse } from '../../../src/codec/input/step.js';
-import { BridgeError } from '../../../src/errors.js';
+import { BridgeError } from '../../../src/protocol/bridgeError.js';
 import { wireError as bridgeError } from '../../helpers/wireErrors.js';
 import type { JsonObject } from '../../../src/protocol/jsonrpc.js';
 import { err, errWith, inputRequired, note, progress, req, res } from '../../../src/testing/frames.js';

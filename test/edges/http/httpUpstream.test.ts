@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConfig, HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
-import { BridgeError } from '../../../src/errors.js';
+import { BridgeError } from '../../../src/protocol/bridgeError.js';
 import type { JsonObject, NotificationFrame } from '../../../src/protocol/jsonrpc.js';
 import { startCheapHttpUpstream } from '../../fixtures/cheapHttpUpstream.js';
 import type { CheapHttpUpstream } from '../../fixtures/cheapHttpUpstream.js';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { NO_POSIX_TOOLS } from '../../helpers/platform.js';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConfig, HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
-import { BridgeError } from '../../../src/errors.js';
+import { BridgeError } from '../../../src/protocol/bridgeError.js';
 import { startCheapHttpUpstream } from '../../fixtures/cheapHttpUpstream.js';
 import type { CheapHttpUpstream } from '../../fixtures/cheapHttpUpstream.js';
 import { startConnectProxy } from '../../fixtures/connectProxy.js';

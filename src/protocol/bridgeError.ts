@@ -3,7 +3,7 @@
  * table (src/protocol/errors.ts) where the failure maps to a JSON-RPC error, so that the frame
  * for the client is `bridgeErrorFrame(id, error.code, error.detail)`.
  */
-import type { Cause } from './protocol/errors.js';
+import type { Cause } from './errors.js';
 
 /** The optional fields of a BridgeError. */
 export interface BridgeErrorInit {
