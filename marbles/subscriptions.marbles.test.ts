@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/bridge/config.js';
 import { createDispatcher } from '../src/bridge/dispatch.js';
 import { startListener } from '../src/bridge/listener.js';
-import type { Logger } from '../src/bridge/log.js';
+import type { Logger } from '../src/ports/logger.js';
 import { createSession } from '../src/bridge/session.js';
 import type { Session } from '../src/bridge/session.js';
-import type { ExchangeEvent } from '../src/bridge/upstream.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import {
   LISTEN_ACKNOWLEDGED,
   PROMPTS_LIST_CHANGED,

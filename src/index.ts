@@ -16,11 +16,12 @@ export type { MetaPassthrough, Profile, ProfileQuirks, SignInIdentity } from './
 export { DEFAULT_LIMITS } from './bridge/config.js';
 export type { BridgeConfig, BridgeDeps, BridgeLimits } from './bridge/config.js';
 export type { ConsentRelay } from './bridge/consent.js';
-export type { ConsentPort, UpstreamAuth } from './oauth/ports.js';
-export type { Logger, LogLevel } from './bridge/log.js';
+export type { ConsentPort, UpstreamAuth } from './ports/signIn.js';
+export type { Logger, LogLevel } from './ports/logger.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
-export type { LineTransport, RpcConnectionConfig } from './bridge/rpcConnection.js';
-export type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './bridge/upstream.js';
+export type { RpcConnectionConfig } from './bridge/rpcConnection.js';
+export type { LineTransport } from './ports/lineTransport.js';
+export type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './ports/upstream.js';
 export { BridgeError, isBridgeError } from './protocol/bridgeError.js';
 export type { BridgeErrorInit } from './protocol/bridgeError.js';
 export { shapeResult } from './codec/results.js';

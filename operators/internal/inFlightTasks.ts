@@ -4,8 +4,8 @@
  * a public operator: operators/internal/ is not exported by operators/index.ts (see inputRound.ts).
  */
 import type { ObservableInput, Subscriber } from 'rxjs';
-import { unlink } from './linkedList.js';
-import type { LinkedList } from './linkedList.js';
+import { unlink } from '../../src/ports/linkedList.js';
+import type { LinkedList } from '../../src/ports/linkedList.js';
 import type { Task } from './runTask.js';
 
 /**

@@ -12,8 +12,8 @@ import { EMPTY, from, throwError } from 'rxjs';
 import type { Observable, ObservableInput, Observer, Subscription } from 'rxjs';
 import { checkDone } from './inFlightTasks.js';
 import type { InFlightTasks } from './inFlightTasks.js';
-import { append, unlink } from './linkedList.js';
-import type { ListNode } from './linkedList.js';
+import { append, unlink } from '../../src/ports/linkedList.js';
+import type { ListNode } from '../../src/ports/linkedList.js';
 
 /** One running task: its value, whether it holds a place, and its current subscription. */
 export interface Task<T, R> extends Observer<R>, ListNode<Task<T, R>> {

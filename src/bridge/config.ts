@@ -7,8 +7,8 @@ import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { MetaPassthrough } from '../codec/meta.js';
 import type { shapeResult } from '../codec/results.js';
 import type { ConsentRelay } from './consent.js';
-import type { Logger } from './log.js';
-import type { UpstreamConnection } from './upstream.js';
+import type { Logger } from '../ports/logger.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** The limits and time limits of one bridge connection (docs/requests.md#requests-in-flight, docs/requests.md#requests-deadlines, docs/notifications.md#notifications-reconnect). */
 export interface BridgeLimits {

@@ -9,9 +9,9 @@ import { cancelledFrame, elicitationCompleteFrame } from '../codec/input/step.js
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isObject, request } from '../protocol/jsonrpc.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../ports/logger.js';
 import type { Session } from './session.js';
-import type { ConsentPort } from './signInPorts.js';
+import type { ConsentPort } from '../ports/signIn.js';
 
 /** A port that forwards to the connection bound now; without one, nobody can be asked. */
 export interface ConsentRelay {

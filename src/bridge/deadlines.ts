@@ -8,8 +8,8 @@
  */
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import { append, unlink } from '../../operators/internal/linkedList.js';
-import type { LinkedList, ListNode } from '../../operators/internal/linkedList.js';
+import { append, unlink } from '../ports/linkedList.js';
+import type { LinkedList, ListNode } from '../ports/linkedList.js';
 
 /** One pending deadline; `cancel` is idempotent and never calls `fire`. */
 export interface Deadline {

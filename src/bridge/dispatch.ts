@@ -16,7 +16,7 @@ import type { ForwardContext } from './forward.js';
 import { handleInitialize } from './initialize.js';
 import { handleSubscription } from './listener.js';
 import type { ClientContext, Session } from './session.js';
-import type { UpstreamConnection } from './upstream.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 
 export interface DispatchContext {
   readonly session: Session;

@@ -14,7 +14,7 @@ import { asRoundHost, emit, emitGuarded, finish } from './forwardRun.js';
 import type { Run } from './forwardRun.js';
 import type { Abort } from './session.js';
 import { toErrorObject } from './session.js';
-import type { ExchangeEvent, ExchangeOptions, ExchangeSink } from './upstream.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink } from '../ports/upstream.js';
 
 /** Methods whose result may be `input_required` (docs/input-rounds.md#input-which-requests). */
 const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);

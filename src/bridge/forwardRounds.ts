@@ -15,7 +15,7 @@ import type { JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
 import type { BridgeLimits } from './config.js';
 import type { ForwardContext } from './forwardShape.js';
 import type { Abort } from './session.js';
-import type { ExchangeEvent } from './upstream.js';
+import type { ExchangeEvent } from '../ports/upstream.js';
 
 /** The time limit of one upstream round (docs/requests.md#requests-deadlines). */
 export function roundLimitMs(method: string, round: number, limits: BridgeLimits): number {

@@ -13,9 +13,9 @@ import type { Frame, JsonObject, JsonValue, RequestFrame } from '../protocol/jso
 import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
 import { carryRawResult } from '../protocol/rawResult.js';
 import type { BridgeLimits } from './config.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../ports/logger.js';
 import type { ClientContext, Session } from './session.js';
-import type { UpstreamConnection } from './upstream.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 import type { SchedulerLike } from 'rxjs';
 
 export interface ForwardContext {

@@ -28,9 +28,9 @@ import type { ErrorObject, Frame, JsonObject, RequestFrame } from '../protocol/j
 import { errorResponse, isErrorResponse, isObject, result } from '../protocol/jsonrpc.js';
 import { frozenJson } from '../codec/requestText.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../ports/logger.js';
 import type { ClientContext, Session } from './session.js';
-import type { UpstreamConnection } from './upstream.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 import { offeredVersions, withVersionRetry } from './versionRetry.js';
 
 /**
@@ -203,7 +203,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
       catchError((error: unknown) => {
         const code = isBridgeError(error) ? error.code : 'internal failure';
         // The detail says why (a sign-in's HTTP status and error code, a certificate problem);
-        // details never hold the URL, a header value or frame contents (src/bridge/upstream.ts).
+        // details never hold the URL, a header value or frame contents (src/ports/upstream.ts).
         const detail = isBridgeError(error) && error.detail !== undefined ? ` (${error.detail})` : '';
         if (code !== 'spawn_failed') logger.log('bridge', 'err', `server/discover failed: ${code}${detail}`);
         reset();

@@ -15,7 +15,7 @@ import type { BridgeDeps, BridgeLimits } from './config.js';
 import type { ClientContext, Session } from './session.js';
 import { createSubscriptions } from './subscriptions.js';
 import type { Subscriptions } from './subscriptions.js';
-import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
+import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
 
 export interface ListenerContext {
   readonly session: Session;

@@ -25,34 +25,14 @@ import {
 } from 'rxjs';
 import type { Unsubscribable } from 'rxjs';
 import { BridgeError } from '../protocol/bridgeError.js';
-import type { Frame, JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
-import type { Inbound } from '../protocol/parseLine.js';
-import { causeOf } from './causeOf.js';
-import type { Logger } from './log.js';
+import type { JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
+import { causeOf } from '../ports/causeOf.js';
+import type { LineTransport } from '../ports/lineTransport.js';
+import type { Logger } from '../ports/logger.js';
 import { createExchanges, failAll, openExchange } from './rpcExchanges.js';
 import { routeLine } from './rpcInbound.js';
-import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './upstream.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from '../ports/upstream.js';
 import { selfRetrying } from './versionRetry.js';
-
-// The log text of a failure, also for the exit report (src/node/exitReport.ts imports it from here).
-export { causeOf } from './causeOf.js';
-
-/** A line-based transport to an upstream (a child process or any stream of JSON-RPC lines). */
-export interface LineTransport {
-  /** Parsed upstream lines; completes when the upstream closes its stdout. */
-  readonly inbound$: Observable<Inbound>;
-  /** Queues one frame for the upstream's stdin. */
-  send(frame: Frame): void;
-  /**
-   * Queues one line for the upstream's stdin: the JSON text of one frame and a newline. A
-   * transport that writes text has it, so that requests go out as text made by requestLine
-   * (src/codec/requestText.ts); one that passes objects (in memory) does not.
-   */
-  sendLine?(line: string): void;
-  /** Emits once when the upstream process is gone. */
-  readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
-  close(): void;
-}
 
 /** Settings of createRpcConnection. */
 export interface RpcConnectionConfig {

@@ -10,11 +10,11 @@ import { requestLine } from '../codec/requestText.js';
 import type { BridgeError } from '../protocol/bridgeError.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isObject, notification, request } from '../protocol/jsonrpc.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../ports/logger.js';
 import { createPendingTable } from './pendingTable.js';
 import type { PendingTable } from './pendingTable.js';
-import type { LineTransport } from './rpcConnection.js';
-import type { ExchangeOptions, ExchangeSink } from './upstream.js';
+import type { LineTransport } from '../ports/lineTransport.js';
+import type { ExchangeOptions, ExchangeSink } from '../ports/upstream.js';
 
 /** One exchange in flight; it is also the handle `exchange` returns (its unsubscribe cancels it). */
 export interface Pending extends Unsubscribable {

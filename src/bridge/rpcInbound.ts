@@ -9,7 +9,7 @@ import { BridgeError } from '../protocol/bridgeError.js';
 import type { NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
-import { causeOf } from './causeOf.js';
+import { causeOf } from '../ports/causeOf.js';
 import { finishExchange, sendExchange } from './rpcExchanges.js';
 import type { Exchanges } from './rpcExchanges.js';
 import { refusedButSupported, retryWarning } from './versionRetry.js';

@@ -13,7 +13,7 @@ import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import { createDeadlineQueue } from './deadlines.js';
 import type { DeadlineQueue } from './deadlines.js';
-import type { UpstreamConnection } from './upstream.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 
 export type Phase = 'awaiting_initialize' | 'initializing' | 'ready' | 'closing';
 

@@ -12,8 +12,8 @@ import { PROTOCOL_VERSION } from '../codec/meta.js';
 import { UNSUPPORTED_PROTOCOL_VERSION } from '../protocol/errors.js';
 import type { ErrorObject, ResponseFrame } from '../protocol/jsonrpc.js';
 import { isErrorResponse, isObject } from '../protocol/jsonrpc.js';
-import type { Logger } from './log.js';
-import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
+import type { Logger } from '../ports/logger.js';
+import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
 
 /** At most this many versions of an upstream list reach a message; each one is checked for shape. */
 const MAX_NAMED_VERSIONS = 8;

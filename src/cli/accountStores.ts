@@ -5,7 +5,7 @@
  * after its process, so there is nothing to find in it.
  */
 import { readdir } from 'node:fs/promises';
-import type { Logger, LogLevel } from '../bridge/log.js';
+import type { Logger, LogLevel } from '../ports/logger.js';
 import { openFileBackend } from '../oauth/store/fileStore.js';
 import { createIndexedStore, type ManagedStore } from '../oauth/store/index.js';
 import { openKeychainBackend, type KeyringModule } from '../oauth/store/keychainStore.js';

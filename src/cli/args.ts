@@ -5,7 +5,7 @@
  * Pure apart from reading the `--ca-file`; only main() prints and exits.
  */
 import yargs from 'yargs';
-import type { LogLevel } from '../bridge/log.js';
+import type { LogLevel } from '../ports/logger.js';
 import { loadCaFile } from './caFile.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
 import { helpText } from './help.js';

@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Logger, LogLevel } from '../bridge/log.js';
+import type { Logger, LogLevel } from '../ports/logger.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import type { Fetch } from '../oauth/http.js';
 import { outcomeLine, revokeRecord, secretOfRecord } from '../oauth/revocation.js';

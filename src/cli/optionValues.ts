@@ -2,7 +2,7 @@
  * Reading option values (docs/cli.md#cli-forms): the last occurrence wins and every
  * occurrence is checked; numbers are decimal digits only. Diagnostics never hold the value.
  */
-import type { LogLevel } from '../bridge/log.js';
+import type { LogLevel } from '../ports/logger.js';
 import type { OptionName } from './scan.js';
 import { UsageError } from './usageError.js';
 

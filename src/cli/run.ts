@@ -10,7 +10,7 @@
  */
 import { map } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { executableInputChecks, preloadInputChecks } from './inputChecks.js';

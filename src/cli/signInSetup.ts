@@ -7,11 +7,11 @@
  */
 import type { ConsentRelay } from '../bridge/consent.js';
 import { createConsentRelay } from '../bridge/consent.js';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import { createUpstreamAuth } from '../oauth/upstreamAuth.js';
-import type { UpstreamAuth } from '../oauth/upstreamAuth.js';
-import type { SignInConfig } from '../oauth/ports.js';
+import type { UpstreamAuth } from '../ports/signIn.js';
+import type { SignInConfig } from '../oauth/signInConfig.js';
 import { openTokenStore } from '../oauth/store/openStore.js';
 import { storeLogger } from '../oauth/store/record.js';
 import type { StoreOptions } from '../oauth/store/openStore.js';

@@ -5,7 +5,7 @@
  * It reads the stores only: no request leaves the machine. Exit codes: 0 at least one sign-in
  * listed, 1 none found, 2 bad arguments or a forced store that does not open.
  */
-import type { Logger, LogLevel } from '../bridge/log.js';
+import type { Logger, LogLevel } from '../ports/logger.js';
 import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
 import type { TokenRecord } from '../oauth/store/types.js';

@@ -9,8 +9,8 @@
 import { AsyncSubject, Observable, Subject, share } from 'rxjs';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame } from '../protocol/jsonrpc.js';
-import type { LineTransport } from '../bridge/rpcConnection.js';
-import type { Logger } from '../bridge/log.js';
+import type { LineTransport } from '../ports/lineTransport.js';
+import type { Logger } from '../ports/logger.js';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { startUpstreamChild } from './childStart.js';
 import type { ChildExit, UpstreamChild } from './childStart.js';

@@ -25,7 +25,7 @@ import {
   timer,
 } from 'rxjs';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame, JsonObject, JsonValue, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isRequestId, isResponse, notification, result } from '../protocol/jsonrpc.js';

@@ -3,8 +3,8 @@
  * error code and its cause, the stack only at `debug`. Texts hold codes and names, never the
  * messages of errors (they may hold a URL or frame contents).
  */
-import type { LogLevel } from '../bridge/log.js';
-import { causeOf } from '../bridge/rpcConnection.js';
+import type { LogLevel } from '../ports/logger.js';
+import { causeOf } from '../ports/causeOf.js';
 import { isBridgeError } from '../protocol/bridgeError.js';
 
 export interface ReportLine {

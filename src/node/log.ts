@@ -2,7 +2,7 @@
  * The stderr logger of the executable (docs/logging.md#logging-line-format): whole lines
  * `mcp-bridge-vscode: <scope>: <level>: <text>`, one write per line.
  */
-import { levelEnabled, type Logger, type LogLevel } from '../bridge/log.js';
+import { levelEnabled, type Logger, type LogLevel } from '../ports/logger.js';
 
 export const PROGRAM_NAME = 'mcp-bridge-vscode';
 

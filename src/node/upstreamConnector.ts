@@ -6,10 +6,10 @@
  */
 import { defer, map } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { createRpcConnection } from '../bridge/rpcConnection.js';
-import type { UpstreamAuth } from '../bridge/signInPorts.js';
-import type { UpstreamConnection } from '../bridge/upstream.js';
+import type { UpstreamAuth } from '../ports/signIn.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import {
   CHILD_STOP_GRACE_MS,

@@ -5,7 +5,7 @@
  * command-injection hole of a peer).
  */
 import { spawn } from 'node:child_process';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 
 /** Removed from the opener's environment besides the caller's `secretVariables` (§6.7). */
 const ALWAYS_SECRET = ['MCP_BRIDGE_TOKEN_KEY', 'MCP_BRIDGE_CLIENT_SECRET'];

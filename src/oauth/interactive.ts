@@ -11,7 +11,7 @@
  * of `mcp-bridge-vscode`) it gets `reauthorization_required` with detail `no_consent` at once.
  */
 import type * as client from 'openid-client';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import { formatDuration } from '../protocol/errors.js';
 import { checkAuthorizationUrl } from './authorizationUrl.js';
@@ -20,7 +20,7 @@ import { authorizationRequest, codeError, exchangeCode, refusedClientCode, safeC
 import type { AuthorizationRequest } from './flow.js';
 import type { Receiver, RedirectResult, startReceiver } from './receiver.js';
 import type { TokenResponse } from './tokens.js';
-import type { ConsentPort } from './ports.js';
+import type { ConsentPort } from '../ports/signIn.js';
 import { LockLostError } from './store/hold.js';
 
 const SCOPE = 'oauth';

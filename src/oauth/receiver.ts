@@ -21,7 +21,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import { connectionTable } from './loopback/connections.js';
 import { sendPage } from './loopback/pages.js';

@@ -15,10 +15,10 @@
  * issuer it was registered at (docs/sign-in.md#sign-in-registration: never after a migration to another server).
  */
 import type { ServerMetadata } from 'openid-client';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { ClientRegistration, TokenRecord } from './store/types.js';
-import type { SignInConfig } from './ports.js';
+import type { SignInConfig } from './signInConfig.js';
 
 /** The redirect port the project's client metadata document lists (docs/sign-in.md#sign-in-registration). */
 export const DEFAULT_REDIRECT_PORT = 41894;

@@ -14,7 +14,7 @@
  * sign-in ends with `sign_in_timeout` (README.md "Sign-in and tokens").
  */
 import type { ServerMetadata } from 'openid-client';
-import type { Logger } from '../bridge/log.js';
+import type { Logger } from '../ports/logger.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { BearerChallenge } from './challenge.js';
 import { registerClient } from './dynamicRegistration.js';
@@ -22,7 +22,7 @@ import { configuration, refresh } from './flow.js';
 import type { Fetch } from './http.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import { signInInteractively } from './interactive.js';
-import type { SignInConfig } from './ports.js';
+import type { SignInConfig } from './signInConfig.js';
 import { chooseRegistration } from './registration.js';
 import { discoverResource } from './resourceMetadata.js';
 import { initialScope, stepUpScope } from './scopes.js';

@@ -29,7 +29,8 @@ import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import { refuseEarly } from './interactive.js';
-import type { SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
+import type { UpstreamAuth } from '../ports/signIn.js';
+import type { SignInConfig, SignInDeps } from './signInConfig.js';
 import { startReceiver as defaultStartReceiver } from './receiver.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
 import { discover, signInAnew, silentRefresh } from './renewal.js';
@@ -40,8 +41,6 @@ import { LockLostError } from './store/hold.js';
 import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
 import type { LockHold, RecordKey, TokenRecord } from './store/types.js';
 import { usableAt } from './tokens.js';
-
-export type { ConsentPort, SignInConfig, SignInDeps, UpstreamAuth } from './ports.js';
 
 const SCOPE = 'oauth';
 

@@ -7,7 +7,7 @@
  * handler).
  */
 import { Observable, Subject, isObservable, of, throwError } from 'rxjs';
-import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../bridge/upstream.js';
+import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../ports/upstream.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { Cause } from '../protocol/errors.js';
 import { errorResponse, notification, result } from '../protocol/jsonrpc.js';

@@ -5,7 +5,7 @@
  */
 import { NEVER, Subject, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/bridge/log.js';
+import type { Logger } from '../../src/ports/logger.js';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import { exitLines, stdoutErrorLine } from '../../src/node/exitReport.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';

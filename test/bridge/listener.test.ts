@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import { handleSubscription, startListener } from '../../src/bridge/listener.js';
-import type { Logger } from '../../src/bridge/log.js';
+import type { Logger } from '../../src/ports/logger.js';
 import { createSession } from '../../src/bridge/session.js';
 import type { Session } from '../../src/bridge/session.js';
 import {

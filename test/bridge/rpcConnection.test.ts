@@ -2,9 +2,9 @@ import { NEVER, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import { withVersionRetry } from '../../src/bridge/versionRetry.js';
-import type { ExchangeEvent } from '../../src/bridge/upstream.js';
-import type { Logger } from '../../src/bridge/log.js';
-import type { UpstreamConnection } from '../../src/bridge/upstream.js';
+import type { ExchangeEvent } from '../../src/ports/upstream.js';
+import type { Logger } from '../../src/ports/logger.js';
+import type { UpstreamConnection } from '../../src/ports/upstream.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogLevel } from '../../src/bridge/log.js';
+import type { LogLevel } from '../../src/ports/logger.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine, oneLine } from '../../src/node/log.js';
 
 function capture(level: LogLevel) {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExchangeEvent } from '../../src/bridge/upstream.js';
+import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import { createBodyGate } from '../../src/edges/bodyGate.js';
 import { createFlowControl } from '../../src/edges/flowControl.js';
 import type { FlowControl } from '../../src/edges/flowControl.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/bridge/log.js';
+import { silentLogger } from '../../src/ports/logger.js';
 import { killGroup, spawnChildUpstream } from '../../src/edges/childProcess.js';
 import { startUpstreamChild } from '../../src/edges/childStart.js';
 import type { ChildExit } from '../../src/edges/childStart.js';

@@ -6,7 +6,7 @@
  */
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/bridge/log.js';
+import { silentLogger } from '../../src/ports/logger.js';
 import { spawnChildUpstream } from '../../src/edges/childProcess.js';
 import { startUpstreamChild, stopUpstreamChild } from '../../src/edges/childStart.js';
 import type { ChildExit, ChildStartOutcome } from '../../src/edges/childStart.js';

@@ -2,7 +2,7 @@
  * A ConsentPort for the in-process sign-in tests (test/oauth/signIn*.test.ts) whose answers a
  * test scripts; it records what the sign-in asked and which questions it completed.
  */
-import type { ConsentPort } from '../../src/oauth/upstreamAuth.js';
+import type { ConsentPort } from '../../src/ports/signIn.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 

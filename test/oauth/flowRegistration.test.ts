@@ -3,7 +3,7 @@ import type { ServerMetadata } from 'openid-client';
 import { chooseRegistration, validMetadataUrl } from '../../src/oauth/registration.js';
 import type { RegistrationConfig } from '../../src/oauth/registration.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
-import type { LogLevel } from '../../src/bridge/log.js';
+import type { LogLevel } from '../../src/ports/logger.js';
 
 const ISSUER = 'https://as.example';
 const server = (extra: Partial<ServerMetadata> = {}): ServerMetadata => ({

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import type { Logger, LogLevel } from '../../src/bridge/log.js';
+import type { Logger, LogLevel } from '../../src/ports/logger.js';
 
 export interface RawResponse {
   readonly status: number;

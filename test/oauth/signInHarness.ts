@@ -6,9 +6,10 @@
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { LogLevel } from '../../src/bridge/log.js';
+import type { LogLevel } from '../../src/ports/logger.js';
 import { createUpstreamAuth } from '../../src/oauth/upstreamAuth.js';
-import type { SignInConfig, SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
+import type { SignInConfig, SignInDeps } from '../../src/oauth/signInConfig.js';
+import type { UpstreamAuth } from '../../src/ports/signIn.js';
 import { createMemoryStore, createProcessLock } from '../../src/oauth/store/memoryStore.js';
 import type { SignInLock, TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';

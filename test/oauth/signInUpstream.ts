@@ -5,7 +5,8 @@
  */
 import { startReceiver } from '../../src/oauth/receiver.js';
 import type { RedirectResult } from '../../src/oauth/receiver.js';
-import type { SignInDeps, UpstreamAuth } from '../../src/oauth/upstreamAuth.js';
+import type { SignInDeps } from '../../src/oauth/signInConfig.js';
+import type { UpstreamAuth } from '../../src/ports/signIn.js';
 
 export interface McpReply {
   readonly status: number;

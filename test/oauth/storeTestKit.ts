@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Logger, LogLevel } from '../../src/bridge/log.js';
+import type { Logger, LogLevel } from '../../src/ports/logger.js';
 import type { KeyringModule } from '../../src/oauth/store/keychainStore.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
 

@@ -6,8 +6,8 @@
 import { Subject, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
-import { silentLogger } from '../../src/bridge/log.js';
-import type { UpstreamConnection } from '../../src/bridge/upstream.js';
+import { silentLogger } from '../../src/ports/logger.js';
+import type { UpstreamConnection } from '../../src/ports/upstream.js';
 import { createProfileBridge, genericProfile, vscodeProfile } from '../../src/index.js';
 import type { Profile } from '../../src/index.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';

@@ -43,7 +43,7 @@ import { decodeLines } from '../../operators/decodeLines.js';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import type { BridgeLimits } from '../../src/bridge/config.js';
 import { createBridge } from '../../src/bridge/createBridge.js';
-import type { ExchangeEvent, UpstreamConnection } from '../../src/bridge/upstream.js';
+import type { ExchangeEvent, UpstreamConnection } from '../../src/ports/upstream.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type { Cause } from '../../src/protocol/errors.js';
 import type {

@@ -5,7 +5,7 @@
 import { NEVER, lastValueFrom, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ExchangeEvent } from '../../src/bridge/upstream.js';
+import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type { JsonObject } from '../../src/protocol/jsonrpc.js';
 import { createFakeUpstream, upstreamError, upstreamFailure } from '../../src/testing/fakeUpstream.js';

@@ -6,9 +6,9 @@
  * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call.
  */
 import { Observable, defer, mergeMap, throwError } from 'rxjs';
-import type { Logger } from '../../bridge/log.js';
-import type { UpstreamAuth } from '../../bridge/signInPorts.js';
-import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
+import type { Logger } from '../../ports/logger.js';
+import type { UpstreamAuth } from '../../ports/signIn.js';
+import type { ExchangeEvent, ExchangeOptions } from '../../ports/upstream.js';
 import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 import { isObject, request as requestFrame } from '../../protocol/jsonrpc.js';

@@ -7,9 +7,9 @@
  */
 import { NEVER, Subject } from 'rxjs';
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../../bridge/log.js';
-import type { UpstreamAuth } from '../../bridge/signInPorts.js';
-import type { ExchangeEvent, UpstreamConnection } from '../../bridge/upstream.js';
+import type { Logger } from '../../ports/logger.js';
+import type { UpstreamAuth } from '../../ports/signIn.js';
+import type { ExchangeEvent, UpstreamConnection } from '../../ports/upstream.js';
 import type { Frame, NotificationFrame } from '../../protocol/jsonrpc.js';
 import { isRequest, isResponse } from '../../protocol/jsonrpc.js';
 import { createBodyGate } from '../bodyGate.js';

@@ -7,7 +7,7 @@
  */
 import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { UpstreamAuth } from '../../bridge/signInPorts.js';
+import type { UpstreamAuth } from '../../ports/signIn.js';
 import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { HttpResponse } from './response.js';
 
@@ -44,7 +44,7 @@ export function withSignIn(
 ): Observable<HttpResponse> {
   const { auth, method } = ctx;
   // The header each POST carried: the challenge learns which token was refused, so that a 401
-  // that arrives after another request's sign-in costs no second sign-in (src/oauth/ports.ts).
+  // that arrives after another request's sign-in costs no second sign-in (src/ports/signIn.ts).
   let sent: Record<string, string> = {};
   const postNow = (): Observable<HttpResponse> =>
     defer(() => {

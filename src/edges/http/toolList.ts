@@ -20,8 +20,8 @@ import {
   take,
 } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { Logger } from '../../bridge/log.js';
-import type { ExchangeEvent, ExchangeOptions } from '../../bridge/upstream.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ExchangeEvent, ExchangeOptions } from '../../ports/upstream.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isErrorResponse, isObject } from '../../protocol/jsonrpc.js';
 

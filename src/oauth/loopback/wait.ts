@@ -4,7 +4,7 @@
  * receiver.ts owns the server, its limits and its lifecycle.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import { BridgeError } from '../../protocol/bridgeError.js';
 import { sendPage, sendStartRedirect } from './pages.js';
 import { sameSecret } from '../startUrl.js';

@@ -4,7 +4,7 @@
  * the process and the failed operation runs again there. Only failures hand over; a record that
  * is absent or refused is an answer, not a failure.
  */
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import { reason, STORE_SCOPE } from './record.js';
 import type { TokenStore } from './types.js';
 

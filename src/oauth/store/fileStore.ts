@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open as openFile, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import type { RecordBackend } from './backend.js';
 import { open, seal } from './crypto.js';
 import { STORE_SCOPE } from './record.js';

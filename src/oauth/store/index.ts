@@ -6,7 +6,7 @@
  * failed write. Index updates hold the cross-process lock of INDEX_KEY, so that two processes
  * adding different sign-ins at once do not lose one of them.
  */
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import type { RecordBackend } from './backend.js';
 import { createProcessLock } from './memoryStore.js';
 import { INDEX_KEY, parseRecord, reason, recordId, STORE_SCOPE } from './record.js';

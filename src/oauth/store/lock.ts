@@ -34,7 +34,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { silentLogger, type Logger } from '../../bridge/log.js';
+import { silentLogger, type Logger } from '../../ports/logger.js';
 import { LockLostError, steadyHold } from './hold.js';
 import { createProcessLock } from './memoryStore.js';
 import { reason, recordId, STORE_SCOPE } from './record.js';

@@ -11,7 +11,7 @@
  * not log `store.description` again. The lock lives in the token directory for the file store,
  * else in `<state dir>/locks` (paths.ts).
  */
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import { loadKeyFile, parseTokenKey } from './crypto.js';
 import { openFileBackend } from './fileStore.js';
 import { createFallbackStore } from './fallbackStore.js';

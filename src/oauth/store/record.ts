@@ -4,7 +4,7 @@
  * ). A hash keeps the server URL, which may hold a key in its query, out of every name.
  */
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../bridge/log.js';
+import type { Logger } from '../../ports/logger.js';
 import type { RecordKey, TokenRecord } from './types.js';
 
 /** The key of the index of stored sign-ins (§6.11: a record under `urn:<project>:index`). */

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { NEVER } from 'rxjs';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
-import type { UpstreamAuth } from '../../../src/bridge/signInPorts.js';
+import type { UpstreamAuth } from '../../../src/ports/signIn.js';
 import { listenLoopback } from '../../fixtures/loopbackServer.js';
 import type { LoopbackServer } from '../../fixtures/loopbackServer.js';
 import { guardLoopback, recordingLogger } from './support.js';

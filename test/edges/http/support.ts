@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { Logger, LogLevel } from '../../../src/bridge/log.js';
+import type { Logger, LogLevel } from '../../../src/ports/logger.js';
 
 export interface RecordingLogger extends Logger {
   readonly lines: Array<{ scope: string; level: LogLevel; text: string }>;

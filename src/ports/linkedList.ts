@@ -1,13 +1,13 @@
 /**
  * An intrusive doubly linked list, oldest first: the nodes are the caller's own objects, which
  * carry their neighbours, so adding and removing allocate nothing and removing any node is O(1).
- * It keeps the running tasks of limitInFlight (inFlightTasks.ts) and the entries of each delay of
- * the bridge's deadline queue (src/bridge/deadlines.ts): lists rather than Sets or Maps, because a
+ * It keeps the running tasks of limitInFlight (operators/internal/inFlightTasks.ts) and the entries
+ * of each delay of the bridge's deadline queue (src/bridge/deadlines.ts): lists rather than Sets or Maps, because a
  * table that shrinks and grows with every burst of requests keeps finished requests alive through
  * young-generation collections (src/bridge/pendingTable.ts).
  *
- * Not a public operator: operators/internal/ is not exported by operators/index.ts. It lives here
- * and not in src/bridge so that operators never import the bridge (docs/style.md#style-layout).
+ * Not public: no entry exports it. It lives in src/ports, below both of its users, so that
+ * neither imports the other's implementation (ARCHITECTURE.md).
  */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The logger the bridge and the edges write to. The CLI implements it on stderr with lines
+ * The logger the bridge, the edges and the sign-in write to. The CLI implements it on stderr with lines
  * `mcp-bridge-vscode: <scope>: <level>: <text>` (docs/logging.md#logging-line-format). Texts never hold
  * frame contents, form answers, header values, tokens, secrets or the upstream URL.
  */

@@ -1,5 +1,6 @@
 /**
- * The cause of a failure as a log line may show it (rpcConnection.ts, src/node/exitReport.ts):
+ * The cause of a failure as a log line may show it (src/bridge/rpcConnection.ts,
+ * src/bridge/rpcInbound.ts, src/node/exitReport.ts):
  * a code and a name, never a frame content.
  */
 import { isBridgeError } from '../protocol/bridgeError.js';

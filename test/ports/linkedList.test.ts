@@ -1,10 +1,10 @@
 /**
  * The intrusive list shared by limitInFlight's running tasks and the bridge's deadline queue
- * (operators/internal/linkedList.ts): order, removal anywhere, and links cleared on removal.
+ * (src/ports/linkedList.ts): order, removal anywhere, and links cleared on removal.
  */
 import { describe, expect, it } from 'vitest';
-import { append, unlink } from '../../operators/internal/linkedList.js';
-import type { LinkedList, ListNode } from '../../operators/internal/linkedList.js';
+import { append, unlink } from '../../src/ports/linkedList.js';
+import type { LinkedList, ListNode } from '../../src/ports/linkedList.js';
 
 interface Node extends ListNode<Node> {
   readonly name: string;

@@ -52,7 +52,7 @@ export interface UpstreamConnection {
    * The exchange of `request` without an observable around it (the subscription per
    * request was a measurable part of a forwarded call): the same frames, errors and cancel,
    * delivered to `sink`, which gets nothing more once the returned handle is unsubscribed. Only
-   * connections that have it (rpcConnection.ts); callers fall back to `request`.
+   * connections that have it (src/bridge/rpcConnection.ts); callers fall back to `request`.
    */
   readonly exchange?: (
     method: string,

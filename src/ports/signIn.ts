@@ -1,0 +1,57 @@
+/**
+ * The two seams between the sign-in (src/oauth) and the rest of the bridge: the HTTP upstream
+ * (src/edges/http) asks an {@link UpstreamAuth} for its Authorization header and hands it each
+ * 401/403; the sign-in asks the client through a {@link ConsentPort} once
+ * `notifications/initialized` arrived (docs/sign-in.md#sign-in-consent). Types only, so that
+ * neither side loads the other (ARCHITECTURE.md).
+ */
+import type { Observable } from 'rxjs';
+
+/**
+ * The sign-in as the HTTP upstream sees it: the header of each POST, and what to do after a
+ * 401/403 (docs/sign-in.md#sign-in-trigger).
+ */
+export interface UpstreamAuth {
+  /** The Authorization header value for the next request, or undefined before any sign-in. */
+  header(): string | undefined;
+  /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a §6.10 cause. */
+  challenge(input: {
+    status: 401 | 403;
+    wwwAuthenticate: string | undefined;
+    method: string;
+    signal: AbortSignal;
+    /**
+     * The Authorization header the refused request carried
+     * (undefined when it had none). Without it the sign-in takes the current header as the
+     * refused one, which is wrong when another sign-in changed it in between.
+     */
+    authorization?: string | undefined;
+  }): Promise<void>;
+  /** Emits after each completed sign-in, and after each refresh or stored sign-in that changed the token (reopenListen's signIn$). */
+  readonly signedIn$: Observable<void>;
+  /**
+   * Resolves once the stored record was read: from then on
+   * header() gives a stored token, so the first request needs no 401 round trip. Never rejects.
+   */
+  load?(): Promise<void>;
+}
+
+/**
+ * What the sign-in asks of the client connection: whether it may ask, and the URL elicitation
+ * of a sign-in after `notifications/initialized` (docs/sign-in.md#sign-in-consent).
+ */
+export interface ConsentPort {
+  /** 'initializing' until notifications/initialized arrived, then 'ready' (docs/sign-in.md#sign-in-consent). */
+  phase(): 'initializing' | 'ready';
+  /** Whether the client declared `elicitation.url` in initialize. */
+  clientSupportsUrl(): boolean;
+  /** Sends `elicitation/create {mode:"url", message, url, elicitationId}` to the client; resolves with its action. Rejects (BridgeError) when the client request behind it was cancelled or the client went away. */
+  askUrl(input: {
+    url: string;
+    message: string;
+    elicitationId: string;
+    signal: AbortSignal;
+  }): Promise<'accept' | 'decline' | 'cancel'>;
+  /** Sends `notifications/elicitation/complete {elicitationId}` (before the result of the request). */
+  complete(elicitationId: string): void;
+}
