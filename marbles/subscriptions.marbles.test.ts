@@ -17,7 +17,7 @@ import {
   TOOLS_LIST_CHANGED,
 } from '../src/codec/listen.js';
 import type { DeclaredLists } from '../src/codec/listen.js';
-import { META_LOG_LEVEL, META_SUBSCRIPTION_ID } from '../src/codec/meta.js';
+import { META_LOG_LEVEL, META_SUBSCRIPTION_ID } from '../src/protocol/metaKey.js';
 import type { Frame, JsonObject, RequestFrame } from '../src/protocol/jsonrpc.js';
 import { createFakeUpstream } from '../src/testing/fakeUpstream.js';
 import type { FakeHandler, FakeRequest } from '../src/testing/fakeUpstream.js';

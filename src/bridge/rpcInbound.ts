@@ -8,13 +8,12 @@ import type { Subject } from 'rxjs';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
+import { META_SUBSCRIPTION_ID as SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { causeOf } from '../ports/causeOf.js';
 import { finishExchange, sendExchange } from './rpcExchanges.js';
 import type { Exchanges } from './rpcExchanges.js';
 import { refusedButSupported, retryWarning } from './versionRetry.js';
-
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** The request an upstream notification belongs to: progress token, listen tag, or cancel target. */
 function correlatedId(frame: NotificationFrame): RequestId | undefined {

@@ -7,7 +7,8 @@ import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { toLegacyServerCapabilities } from './capabilities.js';
 import { keepDataIcons } from './icons.js';
-import { LEGACY_PROTOCOL_VERSION, META_SERVER_INFO } from './meta.js';
+import { META_SERVER_INFO } from '../protocol/metaKey.js';
+import { LEGACY_PROTOCOL_VERSION } from './meta.js';
 
 export interface InitializeResultOptions {
   /** The `serverInfo.name` when the upstream sends no valid serverInfo (fallbackServerName). */

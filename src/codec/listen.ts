@@ -5,7 +5,7 @@
  */
 import { isObject, isRequestId, notification } from '../protocol/jsonrpc.js';
 import type { JsonObject, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
-import { META_SUBSCRIPTION_ID } from './meta.js';
+import { META_SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import { isEmpty, omit } from './objects.js';
 
 /** What the `initialize` result we sent declared: a listen stream backs each true flag. */

@@ -5,6 +5,12 @@
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { isReservedPrefix, isSpecReservedPrefix, parseMetaKey } from '../protocol/metaKey.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+} from '../protocol/metaKey.js';
 import { omit, setMember } from './objects.js';
 import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
@@ -13,14 +19,6 @@ import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 export const PROTOCOL_VERSION = '2026-07-28';
 /** The revision spoken to the client (VS Code). */
 export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
-
-/** Reserved `_meta` keys of 2026-07-28 (docs/requests.md#requests-meta-keys). */
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export interface UpstreamMetaContext {
   /** The client's `clientInfo` from `initialize`. */

@@ -5,7 +5,7 @@
 import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { keepDataIconsOfBlock, keepDataIconsOfItems } from './icons.js';
-import { META_SERVER_INFO } from './meta.js';
+import { META_SERVER_INFO } from '../protocol/metaKey.js';
 import { isEmpty, omit } from './objects.js';
 import { shapeTool, shapeToolCall } from './toolResults.js';
 import type { ToolQuirks } from './toolResults.js';

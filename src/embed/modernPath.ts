@@ -29,11 +29,10 @@ import type { Logger } from '../ports/logger.js';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame, JsonObject, JsonValue, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isRequestId, isResponse, notification, result } from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { linkServer } from './serverLink.js';
 
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const EOF_REASON = 'the client closed the connection';
 
 export interface ModernPathConfig {
@@ -113,8 +112,8 @@ export function serveModern(config: ModernPathConfig): OperatorFunction<Inbound,
           ended.add(id);
           pending.delete(id);
           listens.delete(id);
-          const meta: JsonObject = { [SUBSCRIPTION_ID]: id };
-          if (serverInfo !== undefined) meta[SERVER_INFO] = serverInfo;
+          const meta: JsonObject = { [META_SUBSCRIPTION_ID]: id };
+          if (serverInfo !== undefined) meta[META_SERVER_INFO] = serverInfo;
           return [
             { deliver: notification('notifications/cancelled', { requestId: id, reason: EOF_REASON }) },
             { write: result(id, { resultType: 'complete', _meta: meta }) },
@@ -126,14 +125,14 @@ export function serveModern(config: ModernPathConfig): OperatorFunction<Inbound,
         pending.delete(frame.id);
         listens.delete(frame.id);
         const meta = 'result' in frame ? frame.result['_meta'] : undefined;
-        if (isObject(meta) && meta[SERVER_INFO] !== undefined) serverInfo = meta[SERVER_INFO];
+        if (isObject(meta) && meta[META_SERVER_INFO] !== undefined) serverInfo = meta[META_SERVER_INFO];
       };
 
       // Nothing of a listen stream we ended reaches the client after its result.
       const forClient = (frame: Frame): boolean => {
         if (isResponse(frame)) return frame.id === null || !ended.has(frame.id);
         const meta = frame.params?.['_meta'];
-        const subscriptionId = isObject(meta) ? meta[SUBSCRIPTION_ID] : undefined;
+        const subscriptionId = isObject(meta) ? meta[META_SUBSCRIPTION_ID] : undefined;
         return !isRequestId(subscriptionId) || !ended.has(subscriptionId);
       };
 

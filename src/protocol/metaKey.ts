@@ -1,7 +1,16 @@
 /**
  * The `_meta` key grammar of MCP (docs/requests.md#requests-meta-keys): `[prefix/]name`, where the prefix
- * is dot-separated labels and the name may be empty.
+ * is dot-separated labels and the name may be empty; and the keys 2026-07-28 reserves for itself,
+ * which every layer that reads or writes `_meta` names from here.
  */
+
+/** Reserved `_meta` keys of 2026-07-28 (docs/requests.md#requests-meta-keys). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 // A label starts with a letter, ends with a letter or digit, and has letters, digits and
 // hyphens inside.

@@ -12,11 +12,10 @@ import { BridgeError } from '../protocol/bridgeError.js';
 import type { Cause } from '../protocol/errors.js';
 import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 
 const LISTEN = 'subscriptions/listen';
 const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 const ERROR_BRAND: unique symbol = Symbol('fakeUpstreamError');
 
@@ -155,7 +154,7 @@ export function createFakeUpstream(script: FakeUpstreamScript = {}): FakeUpstrea
     const asked = params['notifications'];
     const ack = notification(ACKNOWLEDGED, {
       notifications: script.listen?.acknowledge ?? (typeof asked === 'object' && asked !== null ? asked : {}),
-      _meta: { [SUBSCRIPTION_ID]: request.id },
+      _meta: { [META_SUBSCRIPTION_ID]: request.id },
     });
     const events = (script.listen?.events ?? []).map((frame) => tagged(frame, request.id));
     return new Observable<ExchangeEvent>((subscriber) => {
@@ -168,7 +167,7 @@ export function createFakeUpstream(script: FakeUpstreamScript = {}): FakeUpstrea
   const builtIn: Readonly<Record<string, FakeHandler>> = {
     'server/discover': () => ({
       capabilities: capabilities(),
-      _meta: { [SERVER_INFO]: script.serverInfo ?? { name: 'fake', version: '1.0.0' } },
+      _meta: { [META_SERVER_INFO]: script.serverInfo ?? { name: 'fake', version: '1.0.0' } },
     }),
     'tools/list': () => ({
       tools: [
@@ -279,5 +278,5 @@ function tagged(frame: NotificationFrame, id: number): NotificationFrame {
   const params = frame.params ?? {};
   const meta = params['_meta'];
   const kept = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : {};
-  return notification(frame.method, { ...params, _meta: { ...kept, [SUBSCRIPTION_ID]: id } });
+  return notification(frame.method, { ...params, _meta: { ...kept, [META_SUBSCRIPTION_ID]: id } });
 }

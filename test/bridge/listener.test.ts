@@ -19,7 +19,7 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   META_SUBSCRIPTION_ID,
-} from '../../src/codec/meta.js';
+} from '../../src/protocol/metaKey.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 import type {
   Frame,

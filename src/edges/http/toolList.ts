@@ -24,6 +24,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../ports/upstream.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isErrorResponse, isObject } from '../../protocol/jsonrpc.js';
+import { META_LOG_LEVEL } from '../../protocol/metaKey.js';
 
 /** `HeaderMismatch` of 2026-07-28 (docs/errors.md#errors-upstream-codes). */
 export const HEADER_MISMATCH = -32020;
@@ -31,7 +32,6 @@ export const HEADER_MISMATCH = -32020;
 export const MAX_TOOL_PAGES = 1000;
 
 const RESERVED = 'io.modelcontextprotocol/';
-const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
 /** One POST of the connection (the exchange without any tool-definition logic). */
 export type Send = (
@@ -55,7 +55,7 @@ function listingMeta(callParams: JsonObject): JsonObject {
   const out: JsonObject = {};
   if (!isObject(meta)) return out;
   for (const [key, value] of Object.entries(meta)) {
-    if (key.startsWith(RESERVED) && key !== LOG_LEVEL) out[key] = value;
+    if (key.startsWith(RESERVED) && key !== META_LOG_LEVEL) out[key] = value;
   }
   return out;
 }
