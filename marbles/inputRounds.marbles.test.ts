@@ -15,7 +15,8 @@ import type {
   RoundOutput,
 } from '../operators/driveInputRounds.js';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../src/codec/input/index.js';
-import type { RetryExtras, RoundEvent } from '../src/codec/input/index.js';
+import type { RetryExtras } from '../src/codec/input/index.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import { ajvInputChecks } from '../src/codec/input/schemas.js';
 import { BridgeError } from '../src/protocol/bridgeError.js';
 import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
@@ -55,10 +56,10 @@ const DIRS = { roots: [{ uri: 'file:///work', name: 'work' }] };
 const answer = (id: string, result: JsonObject): ClientAnswer => clientAnswer(id, result);
 
 // Upstream events and driver outputs.
-const up = (result: JsonObject, id = 1): RoundEvent => responseEvent(res(id, result));
-const NO_EVENTS: Record<string, RoundEvent> = {};
-const upError = (frame: ErrorFrame): RoundEvent => responseEvent(frame);
-const upNote = (frame: ReturnType<typeof note>): RoundEvent => notificationEvent(frame);
+const up = (result: JsonObject, id = 1): ExchangeEvent => responseEvent(res(id, result));
+const NO_EVENTS: Record<string, ExchangeEvent> = {};
+const upError = (frame: ErrorFrame): ExchangeEvent => responseEvent(frame);
+const upNote = (frame: ReturnType<typeof note>): ExchangeEvent => notificationEvent(frame);
 const FINAL = { content: [{ type: 'text', text: 'done' }] };
 const out = (frame: Frame): RoundOutput => toClientOutput(frame);
 const done = (result: JsonObject = FINAL): RoundOutput => resultOutput(result);
@@ -72,7 +73,7 @@ const CANCEL = { reason: 'the client canceled the request' };
 const ALL_KINDS: JsonObject = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
 interface Scenario {
-  readonly rounds: readonly Observable<RoundEvent>[] | ((n: number) => Observable<RoundEvent>);
+  readonly rounds: readonly Observable<ExchangeEvent>[] | ((n: number) => Observable<ExchangeEvent>);
   readonly answers?: Observable<ClientAnswer>;
   readonly abort?: Observable<{ reason: string; error?: ErrorObject }>;
   readonly capabilities?: JsonObject;

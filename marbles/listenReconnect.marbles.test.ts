@@ -2,7 +2,8 @@ import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { reopenListen } from '../operators/reopenListen.js';
-import type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from '../operators/reopenListen.js';
+import type { ListenEnd, ListenNext, ReopenListenConfig } from '../operators/reopenListen.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import { LISTEN_ACKNOWLEDGED, TOOLS_LIST_CHANGED } from '../src/codec/listen.js';
 import { BridgeError } from '../src/protocol/bridgeError.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
@@ -15,7 +16,7 @@ const scheduler = (): TestScheduler =>
 
 // Upstream side of one listen exchange (inbound, lower case): k acknowledgment, t tools list
 // change, c upstream notifications/cancelled naming the listen id, e listen result, x error reply.
-const v: Record<string, ListenEvent> = {
+const v: Record<string, ExchangeEvent> = {
   k: {
     type: 'notification',
     frame: note(LISTEN_ACKNOWLEDGED, { notifications: { toolsListChanged: true } }),
@@ -31,7 +32,7 @@ const http = (status: number): BridgeError => new BridgeError('transport_failed'
 /** The operator with a log that records its lines. */
 function withLog(config: Partial<ReopenListenConfig> = {}): {
   lines: string[];
-  op: (source: Observable<ListenEvent>) => Observable<ListenEvent>;
+  op: (source: Observable<ExchangeEvent>) => Observable<ExchangeEvent>;
 } {
   const lines: string[] = [];
   return { lines, op: reopenListen({ ...config, log: (level, text) => lines.push(`${level}: ${text}`) }) };
@@ -245,7 +246,7 @@ describe('reopenListen', () => {
   });
 
   it('the isAcknowledgment of the config tells which event starts the uptime', () => {
-    const isToolsChange = (event: ListenEvent): boolean =>
+    const isToolsChange = (event: ExchangeEvent): boolean =>
       event.type === 'notification' && event.frame.method === TOOLS_LIST_CHANGED;
     const { op } = withLog({ failBeforeFirstAck: true, isAcknowledgment: isToolsChange });
     scheduler().run(({ cold, expectObservable }) => {

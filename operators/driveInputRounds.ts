@@ -1,7 +1,8 @@
 import { Observable, Subscription, asyncScheduler, throwError } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
-import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../src/codec/input/index.js';
+import type { ClientAnswer, RetryExtras, RoundOutput } from '../src/codec/input/index.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { ErrorObject } from '../src/protocol/jsonrpc.js';
 import { runRound } from './internal/inputRound.js';
 import { roundsContext } from './internal/roundsContext.js';
@@ -13,7 +14,6 @@ export type {
   InputLogEntry,
   InputSchemaChecks,
   RetryExtras,
-  RoundEvent,
   RoundOutput,
   RoundsConnection,
   RoundsSettings,
@@ -48,7 +48,7 @@ export const DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG = Object.freeze({
  */
 export interface InputRoundsDeps extends input.RoundsConnection {
   /** One upstream exchange for round n (from 1); no extras on round 1. Emits progress notifications, then the response; fails with a BridgeError. Unsubscribing cancels it. */
-  exchange(round: number, extras: RetryExtras): Observable<RoundEvent>;
+  exchange(round: number, extras: RetryExtras): Observable<ExchangeEvent>;
   /** All answers of the client to bridge requests (hot). */
   readonly answers$: Observable<ClientAnswer>;
   /** Emits once to stop the request: client cancel, end of input, upstream exit. */
@@ -98,8 +98,8 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * import { ajvInputChecks } from 'mcp-bridge-sdk/node';
  * import type { Frame, JsonObject } from 'mcp-bridge-sdk';
  * import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from 'mcp-bridge-sdk/operators';
- * import type { ClientAnswer, RetryExtras, RoundEvent } from 'mcp-bridge-sdk/operators';
- * declare function upstreamCall(round: number, extras: RetryExtras): Observable<RoundEvent>; // one call per round
+ * import type { ClientAnswer, ExchangeEvent, RetryExtras } from 'mcp-bridge-sdk/operators';
+ * declare function upstreamCall(round: number, extras: RetryExtras): Observable<ExchangeEvent>; // one call per round
  * declare const answers$: Observable<ClientAnswer>; // the client's answers to the b-N requests
  * declare const abort$: Observable<{ readonly reason: string }>; // a client cancel, the end of input
  * declare function send(frame: Frame): void;
@@ -172,7 +172,7 @@ export function driveInputRounds(
  * the later rounds, whose exchanges are made inside their round: an error output, not an error
  * of the stream.
  */
-function firstExchange(deps: InputRoundsDeps): Observable<RoundEvent> {
+function firstExchange(deps: InputRoundsDeps): Observable<ExchangeEvent> {
   try {
     return deps.exchange(1, {});
   } catch (thrown: unknown) {

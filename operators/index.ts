@@ -19,7 +19,6 @@ export type {
   InputRoundsDeps,
   InputSchemaChecks,
   RetryExtras,
-  RoundEvent,
   RoundOutput,
   RoundsConnection,
   RoundsSettings,
@@ -32,6 +31,8 @@ export type { LimitInFlightConfig } from './limitInFlight.js';
 export { mergeInOrder } from './mergeInOrder.js';
 export type { MergeInOrderConfig } from './mergeInOrder.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
-export type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from './reopenListen.js';
+export type { ListenEnd, ListenNext, ReopenListenConfig } from './reopenListen.js';
+// The events of an upstream exchange, which driveInputRounds and reopenListen read.
+export type { ExchangeEvent } from '../src/ports/upstream.js';
 export { withDeadline } from './withDeadline.js';
 export type { WithDeadlineConfig } from './withDeadline.js';

@@ -3,16 +3,11 @@ import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
 import { checkBackoff, decideListenEnd } from '../src/codec/listenEnd.js';
 import type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
-import type { NotificationFrame, ResponseFrame } from '../src/protocol/jsonrpc.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import { listenBackoff } from './internal/listenBackoff.js';
 import type { ListenBackoffSettings } from './internal/listenBackoff.js';
 
 export type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
-
-/** One frame of a `subscriptions/listen` exchange (the shape of the bridge's ExchangeEvent). */
-export type ListenEvent =
-  | { readonly type: 'notification'; readonly frame: NotificationFrame }
-  | { readonly type: 'response'; readonly frame: ResponseFrame };
 
 /** Settings of reopenListen. */
 export interface ReopenListenConfig {
@@ -34,7 +29,7 @@ export interface ReopenListenConfig {
    * True for the event that acknowledges a stream: it starts the uptime that resets the backoff.
    * Default: the notification `notifications/subscriptions/acknowledged` (docs/notifications.md#notifications-ending).
    */
-  readonly isAcknowledgment?: ((event: ListenEvent) => boolean) | undefined;
+  readonly isAcknowledgment?: ((event: ExchangeEvent) => boolean) | undefined;
   /**
    * What follows the end of a stream: `reopen` after the backoff, `signIn` (wait for `signIn$`) or
    * `stop`; `why` starts the log line. `end.failed` is whatever the source errored with, so a
@@ -60,10 +55,10 @@ export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
   failBeforeFirstAck: false,
 });
 
-const isListenAcknowledgment = (event: ListenEvent): boolean =>
+const isListenAcknowledgment = (event: ExchangeEvent): boolean =>
   event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED;
 
-const isUpstreamCancel = (event: ListenEvent): boolean =>
+const isUpstreamCancel = (event: ExchangeEvent): boolean =>
   event.type === 'notification' && event.frame.method === 'notifications/cancelled';
 
 /**
@@ -102,9 +97,9 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  *
  * @example
  * import { defer, type Observable } from 'rxjs';
- * import { reopenListen, type ListenEvent } from 'mcp-bridge-sdk/operators';
+ * import { reopenListen, type ExchangeEvent } from 'mcp-bridge-sdk/operators';
  * class GoneError extends Error {}
- * declare const openListen: () => Observable<ListenEvent>; // one listen request per subscription
+ * declare const openListen: () => Observable<ExchangeEvent>; // one listen request per subscription
  * const events$ = defer(openListen).pipe(
  *   reopenListen({
  *     classifyEnd: (end) =>
@@ -116,7 +111,7 @@ const isUpstreamCancel = (event: ListenEvent): boolean =>
  */
 export function reopenListen(
   config: Partial<ReopenListenConfig> = {},
-): MonoTypeOperatorFunction<ListenEvent> {
+): MonoTypeOperatorFunction<ExchangeEvent> {
   const settings = { ...DEFAULT_REOPEN_LISTEN_CONFIG, ...config };
   checkBackoff(settings);
   const { failBeforeFirstAck } = settings;

@@ -13,7 +13,8 @@
 import { Subscription } from 'rxjs';
 import type { Observable } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
-import type { ClientAnswer, RetryExtras, RoundEvent } from '../../src/codec/input/index.js';
+import type { ClientAnswer, RetryExtras } from '../../src/codec/input/index.js';
+import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import type { ResponseFrame } from '../../src/protocol/jsonrpc.js';
 import type { RoundsContext } from './roundsContext.js';
 import { waitForAnswers } from './waitForAnswers.js';
@@ -26,7 +27,7 @@ import { waitForAnswers } from './waitForAnswers.js';
 export function runRound(
   context: RoundsContext,
   n: number,
-  exchange$: Observable<RoundEvent>,
+  exchange$: Observable<ExchangeEvent>,
   extras: RetryExtras,
   inputWaitMs: number,
   host: Subscription,

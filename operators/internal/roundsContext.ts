@@ -6,11 +6,12 @@
  */
 import type { Observable, SchedulerLike, Subscriber, Subscription } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
-import type { ClientAnswer, RetryExtras, RoundEvent, RoundOutput } from '../../src/codec/input/index.js';
+import type { ClientAnswer, RetryExtras, RoundOutput } from '../../src/codec/input/index.js';
+import type { ExchangeEvent } from '../../src/ports/upstream.js';
 
 /** What a round needs of the operator's dependencies (InputRoundsDeps has all of it). */
 export interface RoundDeps extends input.RoundsConnection {
-  exchange(round: number, extras: RetryExtras): Observable<RoundEvent>;
+  exchange(round: number, extras: RetryExtras): Observable<ExchangeEvent>;
   readonly answers$: Observable<ClientAnswer>;
   readonly log?: (level: input.InputLogEntry['level'], text: string) => void;
 }

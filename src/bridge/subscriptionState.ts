@@ -12,7 +12,7 @@
  */
 import type { ReplaySubject, Subscriber } from 'rxjs';
 import { Subject } from 'rxjs';
-import type { ListenEvent } from '../../operators/reopenListen.js';
+import type { ExchangeEvent } from '../ports/upstream.js';
 import { ALL_LISTS, LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
@@ -71,7 +71,7 @@ export interface SubscriptionState {
   /** A chain of a change ended before its first acknowledgment (§5.6): the old stream stays. */
   fail(chain: Chain, error: ErrorObject, why: string): void;
   /** The frames for the client of one event of a chain. */
-  handle(chain: Chain, event: ListenEvent): Frame[];
+  handle(chain: Chain, event: ExchangeEvent): Frame[];
 }
 
 /**

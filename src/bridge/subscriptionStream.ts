@@ -19,7 +19,8 @@ import {
 } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { reopenListen } from '../../operators/reopenListen.js';
-import type { ListenEvent, ReopenListenConfig } from '../../operators/reopenListen.js';
+import type { ReopenListenConfig } from '../../operators/reopenListen.js';
+import type { ExchangeEvent } from '../ports/upstream.js';
 import { LISTEN_ACKNOWLEDGED } from '../codec/listen.js';
 import { decideListenEnd } from '../codec/listenEnd.js';
 import { bridgeError, formatDuration } from '../protocol/errors.js';
@@ -30,7 +31,7 @@ import type { Chain, SubscriptionState } from './subscriptionState.js';
 
 export interface ChainStreamOptions {
   /** One listen request with the filter of `uris` (never empty); built at subscription time. */
-  readonly openStream: (uris: readonly string[], cancelReason: () => string) => Observable<ListenEvent>;
+  readonly openStream: (uris: readonly string[], cancelReason: () => string) => Observable<ExchangeEvent>;
   /** Backoff, clock, sign-in signal and log lines of the reconnect. */
   readonly reopen: Partial<ReopenListenConfig>;
   /**

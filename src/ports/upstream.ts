@@ -6,7 +6,10 @@
 import type { Observable, Unsubscribable } from 'rxjs';
 import type { JsonObject, NotificationFrame, ResponseFrame } from '../protocol/jsonrpc.js';
 
-/** One frame that belongs to an upstream exchange. */
+/**
+ * One frame that belongs to an upstream exchange: what `request` emits, and what the operators
+ * driveInputRounds (one exchange per round) and reopenListen (one per listen stream) read.
+ */
 export type ExchangeEvent =
   /** A notification correlated to the exchange: progress (by token), listen events (by subscriptionId), or an upstream `notifications/cancelled` naming the exchange. */
   | { readonly type: 'notification'; readonly frame: NotificationFrame }

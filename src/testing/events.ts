@@ -14,12 +14,12 @@ import type {
   ResponseFrame,
 } from '../protocol/jsonrpc.js';
 
-/** An upstream response as an exchange event (`ListenEvent`, `RoundEvent`). */
+/** An upstream response as an `ExchangeEvent`. */
 export const responseEvent = <F extends ResponseFrame>(
   frame: F,
 ): { readonly type: 'response'; readonly frame: F } => ({ type: 'response', frame });
 
-/** An upstream notification as an exchange event (`ListenEvent`, `RoundEvent`). */
+/** An upstream notification as an `ExchangeEvent`. */
 export const notificationEvent = (
   frame: NotificationFrame,
 ): { readonly type: 'notification'; readonly frame: NotificationFrame } => ({ type: 'notification', frame });

@@ -49,7 +49,6 @@ export type {
   InputLogEntry,
   InputSession,
   RetryExtras,
-  RoundEvent,
   RoundOutput,
   RoundPlan,
 } from './types.js';

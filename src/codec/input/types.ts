@@ -5,13 +5,7 @@
  */
 import type { Cause } from '../../protocol/errors.js';
 import type { InputSchemaChecks } from './checks.js';
-import type {
-  ErrorObject,
-  Frame,
-  JsonObject,
-  NotificationFrame,
-  ResponseFrame,
-} from '../../protocol/jsonrpc.js';
+import type { ErrorObject, Frame, JsonObject, NotificationFrame } from '../../protocol/jsonrpc.js';
 
 /** A failure of the input requests of one client request: the client request fails with it. */
 export interface InputFailure {
@@ -119,12 +113,3 @@ export type RoundOutput =
   | { readonly type: 'result'; readonly result: JsonObject }
   /** The client request fails with this error. */
   | { readonly type: 'error'; readonly error: ErrorObject };
-
-/**
- * One frame of an upstream exchange, as the round driver reads it: the same shape as
- * `ExchangeEvent` of src/bridge/upstream.ts, declared here so that operators need not import
- * src/bridge.
- */
-export type RoundEvent =
-  | { readonly type: 'notification'; readonly frame: NotificationFrame }
-  | { readonly type: 'response'; readonly frame: ResponseFrame };
