@@ -3,6 +3,93 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import rxjsX from 'eslint-plugin-rxjs-x';
 
+/**
+ * The layers of ARCHITECTURE.md: each one and the layers it sits on directly. A layer may import
+ * what it sits on and everything below that, nothing else (test/api/layers.test.ts checks that
+ * this table and the one of ARCHITECTURE.md agree, and that the zones below refuse what they must).
+ */
+export const LAYERS = {
+  'src/protocol': [],
+  'src/ports': ['src/protocol'],
+  'src/codec': ['src/ports'],
+  operators: ['src/codec'],
+  'src/bridge': ['operators'],
+  'src/edges': ['operators'],
+  'src/oauth': ['src/edges'],
+  'src/profiles': ['src/bridge'],
+  'src/index.ts': ['src/profiles'],
+  'src/node': ['src/bridge', 'src/edges', 'src/profiles'],
+  'src/embed': ['src/node'],
+  'src/cli': ['src/node', 'src/oauth'],
+  'src/testing': ['src/ports'],
+};
+
+/** Layers that run in any runtime: no `node:*` module (the root entry is runtime-neutral). */
+const NEUTRAL = [
+  'src/protocol',
+  'src/ports',
+  'src/codec',
+  'operators',
+  'src/bridge',
+  'src/profiles',
+  'src/index.ts',
+  'src/testing',
+];
+
+/** The layers `layer` may import: what it sits on, and below. */
+export function below(layer) {
+  const out = new Set();
+  const visit = (name) => {
+    for (const next of LAYERS[name]) {
+      if (!out.has(next)) {
+        out.add(next);
+        visit(next);
+      }
+    }
+  };
+  visit(layer);
+  return out;
+}
+
+/** A relative import specifier that reaches into the folder of `layer` (by its last segment). */
+const intoLayer = (layer) => `^\\.\\.?/(?:.*/)?${layer.split('/').pop()}/`;
+
+/** One `no-restricted-imports` zone per layer: every import against the arrows is an error. */
+function layerZones() {
+  const folders = Object.keys(LAYERS).filter((layer) => !layer.endsWith('.ts'));
+  return Object.keys(LAYERS).map((layer) => {
+    const allowed = below(layer);
+    const patterns = folders
+      .filter((other) => other !== layer && !allowed.has(other))
+      .map((other) => ({
+        regex: intoLayer(other),
+        message: `${layer} does not import ${other} (ARCHITECTURE.md).`,
+      }));
+    // A self-import through the package name would go around the zones.
+    patterns.push({ regex: '^mcp-bridge-sdk(?:/|$)', message: 'Import the sources, not the package.' });
+    if (NEUTRAL.includes(layer)) {
+      patterns.push({ group: ['node:*'], message: `${layer} runs in any runtime: no Node built-in module.` });
+    }
+    if (layer === 'src/protocol' || layer === 'src/codec') {
+      patterns.push({ group: ['rxjs', 'rxjs/*'], message: `${layer} is pure: no rxjs.` });
+    }
+    if (layer === 'src/ports') {
+      patterns.push({
+        group: ['rxjs', 'rxjs/*'],
+        allowTypeImports: true,
+        message: 'src/ports loads no rxjs: its types only.',
+      });
+    }
+    if (layer === 'operators') {
+      patterns.push({ group: ['rxjs/internal/*'], message: 'Operators use the public rxjs API.' });
+    }
+    return {
+      files: [layer.endsWith('.ts') ? layer : `${layer}/**/*.ts`],
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+    };
+  });
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'eslint.config.js', 'site/**'] },
   js.configs.recommended,
@@ -21,8 +108,9 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  ...layerZones(),
   {
-    // Operators are pure stream logic: time goes through RxJS schedulers (style.md §3.7 rule 8).
+    // Operators are pure stream logic: time goes through RxJS schedulers (docs/style.md#style-layout).
     files: ['operators/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -31,26 +119,20 @@ export default tseslint.config(
         { selector: "CallExpression[callee.name='setInterval']", message: 'Use interval() from rxjs.' },
         { selector: "NewExpression[callee.name='Promise']", message: 'No Promises in operators.' },
       ],
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'Operators do no Node I/O.' },
-            { group: ['**/src/edges/**', '**/src/bridge/**', '**/src/cli/**'], message: 'Layering.' },
-          ],
-        },
-      ],
     },
   },
   {
-    files: ['src/protocol/**/*.ts', 'src/codec/**/*.ts'],
+    // The examples are what a user writes: they reach the library through its public entries only.
+    files: ['examples/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['node:*'], message: 'protocol/ and codec/ are pure.' },
-            { group: ['rxjs', '**/operators/**', '**/edges/**', '**/bridge/**'], message: 'Layering.' },
+            {
+              regex: '^\\.\\.?/(?:.*/)?(?:src|operators)/',
+              message: 'Examples import mcp-bridge-sdk and its entries, not the sources.',
+            },
           ],
         },
       ],
