@@ -4,7 +4,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
-import type { MetaPassthrough } from '../codec/meta.js';
+import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 import type { shapeResult } from '../codec/results.js';
 import type { ConsentRelay } from './consent.js';
 import type { Logger } from '../ports/logger.js';

@@ -29,9 +29,6 @@ export interface UpstreamMetaContext {
   readonly logLevel?: string;
 }
 
-export { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
-export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
-
 /** Whether one key of a client's `_meta` with its value travels upstream. */
 export type MetaRule = (key: string, value: unknown) => boolean;
 

@@ -6,8 +6,6 @@
  */
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
-export type { MetaPassthrough } from '../protocol/metaPassthrough.js';
-
 /** Result rules that exist for one client, not for the protocol (docs/results.md#results-items-fix–3.9). */
 export interface ProfileQuirks {
   /**

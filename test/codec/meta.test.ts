@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   LEGACY_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
-  REFERENCE_PASSTHROUGH,
   buildUpstreamMeta,
   forwardParams,
   isModernRequest,
   metaRule,
 } from '../../src/codec/meta.js';
 import { isReservedPrefix, isSpecReservedPrefix, parseMetaKey } from '../../src/protocol/metaKey.js';
+import { REFERENCE_PASSTHROUGH } from '../../src/protocol/metaPassthrough.js';
 
 const ctx = {
   clientInfo: { name: 'Visual Studio Code', version: '1.120.0' },
