@@ -16,8 +16,7 @@ export type { Profile, ProfileQuirks, SignInIdentity } from './profiles/profile.
 export type { MetaPassthrough } from './protocol/metaPassthrough.js';
 export { DEFAULT_LIMITS } from './bridge/config.js';
 export type { BridgeConfig, BridgeDeps, BridgeLimits } from './bridge/config.js';
-export type { ConsentRelay } from './bridge/consent.js';
-export type { ConsentPort, UpstreamAuth } from './ports/signIn.js';
+export type { ConsentPort, ConsentRelay, UpstreamAuth } from './ports/signIn.js';
 export type { Logger, LogLevel } from './ports/logger.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { RpcConnectionConfig } from './bridge/rpcConnection.js';

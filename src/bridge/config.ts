@@ -6,7 +6,7 @@ import type { Observable } from 'rxjs';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 import type { shapeResult } from '../codec/results.js';
-import type { ConsentRelay } from './consent.js';
+import type { ConsentRelay } from '../ports/signIn.js';
 import type { Logger } from '../ports/logger.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 

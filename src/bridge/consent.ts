@@ -1,6 +1,6 @@
 /**
- * The client side of a sign-in after `notifications/initialized` (docs/sign-in.md#sign-in-consent,
- * issue #11 item 6): the sign-in never opens a browser then, it asks the client with a URL
+ * The client side of a sign-in after `notifications/initialized` (docs/sign-in.md#sign-in-consent):
+ * the sign-in never opens a browser then, it asks the client with a URL
  * elicitation. The sign-in is made once per process (src/cli/signInSetup.ts) and holds the
  * {@link ConsentRelay}'s port; each client connection binds its own {@link sessionConsent} to it.
  */
@@ -11,20 +11,7 @@ import type { Frame } from '../protocol/jsonrpc.js';
 import { isObject, request } from '../protocol/jsonrpc.js';
 import type { Logger } from '../ports/logger.js';
 import type { Session } from './session.js';
-import type { ConsentPort } from '../ports/signIn.js';
-
-/** A port that forwards to the connection bound now; without one, nobody can be asked. */
-export interface ConsentRelay {
-  /** What the sign-in holds for the life of the process. */
-  readonly port: ConsentPort;
-  /** Binds the port of a connection; the returned function unbinds it (at the end of the connection). */
-  bind(port: ConsentPort): () => void;
-  /**
-   * A later sign-in of a client without URL elicitation opens the browser (the profile's
-   * SignInIdentity.browserWithoutUrlElicitation): the start line of such a client says so.
-   */
-  readonly browserWithoutUrlElicitation?: boolean;
-}
+import type { ConsentPort, ConsentRelay } from '../ports/signIn.js';
 
 const gone = (): BridgeError =>
   new BridgeError('closed', { detail: 'the client closed the connection before the sign-in completed' });

@@ -5,12 +5,11 @@
  * client connection binds (docs/sign-in.md#sign-in-consent), and the UpstreamAuth that the HTTP upstream calls. Loaded only
  * for a URL with the sign-in on: the command form never pays for openid-client or the stores.
  */
-import type { ConsentRelay } from '../bridge/consent.js';
 import { createConsentRelay } from '../bridge/consent.js';
 import type { Logger } from '../ports/logger.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import { createUpstreamAuth } from '../oauth/upstreamAuth.js';
-import type { UpstreamAuth } from '../ports/signIn.js';
+import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
 import type { SignInConfig } from '../oauth/signInConfig.js';
 import { openTokenStore } from '../oauth/store/openStore.js';
 import { storeLogger } from '../oauth/store/record.js';

@@ -1,9 +1,10 @@
 /**
- * The two seams between the sign-in (src/oauth) and the rest of the bridge: the HTTP upstream
+ * The seams between the sign-in (src/oauth) and the rest of the bridge: the HTTP upstream
  * (src/edges/http) asks an {@link UpstreamAuth} for its Authorization header and hands it each
  * 401/403; the sign-in asks the client through a {@link ConsentPort} once
- * `notifications/initialized` arrived (docs/sign-in.md#sign-in-consent). Types only, so that
- * neither side loads the other (ARCHITECTURE.md).
+ * `notifications/initialized` arrived (docs/sign-in.md#sign-in-consent), which a
+ * {@link ConsentRelay} forwards to the connection of the moment (src/bridge/consent.ts). Types
+ * only, so that neither side loads the other (ARCHITECTURE.md).
  */
 import type { Observable } from 'rxjs';
 
@@ -54,4 +55,17 @@ export interface ConsentPort {
   }): Promise<'accept' | 'decline' | 'cancel'>;
   /** Sends `notifications/elicitation/complete {elicitationId}` (before the result of the request). */
   complete(elicitationId: string): void;
+}
+
+/** A port that forwards to the connection bound now; without one, nobody can be asked. */
+export interface ConsentRelay {
+  /** What the sign-in holds for the life of the process. */
+  readonly port: ConsentPort;
+  /** Binds the port of a connection; the returned function unbinds it (at the end of the connection). */
+  bind(port: ConsentPort): () => void;
+  /**
+   * A later sign-in of a client without URL elicitation opens the browser (the profile's
+   * SignInIdentity.browserWithoutUrlElicitation): the start line of such a client says so.
+   */
+  readonly browserWithoutUrlElicitation?: boolean;
 }
