@@ -262,7 +262,8 @@ export async function signInInteractively(
       );
       throw new BridgeError('sign_in_invalid_url');
     }
-    // Finding 1 of the security review: no sign-in line and no browser from a lost hold.
+    // A lost hold writes no sign-in line and opens no browser: the new holder signs in
+    // (docs/sign-in.md#sign-in-lock).
     await input.confirm?.();
     if (input.signal.aborted) onStop();
     else input.signal.addEventListener('abort', onStop, { once: true });

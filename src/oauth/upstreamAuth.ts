@@ -1,6 +1,6 @@
 /**
- * The sign-in of an HTTP upstream (issue #12 deliverable 3; docs/sign-in.md#sign-in-trigger
- * –6.13; docs/sign-in.md#sign-in-trigger). `header()` gives the current token; `challenge()` takes a
+ * The sign-in of an HTTP upstream (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-refresh,
+ * docs/sign-in.md#sign-in-lock). `header()` gives the current token; `challenge()` takes a
  * 401/403 and resolves once a retry may go:
  * 1. 403 without `insufficient_scope`, a second step-up of the same request, or a step-up for
  *    scopes already granted: `access_refused` at once (no loop, docs/sign-in.md#sign-in-scopes).
@@ -138,7 +138,7 @@ export function createUpstreamAuth(
    * that fails loses nothing of this process: the token is used until the end of the process.
    */
   const save = async (record: TokenRecord, held: LockHold): Promise<void> => {
-    // Finding 1: a lost hold writes nothing; the record in the store is the new holder's.
+    // A lost hold writes nothing; the record in the store is the new holder's (docs/sign-in.md#sign-in-lock).
     await held.confirm();
     let kept = record;
     try {
@@ -245,9 +245,10 @@ export function createUpstreamAuth(
       stored.issuer === found.as.issuer &&
       stored.resource === found.resource
     ) {
-      // Finding 1: spend the refresh token only while the lock is still ours, and only if no
-      // other holder renewed (or began to renew) the record since it was read (discovery took a
-      // while); then mark it as sent before it is (refreshMark.ts).
+      // A refresh token is sent at most once (docs/sign-in.md#sign-in-refresh): spend it only while
+      // the lock is still ours, and only if no other holder renewed (or began to renew) the record
+      // since it was read (discovery took a while); then mark it as sent before it is
+      // (refreshMark.ts).
       await held.confirm();
       const latest = await store.read(key);
       const mark =
@@ -290,7 +291,7 @@ export function createUpstreamAuth(
     await loaded;
     const input: ChallengeInput = { status, bearer, signal, refused };
     const attempt = (): Promise<void> => lock.hold(key, renewHeld(input), { signal });
-    // Finding 1: after a lost hold, once more under a new hold; it reads the store first, so a
+    // After a lost hold, once more under a new hold (docs/sign-in.md#sign-in-lock); it reads the store first, so a
     // token another process stored meanwhile is taken as it is.
     const run = queue.then(() =>
       attempt().catch((error: unknown) => {
