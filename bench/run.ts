@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every scenario of issue 7, targets interleaved, one table, bench/results.json
+ * `npm run bench`: every scenario of bench/README.md, targets interleaved, one table, bench/results.json
  * and bench/results.svg. Not part of `npm test`.
  *
  *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded]
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     `${settings.runs} rounds${full ? ' (--full)' : ''} · ${seconds.toFixed(0)} s`;
   const table = markdownTable(rows, errors);
   const goalLines = [
-    '| target (issue 7) | measured | verdict |',
+    '| target | measured | verdict |',
     '| --- | --- | --- |',
     ...goals.map(
       (g) =>

@@ -9,7 +9,7 @@ import { unhandledErrorsOf } from './unhandledErrors.js';
 const scheduler = (): TestScheduler =>
   createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-// docs/requests.md#requests-in-flight and docs/requests.md#requests-in-flight, scaled down to one or two places; issue 10 item 2.
+// docs/requests.md#requests-in-flight, scaled down to one or two places.
 describe('limitInFlight', () => {
   it('at most maxInFlight counted tasks run at once', () => {
     scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
@@ -231,7 +231,7 @@ describe('limitInFlight', () => {
     expect(unhandled).toEqual([]);
   });
 
-  describe('failures subscribed by hand (issue 13)', () => {
+  describe('failures of tasks subscribed by hand', () => {
     it('a task that fails at its subscription gets its replacement, which unsubscribing ends', () => {
       scheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
         const requests = hot('    -ab---');

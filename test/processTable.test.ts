@@ -1,6 +1,6 @@
 /**
- * The process-liveness helpers of the process tests (test/helpers/processTable.ts; issue 10 item
- * 5): a gone process is reported as gone, and a process table that cannot be read fails loudly
+ * The process-liveness helpers of the process tests (test/helpers/processTable.ts;
+ * docs/testing.md#testing-process): a gone process is reported as gone, and a process table that cannot be read fails loudly
  * instead of reporting no process.
  */
 import { spawn } from 'node:child_process';

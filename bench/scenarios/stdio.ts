@@ -1,5 +1,5 @@
 /**
- * Scenarios over stdio (issue 7 items 2–4): the bridge's own overhead against the cheap echo
+ * Scenarios over stdio: the bridge's own overhead against the cheap echo
  * upstream, the realistic path to the SDK 2.x fixture, and one input round per call.
  */
 import { ELICIT_CONTENT } from '../rawClient.js';

@@ -1,6 +1,6 @@
 /**
- * The schema checks of input rounds in the executable, loaded when first needed (issue 13,
- * "Nothing heavy before it is needed"): ajv and the 135 KB 2025-11-25 schema are about half of
+ * The schema checks of input rounds in the executable, loaded when first needed (nothing heavy
+ * loads before it is needed, so the executable starts fast): ajv and the 135 KB 2025-11-25 schema are about half of
  * the code the executable would otherwise compile and run at every start, and only a result that
  * says `input_required` needs them.
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The entry of the executables `mcp-bridge-vscode` and `mcp-bridge` (mcpBridge.ts selects its
- * profile, then loads this module). Issue 13, "Fast start": it starts the upstream command at
+ * profile, then loads this module). To start fast, it starts the upstream command at
  * once (prestart.ts: the pure pre-scan of the command line and a spawn, nothing heavy), and only
  * then loads the CLI (run.ts: yargs, RxJS, the bridge), so that the upstream's own start overlaps
  * the bridge's. The first `initialize` adopts that child (src/node/upstreamConnector.ts).

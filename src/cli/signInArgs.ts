@@ -1,6 +1,6 @@
 /**
  * The sign-in options of the URL form and of `logout` (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores,
- * docs/sign-in.md#sign-in-sandbox; issues #11 and #12): values, defaults and conflicts. The secrets come only from the
+ * docs/sign-in.md#sign-in-sandbox): values, defaults and conflicts. The secrets come only from the
  * environment (`MCP_BRIDGE_CLIENT_SECRET`, `MCP_BRIDGE_TOKEN_KEY`, trimmed, empty = unset);
  * diagnostics name options and variables, never values.
  */

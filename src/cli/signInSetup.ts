@@ -1,5 +1,5 @@
 /**
- * The sign-in of the URL form, made once per process (issues #11 and #12): the token store
+ * The sign-in of the URL form, made once per process (docs/sign-in.md#sign-in-trigger): the token store
  * (docs/sign-in.md#sign-in-stores: a forced store that does not open is exit code 2), the fetch of
  * the sign-in through the upstream's trust and proxy settings (docs/http-upstream.md#http-client), the consent relay that each
  * client connection binds (docs/sign-in.md#sign-in-consent), and the UpstreamAuth that the HTTP upstream calls. Loaded only

@@ -72,10 +72,9 @@ function readUrl(text: string): { url: URL } | { hint: string } {
 
 /**
  * The hint that refuses a `--client-issuer`, or undefined when it is usable: the rule of every
- * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host as issue #11 item 7
- * allows, only with a loopback MCP URL, a deviation from docs/cli.md#cli-forms, which asks for
- * https only; a host; no user
- * information or fragment), and no query.
+ * sign-in endpoint (`checkSignInEndpoint`: `https`, or `http` on a loopback host only with a
+ * loopback MCP URL as docs/sign-in.md#sign-in-urls allows, a deviation from docs/cli.md#cli-forms,
+ * which asks for https only; a host; no user information or fragment), and no query.
  */
 export function clientIssuerHint(text: string, mcpUrl: string): string | undefined {
   const hint = checkSignInEndpoint(text, mcpUrl);

@@ -1,6 +1,6 @@
 /**
- * Caps the young generation of the V8 heap of the bridge process at 8 MiB (issue 13,
- * deliverable 3: peak RSS ≤ 100 MB under a flood of 10,000 requests). Imported first by the
+ * Caps the young generation of the V8 heap of the bridge process at 8 MiB, so that a flood of
+ * 10,000 requests stays under a peak RSS of 100 MB (bench/README.md). Imported first by the
  * executable only, never by the library or embedded mode: it is a setting of the process.
  *
  * By default V8 doubles the two semi-spaces of the young generation up to 16 MiB each while

@@ -33,8 +33,8 @@ export interface ChildUpstreamConfig {
   /** After stdin is closed, how long the child may take to exit before SIGTERM, then SIGKILL. */
   readonly stopGraceMs: number;
   /**
-   * A child started already (startUpstreamChild, e.g. before the bridge's modules loaded, issue
-   * 13): adopted instead of starting `argv`, with its start, exit and output so far.
+   * A child started already (startUpstreamChild, e.g. before the bridge's modules loaded, so that
+   * the upstream's start overlaps the bridge's): adopted instead of starting `argv`, with its start, exit and output so far.
    */
   readonly child?: UpstreamChild;
 }

@@ -1,6 +1,6 @@
 /**
- * How the upstream child is started and how its process tree is stopped, per platform (issue 15,
- * "Windows"). Pure: the platform, the environment and the file check come in as arguments, so that
+ * How the upstream child is started and how its process tree is stopped, per platform
+ * (docs/upstream.md#upstream-stdio, docs/upstream.md#upstream-stdio-stop). Pure: the platform, the environment and the file check come in as arguments, so that
  * the Windows rules are unit-tested on every platform; childProcess.ts carries the plans out.
  *
  * - POSIX: the command as given, in its own process group (`detached`), so that a signal to `-pid`

@@ -2,8 +2,8 @@
  * One write of the lines of a turn (src/edges/stdio.ts `writeLines`). Lines of strings are
  * joined into one `write`, as before. A line of pieces (the raw bytes of a large upstream result,
  * src/protocol/rawResult.ts) is handed over piece by piece inside one cork, so that the stream
- * makes one vectored write of them and its Buffers are never copied or joined (issue 13,
- * deliverable 3: a large result held once while it waits to be written).
+ * makes one vectored write of them and its Buffers are never copied or joined: a large result is
+ * held once while it waits to be written.
  */
 import type { Writable } from 'node:stream';
 

@@ -1,6 +1,6 @@
 /**
- * The short way to a pinned server instance on the legacy path of embedded mode (issue 13,
- * deliverable 4). `serveStdio` owns the era of the connection, `server/discover`, the listen
+ * The short way to a pinned server instance on the legacy path of embedded mode
+ * (docs/embedded.md#embedded-selection), for less CPU per call. `serveStdio` owns the era of the connection, `server/discover`, the listen
  * streams and the cancellations; once it has pinned the instance to 2026-07-28 it only passes
  * each other request to the instance's transport and each answer back to the wire, checking
  * both again with the SDK's JSON-RPC schemas on the way (about a third of the CPU of a call).

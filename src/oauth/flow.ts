@@ -98,7 +98,7 @@ export function configuration(
   );
   config[client.customFetch] = customFetch(fetch, mcpUrl, stop);
   config.timeout = REQUEST_TIMEOUT_MS / 1000;
-  // issue #11 item 7: http only where discovery allowed it (loopback hosts, loopback MCP URL);
+  // http only where discovery allowed it (loopback hosts, loopback MCP URL: docs/sign-in.md#sign-in-urls);
   // guardedFetch refuses any other http URL on top.
   if (needsInsecure(as, mcpUrl)) client.allowInsecureRequests(config);
   return config;

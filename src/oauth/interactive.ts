@@ -10,144 +10,35 @@
  * and tokens"), with the start URL and the cooldown of a failed sign-in; else (the reference rule
  * of `mcp-bridge-vscode`) it gets `reauthorization_required` with detail `no_consent` at once.
  */
-import type * as client from 'openid-client';
 import type { Logger } from '../ports/logger.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import { formatDuration } from '../protocol/errors.js';
 import { checkAuthorizationUrl } from './authorizationUrl.js';
-import type { openBrowser } from './browser.js';
 import { authorizationRequest, codeError, exchangeCode, refusedClientCode, safeCode } from './flow.js';
 import type { AuthorizationRequest } from './flow.js';
-import type { Receiver, RedirectResult, startReceiver } from './receiver.js';
+import {
+  DECLINE_COOLDOWN_MS,
+  SCOPE,
+  type InteractiveDeps,
+  type InteractiveInput,
+  type InteractiveSettings,
+  type InteractiveState,
+} from './interactiveSettings.js';
+import type { Receiver, RedirectResult } from './receiver.js';
+import { raced, show } from './showSignIn.js';
+import { refuseEarly, viaBrowser } from './signInPath.js';
 import type { TokenResponse } from './tokens.js';
-import type { ConsentPort } from '../ports/signIn.js';
 import { LockLostError } from './store/hold.js';
 
-const SCOPE = 'oauth';
-/**
- * After a declined or dismissed URL elicitation, an accepted one whose sign-in then failed, or a
- * failed sign-in in the browser after `initialized`, no new sign-in through the client for this
- * long (docs/sign-in.md#sign-in-consent, docs/security.md#security-4).
- */
-export const DECLINE_COOLDOWN_MS = 60_000;
-export const CONSENT_MESSAGE =
-  'The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.';
-
-export interface InteractiveDeps {
-  readonly logger: Logger;
-  readonly env: NodeJS.ProcessEnv;
-  readonly consent: ConsentPort;
-  readonly now: () => number;
-  readonly startReceiver: typeof startReceiver;
-  readonly openBrowser: typeof openBrowser;
-  readonly writeSignInLine: (authorizationUrl: string) => void;
-}
-
-export interface InteractiveSettings {
-  readonly redirectPort: number;
-  readonly noBrowser: boolean;
-  readonly signInTimeoutMs: number;
-  readonly sandbox: boolean;
-  readonly secretVariables: readonly string[];
-  /**
-   * After `notifications/initialized`, a client without URL elicitation gets the browser (true:
-   * the `mcp-bridge` profile) or `no_consent` (false or absent: the reference rule).
-   */
-  readonly browserWithoutUrlElicitation?: boolean;
-}
-
-/** State that outlives one sign-in: the cooldown of §6.7 and §10 item 4, and the elicitation counter. */
-export interface InteractiveState {
-  cooldownUntil: number;
-  elicitations: number;
-}
-
-export interface InteractiveInput {
-  /** Makes the openid-client configuration once the redirect URI is known (it may register a client). */
-  readonly prepare: (redirectUri: string) => Promise<client.Configuration>;
-  /** The MCP URL: a loopback http authorization URL only for a loopback one. */
-  readonly mcpUrl: string;
-  readonly resource: string;
-  readonly scope: string | undefined;
-  /** Ends the sign-in: the request stopped, or the sign-in lock was lost (a LockLostError). */
-  readonly signal: AbortSignal;
-  /**
-   * Resolves while the sign-in lock is still this holder's (LockHold.confirm); awaited right
-   * before the receiver starts and again before the sign-in line is written and the browser
-   * opens, so that a holder that stalled and lost the lock shows no second sign-in. Absent: a
-   * lock that cannot be lost.
-   */
-  readonly confirm?: () => Promise<void>;
-  /**
-   * Asked when the authorization server refuses the client (`invalid_client` or
-   * `unauthorized_client` in the redirect or from the token endpoint): true when the caller will
-   * start the sign-in again with another client. The sign-in then fails without its failure line
-   * and without a cooldown (the caller logs its own line).
-   */
-  readonly clientRefused?: (code: 'invalid_client' | 'unauthorized_client') => boolean;
-}
-
-/** Whether this sign-in shows its URL through the browser (else: a URL elicitation of the client). */
-export function viaBrowser(settings: InteractiveSettings, consent: ConsentPort): boolean {
-  return (
-    consent.phase() !== 'ready' ||
-    (settings.browserWithoutUrlElicitation === true && !consent.clientSupportsUrl())
-  );
-}
-
-/** Rejects with the abort reason as soon as `signal` aborts. */
-function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const stop = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', stop);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(error instanceof Error ? error : new Error('the sign-in step failed'));
-      },
-    );
-  });
-}
-
-/**
- * The checks that fail at once, before a receiver starts or a line is written (docs/sign-in.md#sign-in-consent, docs/sign-in.md#sign-in-sandbox):
- * the sandbox, a decline cooldown, a client that cannot open a URL after `initialized`.
- */
-export function refuseEarly(
-  settings: InteractiveSettings,
-  deps: InteractiveDeps,
-  state: InteractiveState,
-): BridgeError | undefined {
-  if (settings.sandbox) {
-    deps.logger.log(
-      SCOPE,
-      'err',
-      'The bridge runs in a sandbox that allows no sign-in. Sign in once outside the sandbox.',
-    );
-    return new BridgeError('sandbox');
-  }
-  if (deps.consent.phase() !== 'ready') return undefined;
-  const browser = viaBrowser(settings, deps.consent);
-  if (deps.now() < state.cooldownUntil) {
-    deps.logger.log(
-      SCOPE,
-      'warn',
-      browser
-        ? 'A sign-in in the browser did not complete a short time ago, thus the bridge does not open it again yet.'
-        : 'A sign-in through the client did not complete a short time ago, thus the bridge does not ask again yet.',
-    );
-    return new BridgeError('reauthorization_required', { detail: 'cooldown' });
-  }
-  if (!browser && !deps.consent.clientSupportsUrl()) {
-    return new BridgeError('reauthorization_required', { detail: 'no_consent' });
-  }
-  return undefined;
-}
+// The parts of the sign-in, for its callers (renewal.ts, upstreamAuth.ts) and the tests.
+export { CONSENT_MESSAGE, DECLINE_COOLDOWN_MS } from './interactiveSettings.js';
+export type {
+  InteractiveDeps,
+  InteractiveInput,
+  InteractiveSettings,
+  InteractiveState,
+} from './interactiveSettings.js';
+export { refuseEarly, viaBrowser } from './signInPath.js';
 
 /** Logs the §6.10 line of a failed redirect or exchange. */
 function logFailure(logger: Logger, error: BridgeError, redirect: RedirectResult): void {
@@ -160,59 +51,6 @@ function logFailure(logger: Logger, error: BridgeError, redirect: RedirectResult
       `The authorization server sent an error for the sign-in. The error code is ${safeCode(redirect.error)}.`,
     );
   } else logger.log(SCOPE, 'warn', `the sign-in failed: ${error.detail ?? error.code}`);
-}
-
-/**
- * Shows the authorization URL: the browser before `initialized` (and after it, for a client
- * without URL elicitation where the profile says so), the client's question after.
- */
-async function show(
-  settings: InteractiveSettings,
-  deps: InteractiveDeps,
-  state: InteractiveState,
-  url: { readonly authorizationUrl: string; readonly startUrl: string | undefined },
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  if (viaBrowser(settings, deps.consent)) {
-    if (settings.noBrowser) return undefined;
-    // The opener logs its own failure; without a start URL (no random data, docs/sign-in.md#sign-in-receiver) it never runs.
-    // Either way the sign-in waits: the sign-in line shows the URL.
-    if (url.startUrl === undefined) {
-      deps.logger.log(
-        SCOPE,
-        'warn',
-        'the browser did not open: open the URL of the sign-in line in a browser',
-      );
-    } else {
-      await deps.openBrowser(url.startUrl, {
-        env: deps.env,
-        secretVariables: settings.secretVariables,
-        logger: deps.logger,
-      });
-    }
-    return undefined;
-  }
-  state.elicitations += 1;
-  const elicitationId = `sign-in-${state.elicitations}`;
-  const asked = deps.consent.askUrl({
-    url: url.authorizationUrl,
-    message: CONSENT_MESSAGE,
-    elicitationId,
-    signal,
-  });
-  const action = await raced(asked, signal).catch((error: unknown) => {
-    // A cancelled request or a time limit logs its own line (the signal); this is the client.
-    if (!signal.aborted) {
-      deps.logger.log(SCOPE, 'warn', 'The client closed the connection before the sign-in completed.');
-    }
-    throw error;
-  });
-  if (action === 'accept') return elicitationId;
-  deps.logger.log(SCOPE, 'info', 'The user declined the sign-in.');
-  // A dismissed question (cancel) is a refusal as well as a decline: both start the cooldown, or
-  // the next request would show the question again at once (README.md "Sign-in and tokens").
-  state.cooldownUntil = deps.now() + DECLINE_COOLDOWN_MS;
-  throw new BridgeError('reauthorization_required', { detail: 'declined' });
 }
 
 /** Runs one interactive sign-in; resolves with the token response and the request it answers. */
@@ -262,7 +100,8 @@ export async function signInInteractively(
       );
       throw new BridgeError('sign_in_invalid_url');
     }
-    // Finding 1 of the security review: no sign-in line and no browser from a lost hold.
+    // A lost hold writes no sign-in line and opens no browser: the new holder signs in
+    // (docs/sign-in.md#sign-in-lock).
     await input.confirm?.();
     if (input.signal.aborted) onStop();
     else input.signal.addEventListener('abort', onStop, { once: true });

@@ -1,7 +1,7 @@
 /**
  * The ways to a new token once the lock is held (upstreamAuth.ts decides which): discovery of
  * the resource and its authorization server, a silent refresh (docs/sign-in.md#sign-in-trigger,
- * issue #12 deliverable 3), and a new interactive sign-in with the client of docs/sign-in.md#sign-in-registration
+ * docs/sign-in.md#sign-in-refresh), and a new interactive sign-in with the client of docs/sign-in.md#sign-in-registration
  * (docs/sign-in.md#sign-in-registration: never the client of another issuer).
  *
  * A server that refuses the client of a client ID metadata document (the redirect, or the token

@@ -1,7 +1,7 @@
 /**
  * The byte spans of the members of a response's `result` object, read from the raw bytes of its
  * line, so that members which shaping leaves unchanged can be written to the client from these
- * bytes instead of a second serialisation (deliverable 3: a large result held once).
+ * bytes instead of a second serialisation: a large result is held once, not twice.
  *
  * Runs only on a line that `JSON.parse` has accepted: the scan trusts the syntax, and answers
  * `undefined` (no pass-through) for anything it does not expect. All JSON structure is ASCII,

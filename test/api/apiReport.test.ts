@@ -1,7 +1,7 @@
 /**
  * The `.d.ts` surface of every entry is pinned in `api/*.api.md`, every
- * export has a doc comment (deliverable 5), and every type a signature uses can be imported by
- * the user (deliverable 2). Needs `npm run build`. After an intended API change:
+ * export has a doc comment, and every type a signature uses can be imported by the user
+ * (docs/architecture.md#architecture-packages). Needs `npm run build`. After an intended API change:
  * `npm run api:update`, and review the diff of `api/`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

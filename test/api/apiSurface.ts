@@ -1,6 +1,6 @@
 /**
  * The public surface of each entry, read with the TypeScript compiler from the built `.d.ts`
- * (issue 14 deliverables 2, 5, 7): a normalised text of every export (the API report), the
+ * (docs/architecture.md#architecture-packages): a normalised text of every export (the API report), the
  * exports without a doc comment, and the types a signature uses that neither the entry nor the
  * root entry exports.
  */

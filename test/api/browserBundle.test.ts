@@ -3,7 +3,7 @@ import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-// Issue 14 deliverable 1: the neutral entries and everything they import use no Node built-in
+// The neutral entries (docs/architecture.md#architecture-packages) and everything they import use no Node built-in
 // module, so they bundle for a browser (an extension, a worker, Deno).
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 

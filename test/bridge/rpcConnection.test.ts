@@ -161,7 +161,7 @@ describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in th
   });
 });
 
-describe('createRpcConnection: exchange, fresh params and lines (issue 13)', () => {
+describe('createRpcConnection: exchange, fresh params and lines', () => {
   function plain(withLines: boolean) {
     const inbound$ = new Subject<Inbound>();
     const sent: Frame[] = [];

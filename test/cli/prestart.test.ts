@@ -1,6 +1,6 @@
 /**
- * The pre-scan that lets the executable start its upstream before yargs loads (issue 13,
- * src/cli/prestart.ts): it finds a command exactly when the full parse serves that very command,
+ * The pre-scan that lets the executable start its upstream before yargs loads, so that the
+ * upstream's start overlaps the bridge's (src/cli/prestart.ts): it finds a command exactly when the full parse serves that very command,
  * and never for help, version, logout or a URL.
  */
 import fc from 'fast-check';

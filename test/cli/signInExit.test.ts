@@ -1,6 +1,6 @@
 /**
  * The built executable refuses sign-in command lines with exit code 2, an empty stdout and no
- * value on stderr (docs/cli.md#cli-forms; issue #11 item 8), and a forced
+ * value on stderr (docs/cli.md#cli-forms, docs/cli.md#cli-exit-codes), and a forced
  * token store that does not open ends it the same way. Needs the build (`npm run build`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * The sign-in options of the URL form (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-sandbox; issue #11
- * items 5, 7 and 8): values, defaults, the environment variables, and every
+ * The sign-in options of the URL form (docs/cli.md#cli-forms, docs/sign-in.md#sign-in-registration,
+ * docs/sign-in.md#sign-in-stores, docs/sign-in.md#sign-in-sandbox, docs/sign-in.md#sign-in-urls): values, defaults, the environment variables, and every
  * conflict, with the literal diagnostic. No diagnostic holds a value (each value below holds
  * SECRET).
  */
@@ -100,7 +100,7 @@ describe('values of the sign-in options', () => {
     'http://localhost:8080/realms/x',
     'http://[::1]/',
     'https://a.example.com',
-  ])('--client-issuer %s is accepted with a loopback MCP URL (issue #11 item 7)', (issuer) => {
+  ])('--client-issuer %s is accepted with a loopback MCP URL', (issuer) => {
     const options = serve([
       '--client-id',
       'c',

@@ -157,7 +157,7 @@ describe('shapeResult', () => {
     expect(shape('custom/method', { resultType: 'complete', a: { ttlMs: 1 } })).toEqual({ a: { ttlMs: 1 } });
   });
 
-  it('passes a result that needs no change on as the same object, without a copy (issue 13)', () => {
+  it('passes a result that needs no change on as the same object, without a copy', () => {
     const call = { content: [{ type: 'text', text: 'x'.repeat(1024) }], _meta: { 'vscode.a': 1 } };
     expect(shape('tools/call', call)).toBe(call);
     const read = { contents: [{ uri: 'file:///a', text: 'a' }] };

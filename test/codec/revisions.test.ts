@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { downgradeFrame, downgradeResult, formSchemaFor } from '../../src/codec/downgrade.js';
+import { downgradeFrame, downgradeResult } from '../../src/codec/downgrade.js';
+import { formSchemaFor } from '../../src/codec/downgradeRounds.js';
 import { clientCapabilitiesFor, negotiateRevision } from '../../src/codec/revisions.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 

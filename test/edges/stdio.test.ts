@@ -31,7 +31,7 @@ describe('writeLines', () => {
     expect(writes).toEqual(['0\n', '1\n2\n']);
   });
 
-  it('lines made in separate microtasks of one turn share one write (issue 13)', async () => {
+  it('lines made in separate microtasks of one turn share one write', async () => {
     // A stream that is never full: only the batching decides the writes.
     const writes: string[] = [];
     const stream = new Writable({

@@ -1,7 +1,7 @@
 /**
  * The process table of the process tests (Linux /proc). A process that is gone is reported as
- * gone; a table that cannot be read fails the test instead of looking like "no process" (issue 10
- * item 5), so that a test of "no process outlives the bridge" can never pass on a machine, a
+ * gone; a table that cannot be read fails the test instead of looking like "no process"
+ * (docs/testing.md#testing-process), so that a test of "no process outlives the bridge" can never pass on a machine, a
  * sandbox or a permission setup where it checks nothing.
  */
 import { readFileSync, readdirSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Interop (issues 2, 3 and 4): the `@modelcontextprotocol/client` 2.x `Client` in its legacy mode
+ * Interop (docs/testing.md#testing-ci): the `@modelcontextprotocol/client` 2.x `Client` in its legacy mode
  * (`versionNegotiation: { mode: 'legacy' }`, the plain 2025-11-25 `initialize` handshake; see
  * `ClientOptions.versionNegotiation` in its typings) through the built bridge in front of the
  * 2026-07-28-only fixture: a list change and a form. Needs the build

@@ -1,5 +1,5 @@
 /**
- * Interop (issues 2, 3 and 4; docs/testing.md#testing-ci): the real `@modelcontextprotocol/sdk`
+ * Interop (docs/testing.md#testing-ci): the real `@modelcontextprotocol/sdk`
  * 1.x `Client` (the client family of VS Code) over its `StdioClientTransport` drives the built
  * `mcp-bridge-vscode` in front of the 2026-07-28-only fixture server, and fails against the fixture
  * alone. A recording wrapper around the transport keeps every JSON-RPC message of both directions,

@@ -1,6 +1,6 @@
 /**
  * The authorization URL check (docs/sign-in.md#sign-in-authorization-url, docs/security.md#security-1) with the loopback `http`
- * deviation of issue #11 item 7, and the sign-in endpoint check. Every expectation is a literal.
+ * deviation of docs/sign-in.md#sign-in-urls, and the sign-in endpoint check. Every expectation is a literal.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -39,7 +39,7 @@ describe('checkAuthorizationUrl', () => {
     ['https to any host', url('https://as.example'), OK],
     ['https with a port and a path', `https://as.example:8443/tenant/oauth2/authorize?${QUERY}`, OK],
     ['an upper-case scheme', url('HTTPS://as.example'), OK],
-    ['http to localhost (issue #11 item 7)', url('http://localhost:9000'), OK],
+    ['http to localhost', url('http://localhost:9000'), OK],
     ['http to a name under .localhost', url('http://auth.localhost'), OK],
     ['http to 127.0.0.0/8', url('http://127.5.6.7:80'), OK],
     ['http to [::1]', url('http://[::1]:8443'), OK],
@@ -202,7 +202,7 @@ describe('isLoopbackHost', () => {
   });
 });
 
-describe('checkAuthorizationUrl: loopback http only for a loopback MCP URL (issue #11 item 7)', () => {
+describe('checkAuthorizationUrl: loopback http only for a loopback MCP URL', () => {
   const LOOPBACK_HTTP = notValid('it is http on a loopback host, which only a loopback MCP URL allows');
 
   it('refuses a loopback http authorization URL with a remote MCP URL, and the log holds no URL', () => {

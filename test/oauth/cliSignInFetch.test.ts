@@ -1,6 +1,5 @@
 /**
- * The fetch of the sign-in (src/edges/http/signInFetch.ts; docs/http-upstream.md#http-client, issue #11
- * item 4): the requests of the sign-in trust the CA of `--ca-file` and go through the proxy of the
+ * The fetch of the sign-in (src/edges/http/signInFetch.ts; docs/http-upstream.md#http-client): the requests of the sign-in trust the CA of `--ca-file` and go through the proxy of the
  * environment, like the MCP requests; loopback hosts are never proxied.
  */
 import { createServer } from 'node:https';

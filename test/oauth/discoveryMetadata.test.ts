@@ -135,7 +135,7 @@ describe('discoverResource: a resource with a query (RFC 8707 §2)', () => {
   });
 });
 
-describe('discoverResource with a remote MCP URL (issue #11 item 7)', () => {
+describe('discoverResource with a remote MCP URL', () => {
   it('never fetches a loopback http resource_metadata URL of the challenge', async () => {
     const { fetch, asked } = tableFetch({
       'http://127.0.0.1:9/prm': { status: 200, body: PRM },
@@ -217,7 +217,7 @@ describe('checkServerMetadata (protocol-mapping §8.3)', () => {
     );
   });
 
-  it('refuses endpoints that are not sign-in URLs (issue #11 item 7)', () => {
+  it('refuses endpoints that are not sign-in URLs', () => {
     expect(checkServerMetadata({ ...AS, token_endpoint: 'http://as.example/token' }, AS.issuer, MCP)).toBe(
       'the token endpoint of the authorization server is not usable: the URL is not https',
     );
@@ -275,7 +275,7 @@ describe('the requests of the sign-in (src/oauth/http.ts)', () => {
   });
 });
 
-describe('configuration (issue #11 item 7)', () => {
+describe('configuration', () => {
   it('allows http only where the server metadata has loopback http', async () => {
     const { fetch } = tableFetch({});
     const registration = { clientId: 'c', source: 'dynamic', authMethod: 'none' } as const;

@@ -124,7 +124,7 @@ describe('resourceMatches', () => {
   });
 });
 
-describe('checkEndpoint (issue #11 item 7)', () => {
+describe('checkEndpoint', () => {
   it('with a remote MCP URL refuses loopback http (the reason holds no URL) and takes https', () => {
     for (const endpoint of [
       'http://127.0.0.1:9/token',
@@ -146,7 +146,7 @@ describe('checkEndpoint (issue #11 item 7)', () => {
     });
   });
 
-  it('with a remote MCP URL refuses https to a literal loopback, link-local or private address (security review 4.2)', () => {
+  it('with a remote MCP URL refuses https to a literal loopback, link-local or private address', () => {
     const refusal = (kind: string) => ({
       ok: false,
       reason: `the URL is on ${kind}, allowed only for an MCP URL on one`,

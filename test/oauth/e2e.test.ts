@@ -1,6 +1,6 @@
 /**
- * The acceptance of issue #11 end to end (and the store acceptance of issue #12 that needs the whole
- * executable): the SDK 1.x Client through the built bridge, against oidc-provider and the protected
+ * The sign-in end to end (docs/sign-in.md#sign-in-trigger), and the token stores where they need the
+ * whole executable (docs/sign-in.md#sign-in-stores): the SDK 1.x Client through the built bridge, against oidc-provider and the protected
  * MCP fixture (e2eSupport.ts). Every test ends with the secret scan of the bridge's stderr and
  * stdout for every token, code and client secret the authorization server issued.
  */
@@ -168,7 +168,7 @@ describe('the SDK 1.x client through the bridge, with a sign-in', () => {
   });
 });
 
-describe('token stores end to end (issue #12)', () => {
+describe('token stores end to end', () => {
   it('--token-store file keeps the sign-in for the next start: no browser, no authorization request', async () => {
     const { as, mcp } = await servers();
     const s = await session();

@@ -1,5 +1,5 @@
 /**
- * The registration paths of issue #11 item 3 end to end (docs/sign-in.md#sign-in-registration): the SDK 1.x
+ * The registration paths end to end (docs/sign-in.md#sign-in-registration): the SDK 1.x
  * Client through the built bridge against oidc-provider: a client ID metadata document given with
  * `--client-metadata-url`, and a server that offers no registration at all (dynamic registration
  * and a pre-registered client with a secret are in e2e.test.ts). Each run ends with the secret scan.

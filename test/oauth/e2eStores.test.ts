@@ -1,5 +1,6 @@
 /**
- * The acceptance of issue #12 end to end: the built bridge under the SDK 1.x Client, against
+ * The token stores and the sign-in lock end to end (docs/sign-in.md#sign-in-stores,
+ * docs/sign-in.md#sign-in-lock): the built bridge under the SDK 1.x Client, against
  * oidc-provider and the protected MCP fixture (e2eSupport.ts), with the encrypted file store:
  * silent refresh, logout and a new sign-in, accounts, and several processes that share one sign-in.
  * Every run ends with the secret scan of its stderr and stdout.
@@ -108,7 +109,7 @@ describe('the file store end to end', () => {
   });
 });
 
-describe('several processes share one sign-in (issue #12 item 5)', () => {
+describe('several processes share one sign-in', () => {
   it.each([2, 5])(
     '%i bridges started at once open the browser once in all, and all work',
     async (count) => {
@@ -126,7 +127,7 @@ describe('several processes share one sign-in (issue #12 item 5)', () => {
   );
 });
 
-describe('a lock holder that dies during its sign-in (issue #12 item 5)', () => {
+describe('a lock holder that dies during its sign-in', () => {
   it('another process takes over and completes the sign-in', async () => {
     const { as, mcp } = await servers();
     const p = await place();

@@ -252,7 +252,7 @@ describe('sign-in lock within one process', () => {
     ]);
   });
 
-  it('tells the work of a lost hold: its signal aborts and confirm() rejects (finding 1)', async () => {
+  it('tells the work of a lost hold: its signal aborts and confirm() rejects', async () => {
     const lock = createFileLock({ directory: dir, heartbeatMs: 50 });
     const seen = await lock.hold(KEY, async (held) => {
       await held.confirm(); // still ours

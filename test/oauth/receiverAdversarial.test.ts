@@ -1,6 +1,6 @@
 /**
  * Adversarial requests against the real loopback receiver (docs/sign-in.md#sign-in-receiver, docs/security.md#security-rules items
- * 5, 6, 10; issue #11 "Adversarial tests"): none of them hangs, ends the sign-in where it must
+ * 5, 6, 10): none of them hangs, ends the sign-in where it must
  * not, or leaks the code, the state or the start token into a page or a log line.
  */
 import { createServer } from 'node:net';

@@ -165,7 +165,7 @@ describe('migration to another authorization server (protocol-mapping §8.10)', 
   });
 });
 
-describe('one sign-in for several waiters (issue #12 deliverable 5)', () => {
+describe('one sign-in for several waiters', () => {
   it('a second auth on the same store and lock takes the stored token and opens no browser', async () => {
     const { as, mcp } = await servers();
     const store = createMemoryStore();

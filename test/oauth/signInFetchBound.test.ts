@@ -1,6 +1,6 @@
 /**
- * The dispatchers of the sign-in's fetch are bounded (src/edges/http/signInFetch.ts; security
- * review finding 3): origins named by an untrusted server (docs/security.md#security-rules) cannot
+ * The dispatchers of the sign-in's fetch are bounded (src/edges/http/signInFetch.ts;
+ * docs/sign-in.md#sign-in-urls): origins named by an untrusted server (docs/security.md#security-rules) cannot
  * make the bridge keep open sockets to any number of origins. Twelve origins are fetched once
  * each with keep-alive; only the eight most recently used keep their socket.
  */

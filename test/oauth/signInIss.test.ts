@@ -187,7 +187,7 @@ describe('authorization server metadata (protocol-mapping §8.3)', () => {
     ]);
   });
 
-  it('signs in at a loopback http authorization server (issue #11 item 7)', async () => {
+  it('signs in at a loopback http authorization server', async () => {
     const { as, mcp, h } = await setUp({}, false);
     expect(as.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);

@@ -1,6 +1,6 @@
 /**
- * What the sign-in line holds (src/oauth/interactive.ts; SECURITY.md requirement 7; security
- * review 4.5): the authorization URL, whose `resource` parameter is the `resource` of the
+ * What the sign-in line holds (src/oauth/interactive.ts; SECURITY.md requirement 7;
+ * docs/logging.md#logging-hygiene): the authorization URL, whose `resource` parameter is the `resource` of the
  * protected resource metadata. A key in the query of the MCP URL reaches no line at all; a key in
  * its path reaches the sign-in line only inside that `resource`, when the server publishes it
  * there, and no other line.
@@ -14,7 +14,7 @@ const suite = signInSuite();
 const PATH_KEY = 'sk-SECRET123';
 const QUERY_KEY = 'qk-SECRET456';
 
-describe('the sign-in line (security review 4.5)', () => {
+describe('the sign-in line holds no key of the MCP URL outside its resource', () => {
   it('a key in the path of the MCP URL appears only as the resource of the authorization URL; one in the query nowhere', async () => {
     const { as, mcp } = await suite.servers({}, { prmPath: 'header' });
     const origin = new URL(mcp.url).origin;

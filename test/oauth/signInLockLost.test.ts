@@ -1,5 +1,5 @@
 /**
- * A process that loses the cross-process sign-in lock stops (security review finding 1;
+ * A process that loses the cross-process sign-in lock stops (docs/sign-in.md#sign-in-lock,
  * docs/sign-in.md#sign-in-trigger "one sign-in at a time", docs/sign-in.md#sign-in-stores). Two "processes": two
  * createUpstreamAuth instances, each with its own file lock on one lock directory, sharing one
  * store (as two bridges share the keychain or the token files). Process A stalls while it holds
@@ -73,7 +73,7 @@ const refreshes = (as: Awaited<ReturnType<typeof servers>>['as']): Array<[string
     .filter((t) => t.grantType === 'refresh_token')
     .map((t) => [t.grantType, t.status]);
 
-describe('a process that lost the sign-in lock (finding 1)', () => {
+describe('a process that lost the sign-in lock', () => {
   it('after the other process refreshed, takes its token and spends the refresh token no second time', async () => {
     const { store, as, url } = await expiredSignIn();
     const aLocks = recordingLogger();

@@ -35,7 +35,7 @@ describe('tokens of the store', () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('silent refresh (issue #12 deliverable 3)', () => {
+describe('silent refresh', () => {
   it('refreshes an expired token once, with the resource, and opens no browser', async () => {
     const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
     const store = createMemoryStore();
@@ -113,7 +113,7 @@ describe('silent refresh (issue #12 deliverable 3)', () => {
   });
 });
 
-describe('the store keeps the newer record (issue #12 deliverable 3)', () => {
+describe('the store keeps the newer record', () => {
   it('uses the record the store returns when it holds a newer one', async () => {
     const { mcp } = await servers();
     const inner = createMemoryStore();

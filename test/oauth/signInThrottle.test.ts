@@ -1,6 +1,6 @@
 /**
  * A server that answers every request with 401 makes the bridge start a sign-in at most 5 times
- * a minute (src/oauth/upstreamAuth.ts; security review 4.2): past that, the request fails at once
+ * a minute (src/oauth/upstreamAuth.ts; docs/limits.md#limits-sign-in): past that, the request fails at once
  * with `sign_in_throttled`, and no sign-in request reaches the server. The clock is the test's.
  */
 import { createServer } from 'node:http';

@@ -1,6 +1,5 @@
 /**
- * The encrypted file store (deliverable 1 and its acceptance; docs/sign-in.md#sign-in-stores
- * ): encryption, modes, atomic replace, wrong key, damaged and moved files.
+ * The encrypted file store (docs/sign-in.md#sign-in-stores): encryption, modes, atomic replace, wrong key, damaged and moved files.
  */
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';

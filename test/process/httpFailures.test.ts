@@ -1,5 +1,5 @@
 /**
- * Limits and failures of the URL form (docs/http-upstream.md#http-client, issue 5 "Failures"): a large
+ * Limits and failures of the URL form (docs/http-upstream.md#http-client, docs/limits.md#limits-http): a large
  * result comes in one response, `--max-response-bytes` fails only the request it hits, a failed
  * request fails alone, and an HTTP upstream never makes the bridge exit.
  */

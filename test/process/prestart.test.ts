@@ -1,6 +1,6 @@
 /**
- * The upstream command starts with the bridge, before the client sends anything (issue 13,
- * "Fast start"), and the first `initialize` adopts that child: one start in all, the same pid, and
+ * The upstream command starts with the bridge, before the client sends anything, so that its start
+ * overlaps the bridge's, and the first `initialize` adopts that child: one start in all, the same pid, and
  * its output so far kept. Invalid arguments start nothing; a child that nothing adopts (the end
  * of stdin or a signal before `initialize`) is stopped and never outlives the bridge; a spawn error and an exit
  * before `initialize` are answered by the first `initialize` as before, and a retry starts a new

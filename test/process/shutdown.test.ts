@@ -114,7 +114,7 @@ describe.concurrent('the end of stdin', () => {
       20_000,
       'the start of the bridge',
     );
-    // Issue 13: the upstream command starts with the bridge, before any initialize.
+    // The upstream command starts with the bridge, before any initialize (src/cli/prestart.ts).
     const [child] = childPids(bridge.child.pid!);
     expect(child).toBeDefined();
     bridge.closeStdin();

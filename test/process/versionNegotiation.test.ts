@@ -1,6 +1,6 @@
 /**
- * Version negotiation with the upstream (docs/lifecycle.md#lifecycle-initialize step 3 and 5, docs/errors.md#errors-upstream-codes, docs/errors.md#errors-upstream-codes; issue
- * 10 item 1): a `-32022` UnsupportedProtocolVersion whose `data.supported` lists 2026-07-28 is
+ * Version negotiation with the upstream (docs/lifecycle.md#lifecycle-initialize step 3 and 5,
+ * docs/lifecycle.md#lifecycle-version-retry, docs/errors.md#errors-upstream-codes): a `-32022` UnsupportedProtocolVersion whose `data.supported` lists 2026-07-28 is
  * retried once and `initialize` succeeds; any other list fails `initialize` with the offered
  * versions named, never the URL. Over stdio (scripted upstream) and Streamable HTTP (HTTP 400
  * with the JSON-RPC error body). Needs the build (`npm run build`).

@@ -1,6 +1,5 @@
 /**
- * The sign-in identity comes from the executable's profile (issue 14 deliverable 3,
- * docs/architecture.md#architecture-profile, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores): the settings of the token store and of the sign-in,
+ * The sign-in identity comes from the executable's profile (docs/architecture.md#architecture-profile, docs/sign-in.md#sign-in-registration, docs/sign-in.md#sign-in-stores): the settings of the token store and of the sign-in,
  * the keychain service and token directory of logout, and the registration with each profile's
  * document. Every expectation is a literal value; the VS Code ones are those of the published
  * `site/vscode/client.json` and of the stores before profiles existed, the generic ones those of

@@ -1,5 +1,6 @@
 /**
- * Issue 6, deliverable 3: a client that never reads stdout while results pile up. The bridge must
+ * Back-pressure (docs/testing.md#testing-properties): a client that never reads stdout while results
+ * pile up. The bridge must
  * stop reading its inputs (src/edges/flowControl.ts), so that its memory stays bounded and the
  * client's own writes block; once the client reads again, every answer arrives. Needs the build.
  */

@@ -1,5 +1,6 @@
 /**
- * Issue 6, deliverable 3: fault injection through the real executable. Each test breaks one thing
+ * Fault injection (docs/testing.md#testing-properties) through the real executable. Each test breaks
+ * one thing
  * (the scripted upstream misbehaves, or the client does) and checks the documented outcome: the
  * error or exit code within the documented time (docs/lifecycle.md#lifecycle-end-of-input: exit within 6 s
  * after the end of stdin; §2.14: an upstream exit gives exit code 1), no upstream process left
@@ -233,7 +234,7 @@ describe.concurrent('fault injection: the upstream', () => {
 describe.concurrent('fault injection: the client', () => {
   it('closes stdin before initialize: exit 0, stdout empty, the child started at once stopped', async (context) => {
     const peer = start(context, [process.execPath, FIXTURE]);
-    // Issue 13: the upstream command starts with the bridge, before any initialize.
+    // The upstream command starts with the bridge, before any initialize (src/cli/prestart.ts).
     await waitFor(() => descendants(peer.child.pid!).length > 0, 10_000, 'the upstream');
     const pids = descendants(peer.child.pid!);
     peer.closeStdin();

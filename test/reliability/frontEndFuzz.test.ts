@@ -1,5 +1,5 @@
 /**
- * Issue 6, deliverable 2: the fuzz target "the lines of the client through the front end"
+ * The fuzz target "the lines of the client through the front end"
  * (docs/testing.md#testing-properties) as a fast-check property on virtual time.
  *
  * Random client lines (requests of every method, responses with random ids including `b-` ids,

@@ -1,5 +1,5 @@
 /**
- * Issue 6, deliverable 2: properties of the line layer that the unit tests of the splitter and of
+ * Properties of the line layer (docs/testing.md#testing-properties) that the unit tests of the splitter and of
  * the id recovery do not cover: whole client transcripts cut at random places through the
  * decodeLines operator (no byte lost, nothing reordered, the same values as one chunk), and the
  * first-line selection of embedded mode on random first lines (docs/embedded.md#embedded-selection).

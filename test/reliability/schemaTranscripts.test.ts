@@ -1,5 +1,5 @@
 /**
- * Issue 6, deliverable 1: one broad session through the real executable with the tap upstream in
+ * Schema transcripts (docs/testing.md#testing-properties): one broad session through the real executable with the tap upstream in
  * front of the fixture, and every frame of both directions checked against the official schema of
  * its revision (2025-11-25 toward the client, 2026-07-28 toward the upstream) plus the deny-list of
  * 2026-07-28 members. Needs the build (`npx tsc -p tsconfig.build.json`).

@@ -6,7 +6,7 @@
  */
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
-import { formSchemaFor, samplingParamsFor } from '../downgrade.js';
+import { formSchemaFor, samplingParamsFor } from '../downgradeRounds.js';
 import { NEWEST_CLIENT_REVISION } from '../revisions.js';
 import type { ClientRevision } from '../revisions.js';
 import { keyDetail } from './detail.js';

@@ -19,8 +19,8 @@
  * - A holder that stalled past `staleMs` may have lost the lock: the heartbeat that finds another
  *   owner (or none) aborts the hold's signal, and `confirm()` checks the owner on demand under the
  *   `.break` file (so no waiter deletes the lock between the check and what follows it), so the
- *   work under the lock stops before it spends a refresh token twice (hold.ts; security review
- *   finding 1).
+ *   work under the lock stops before it spends a refresh token twice (hold.ts;
+ *   docs/sign-in.md#sign-in-refresh).
  *
  * Why not `proper-lockfile`: it has the same mtime staleness, but no pid check (a killed holder
  * always costs the full stale time), no owner check on release, and its default reaction to a

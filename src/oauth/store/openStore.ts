@@ -1,6 +1,6 @@
 /**
- * Opens the token store of `--token-store` (docs/sign-in.md#sign-in-stores, deliverable
- * 1) and the cross-process sign-in lock that goes with it.
+ * Opens the token store of `--token-store` (docs/sign-in.md#sign-in-stores) and the cross-process
+ * sign-in lock that goes with it (docs/sign-in.md#sign-in-lock).
  *
  * - `auto`: the keychain; else the encrypted files when a key is set; else memory. The store in
  *   use hands over to the next for the rest of the process when it fails (fallbackStore.ts).

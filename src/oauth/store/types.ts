@@ -80,7 +80,7 @@ export interface LockHold {
 
 /**
  * Serialises sign-ins and refreshes of one key. The in-process lock serialises within one
- * process; the cross-process lock (issue "Token stores") elects one process of several.
+ * process; the cross-process lock (docs/sign-in.md#sign-in-lock) elects one process of several.
  */
 export interface SignInLock {
   /**

@@ -1,5 +1,5 @@
 /**
- * The name lookups of the HTTP clients (src/edges/http/lookup.ts; security review 4.2 and 4.6):
+ * The name lookups of the HTTP clients (src/edges/http/lookup.ts; docs/sign-in.md#sign-in-urls):
  * the sign-in's connections refuse a name that resolves to a local address unless the MCP server
  * is on one, judged on the addresses the connection uses; localhost names reach loopback without
  * any DNS query (RFC 6761 §6.3), for the sign-in and for the MCP requests alike.
@@ -49,7 +49,7 @@ const NAMES = {
   'self.example': ['127.0.0.1'],
 };
 
-describe('guardedLookup (security review 4.2)', () => {
+describe('guardedLookup allows a local address only to an MCP server on a local address', () => {
   it('a public MCP server: a name on a private, loopback or link-local address is refused', async () => {
     const { resolve } = fakeResolver(NAMES);
     const lookup = guardedLookup('mcp.example', resolve);
@@ -183,7 +183,7 @@ describe('the connections (real servers on 127.0.0.1)', () => {
     expect(connections).toEqual([s.port]);
   });
 
-  it('the sign-in reaches mcp.localhost without asking the resolver (security review 4.6)', async () => {
+  it('the sign-in reaches mcp.localhost without asking the resolver', async () => {
     const s = await server();
     const { resolve, asked } = fakeResolver(NAMES);
     signInFetch = createSignInFetch({ env: {}, mcpUrl: `http://mcp.localhost:${s.port}/mcp`, resolve });
