@@ -9,6 +9,7 @@ import { processTable } from './processTable.js';
 import { spawnPeer } from './rawPeer.js';
 import type { RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
+import { waitFor, waitForValue } from './waitFor.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** The executable as it ships: the one-file bundle of `npm run build` (scripts/bundle.ts). */
@@ -127,14 +128,9 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Resolves once `condition()` holds (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
+export const waitUntil = (condition: () => boolean, timeoutMs: number, what: string): Promise<void> =>
+  waitFor(condition, { timeoutMs, what, everyMs: 20 });
 
 /** The pid of the upstream child of a bridge once it runs (after `initialize` started it). */
 export async function upstreamPid(bridge: RawPeer, timeoutMs = 10_000): Promise<number> {
@@ -209,22 +205,20 @@ export function upstreamFrames(peer: RawPeer, direction: '>' | '<'): Record<stri
   return [...parsed[direction]];
 }
 
-/** Resolves with the tapped frames that match once there is at least one, polling every 10 ms. */
-export async function untilUpstream(
+/** Resolves with the tapped frames that match once there is at least one. */
+export function untilUpstream(
   peer: RawPeer,
   direction: '>' | '<',
   predicate: (frame: Record<string, unknown>) => boolean,
   timeoutMs = 10_000,
 ): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = upstreamFrames(peer, direction).filter(predicate);
-    if (found.length > 0) return found;
-    if (Date.now() > deadline) {
-      throw new Error(`no matching upstream frame (${direction}) in ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return waitForValue(
+    () => {
+      const found = upstreamFrames(peer, direction).filter(predicate);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs, what: `a matching upstream frame (${direction})` },
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { vscodeProfile } from '../../src/index.js';
 import { createStderrLogger, serveStdio, startUpstreamChild } from '../../src/node/index.js';
 import type { UpstreamChild } from '../../src/node/index.js';
@@ -66,7 +67,7 @@ function serve(argv: readonly string[], prestarted: UpstreamChild) {
     { stdin, stdout, version: '9.9.9', logger: createStderrLogger('err', () => undefined, 'test') },
   );
   const response = async (): Promise<Record<string, unknown>> => {
-    while (!text.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => text.includes('\n'), { what: 'the first response' });
     return JSON.parse(text.slice(0, text.indexOf('\n'))) as Record<string, unknown>;
   };
   return { stdin, code, response };

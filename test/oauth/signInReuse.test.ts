@@ -4,6 +4,7 @@
  * the other user's, a later GET of the start URL the user's own. Its tokens are never stored.
  */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { startReceiver } from '../../src/oauth/receiver.js';
 import { signInSuite, request } from './signInHarness.js';
 import type { Harness } from './signInHarness.js';
@@ -14,11 +15,8 @@ const { make, servers } = suite;
 const KEY_COUNT = async (h: Harness): Promise<number> => (await h.store.list()).length;
 
 /** Resolves once a log line of `h` contains `text`. */
-async function logged(h: Harness, text: string): Promise<void> {
-  while (!h.logs.some((line) => line.text.includes(text))) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const logged = (h: Harness, text: string): Promise<void> =>
+  waitFor(() => h.logs.some((line) => line.text.includes(text)), { what: `the log line '${text}'` });
 
 /** GET of the start URL the opener got, as the user's browser sends it. */
 const startAgain = (h: Harness) => {
