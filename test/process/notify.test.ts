@@ -502,8 +502,8 @@ describe('the listener with other upstream capabilities', () => {
       '>',
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
     );
-    // A real timer is the subject: a stream the bridge ended itself must not reopen after the
-    // first reopen delay (listenBackoffMs, 500 ms, src/bridge/config.ts), which the CLI cannot set.
+    // real timer: a stream the bridge ended itself must not reopen after the first reopen delay
+    // (listenBackoffMs, 500 ms, src/bridge/config.ts), which runs in the process and the CLI cannot set.
     await new Promise((resolve) => setTimeout(resolve, 700));
     await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);

@@ -6,7 +6,7 @@
  * before `initialize` are answered by the first `initialize` as before, and a retry starts a new
  * child. Needs the build (`npm run build`).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -20,6 +20,7 @@ import {
   startBridge,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
+import { processTable } from '../helpers/processTable.js';
 import { killAllPeers, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, PeerExit, RawPeer } from '../helpers/rawPeer.js';
 
@@ -31,8 +32,9 @@ const STARTUP_MS = 30_000;
  * argument at once, then behaves by its second argument:
  * - `serve`: answers `server/discover` (serverInfo `prestart-upstream`), exits at the end of stdin;
  * - `early`: first writes a discover response for id 1 (serverInfo `written-early`) before any
- *   request, then serves; the bridge's first request has id 1, so the answer it reads tells
- *   whether the line written before adoption was kept;
+ *   request, and creates `<file>.written` once that line is in the pipe, then serves; the bridge's
+ *   first request has id 1, so the answer it reads tells whether the line written before
+ *   adoption was kept;
  * - `exit-first`: on its first start exits at once with code 3, on later starts serves;
  * - `stubborn`: reads nothing and ignores SIGTERM: only SIGKILL stops it.
  */
@@ -48,7 +50,7 @@ const UPSTREAM_SOURCE = [
   "if (mode === 'stubborn') { process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000); }",
   "else if (mode === 'exit-first' && before === '') process.exit(3);",
   'else {',
-  "  if (mode === 'early') process.stdout.write(discover(1, 'written-early'));",
+  "  if (mode === 'early') process.stdout.write(discover(1, 'written-early'), () => fs.writeFileSync(file + '.written', ''));",
   "  createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {",
   '    const m = JSON.parse(line);',
   "    if (m.method === 'server/discover') process.stdout.write(discover(m.id, 'prestart-upstream'));",
@@ -139,9 +141,14 @@ describe.concurrent('the upstream started with the bridge', () => {
   it('keeps what the upstream wrote before initialize: the line waits and is read after adoption', async (context) => {
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'early') });
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
-    // Time for a careless bridge to drain the pipe before anything adopted the child.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => existsSync(`${file}.written`), STARTUP_MS, 'the early line in the pipe');
+    // Sentinel: the bridge answers a ping after the early line was in the pipe, so a careless
+    // bridge that drains the pipe before anything adopted the child has read it by then.
+    expect(await ask(bridge, { jsonrpc: '2.0', id: 'sentinel', method: 'ping' } as { id: unknown })).toEqual({
+      jsonrpc: '2.0',
+      id: 'sentinel',
+      result: {},
+    });
     const response = await ask(bridge, initializeRequest(1) as { id: unknown });
     expect(serverName(response)).toBe('written-early');
     expect(startsIn(file)).toHaveLength(1);
@@ -172,8 +179,8 @@ describe.concurrent('a started upstream that nothing adopts', () => {
     expect(bridge.stderr[0]).toMatch(
       /^mcp-bridge-vscode: vscode: error: the value of --discover-timeout is not valid/,
     );
-    // Time for a child that was started to write its pid.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // A stubborn child that was started would still run (only SIGKILL stops it), pid file or not.
+    if (!NO_PROC) expect(processTable.pidsWithArgument(file)).toEqual([]);
     expect(startsIn(file)).toEqual([]);
   });
 
