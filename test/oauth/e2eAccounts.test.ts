@@ -18,13 +18,13 @@ import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
 import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { recordingLogger } from './storeTestKit.js';
-import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
-import { e2eSuite } from './e2eSuite.js';
+import { TOKEN_KEY, runPlace, startServers } from './e2eSupport.js';
+import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
 import { startRevocationServer } from './revocationServer.js';
 import type { RunPlace as Place } from './e2eSupport.js';
 
 const suite = e2eSuite();
-const { closers, runs } = suite;
+const { closers } = suite;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -34,14 +34,7 @@ const tokenDir = (p: Place): string => join(p.stateDir, 'mcp-bridge-sdk', 'vscod
 async function signedIn(): Promise<{ as: AuthServer; mcp: ProtectedMcp; p: Place; record: TokenRecord }> {
   const { as, mcp } = await startServers(suite.world, (close) => closers.push(close));
   const p = await runPlace(suite.world, 'accounts-');
-  const run = await startBridge(suite.world, {
-    url: mcp.url,
-    redirectPort: p.port,
-    store: 'file',
-    stateDir: p.stateDir,
-    browserLog: p.browserLog,
-  });
-  runs.push({ run, as });
+  const run = await startFileStoreBridge(suite, as, mcp, p);
   const result = await run.client.callTool({ name: 'echo', arguments: { text: 'in' } });
   expect((result as { content: Array<{ text: string }> }).content[0]?.text).toBe('in');
   await run.close();

@@ -14,30 +14,20 @@ import { bridgeEnv } from '../process/httpSupport.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
-import { e2eSuite } from './e2eSuite.js';
+import { TOKEN_KEY, runPlace, startServers } from './e2eSupport.js';
+import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
 import type { RunOptions, RunPlace as Place } from './e2eSupport.js';
 
 const suite = e2eSuite();
-const { closers, runs } = suite;
+const { closers } = suite;
 
 const servers = (asOptions: Partial<AuthServerOptions> = {}): ReturnType<typeof startServers> =>
   startServers(suite.world, (close) => closers.push(close), asOptions);
 
 const place = (): Promise<Place> => runPlace(suite.world, 'stores-');
 
-async function bridge(as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) {
-  const run = await startBridge(suite.world, {
-    url: mcp.url,
-    redirectPort: p.port,
-    store: 'file',
-    stateDir: p.stateDir,
-    browserLog: p.browserLog,
-    ...options,
-  });
-  runs.push({ run, as });
-  return run;
-}
+const bridge = (as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) =>
+  startFileStoreBridge(suite, as, mcp, p, options);
 
 const text = (result: unknown): string | undefined =>
   (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
