@@ -5,6 +5,7 @@
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import {
   FIXTURE,
   framesSince,
@@ -118,13 +119,7 @@ describe('the listener of a connection to the fixture server with every list and
     const peer = startBridge({ upstream: tapped() });
     peer.send(note('notifications/initialized'));
     const response = await request(peer, 1, 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
-    expect((response.result as { capabilities: unknown }).capabilities).toEqual({
-      tools: { listChanged: true },
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      logging: {},
-      completions: {},
-    });
+    expect((response.result as { capabilities: unknown }).capabilities).toEqual(EVERY_CAPABILITY);
     // Sentinels on both pipes: a listen stream would be written to the upstream before the
     // upstream barrier, a list change to the client before the answer of the ping.
     await upstreamBarrier(peer);
