@@ -2,12 +2,13 @@
  * Starts the built `mcp-bridge-vscode` in front of an upstream, for transcript and process tests
  * that speak raw JSON-RPC lines to the real executable.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WIRE_ERRORS } from './wireErrors.js';
 import type { WireCause as Cause } from './wireErrors.js';
 import { processTable } from './processTable.js';
 import { spawnPeer } from './rawPeer.js';
-import type { RawPeer } from './rawPeer.js';
+import type { PeerExit, RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
 import { waitFor, waitForValue } from './waitFor.js';
 
@@ -131,6 +132,36 @@ export function isRunning(pid: number): boolean {
 /** Resolves once `condition()` holds (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
 export const waitUntil = (condition: () => boolean, timeoutMs: number, what: string): Promise<void> =>
   waitFor(condition, { timeoutMs, what, everyMs: 20 });
+
+/** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
+export async function exitWithin(peer: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the process did not exit in ${boundMs} ms`)), boundMs);
+  });
+  try {
+    const exit = await Promise.race([peer.exit, late]);
+    return { ...exit, ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The pids an upstream of a process test appended to `file`, one a line, in start order; none
+ * while it wrote none.
+ */
+export function pidsInFile(file: string): number[] {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
 
 /** The pid of the upstream child of a bridge once it runs (after `initialize` started it). */
 export async function upstreamPid(bridge: RawPeer, timeoutMs = 10_000): Promise<number> {

@@ -6,7 +6,7 @@
  * before `initialize` are answered by the first `initialize` as before, and a retry starts a new
  * child. Needs the build (`npm run build`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,8 +15,10 @@ import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
   GENERIC_BRIDGE,
   childPids,
+  exitWithin,
   initializeRequest,
   isRunning,
+  pidsInFile,
   startBridge,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
@@ -70,16 +72,7 @@ const upstream = (file: string, mode: string): string[] => [
   mode,
 ];
 /** The pids written so far, in start order. */
-const startsIn = (file: string): number[] => {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
+const startsIn = pidsInFile;
 
 /** A bridge that dies with the test, whatever happens. */
 function bridgeFor(context: TestContext, options: Parameters<typeof startBridge>[0]): RawPeer {
@@ -89,15 +82,8 @@ function bridgeFor(context: TestContext, options: Parameters<typeof startBridge>
 }
 
 async function exitOf(bridge: RawPeer, boundMs = 15_000): Promise<PeerExit> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the bridge did not exit in ${boundMs} ms`)), boundMs);
-  });
-  try {
-    return await Promise.race([bridge.exit, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const { code, signal } = await exitWithin(bridge, boundMs);
+  return { code, signal };
 }
 
 async function ask(peer: RawPeer, frame: { id: unknown }): Promise<Frame> {
