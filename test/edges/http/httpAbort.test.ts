@@ -72,9 +72,7 @@ it.each([
   let closed = false;
   void server.closed[0]!.then(() => (closed = true));
   // Sentinel: a second POST of the same connection, sent after the first, reaches the server.
-  const sentinel = connection
-    .request('tools/list', { _meta: META })
-    .subscribe({ error: () => undefined });
+  const sentinel = connection.request('tools/list', { _meta: META }).subscribe({ error: () => undefined });
   await until(() => server.closed.length === 2);
   expect(closed).toBe(false);
   subscription.unsubscribe();
