@@ -13,9 +13,11 @@ import { createProcessTable, processTable } from './helpers/processTable.js';
 
 describe('the process table of the process tests', () => {
   it('sees this process and its running child, and a child that exited as gone', async () => {
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    const marker = `process-table-marker-${process.pid}`;
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', marker], { stdio: 'ignore' });
     try {
       await once(child, 'spawn');
+      expect(processTable.pidsWithArgument(marker)).toEqual([child.pid]);
       expect(processTable.isRunning(process.pid)).toBe(true);
       expect(processTable.isRunning(child.pid!)).toBe(true);
       expect(processTable.childPids(process.pid)).toContain(child.pid);
@@ -27,6 +29,7 @@ describe('the process table of the process tests', () => {
     expect(processTable.isRunning(child.pid!)).toBe(false);
     expect(processTable.childPids(child.pid!)).toEqual([]);
     expect(processTable.rssKiB(child.pid!)).toBeUndefined();
+    expect(processTable.pidsWithArgument(marker)).toEqual([]);
   });
 
   it('a process table that cannot be read throws instead of reporting no process', () => {
@@ -34,6 +37,7 @@ describe('the process table of the process tests', () => {
     expect(() => missing.isRunning(process.pid)).toThrow(/cannot read the process table/);
     expect(() => missing.childPids(process.pid)).toThrow(/cannot read the process table/);
     expect(() => missing.rssKiB(process.pid)).toThrow(/cannot read the process table/);
+    expect(() => missing.pidsWithArgument('node')).toThrow(/cannot read the process table/);
   });
 
   it('a process entry that cannot be read for another reason than its exit throws too', () => {

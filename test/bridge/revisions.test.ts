@@ -8,6 +8,7 @@
  */
 import { Subject, concat, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { EVERY_CAPABILITY, LISTS_AND_LOGGING } from '../helpers/capabilities.js';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
 import { createBridge } from '../../src/bridge/createBridge.js';
 import type { Logger } from '../../src/ports/logger.js';
@@ -143,14 +144,7 @@ function richUpstream(): { upstream: UpstreamConnection; requests: readonly Fake
       websiteUrl: 'https://example.com',
       icons: [ICON],
     },
-    capabilities: {
-      tools: { listChanged: true },
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      logging: {},
-      completions: {},
-      extensions: { 'io.modelcontextprotocol/ui': {} },
-    },
+    capabilities: { ...EVERY_CAPABILITY, extensions: { 'io.modelcontextprotocol/ui': {} } },
     listen: {
       events: [{ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } }],
     },
@@ -358,23 +352,12 @@ describe('what each revision gets', () => {
   it('initialize is answered with the revision asked for, an unknown one with 2025-11-25', () => {
     expect(resultOf(runSession('2025-06-18').init)).toEqual({
       protocolVersion: '2025-06-18',
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        logging: {},
-        completions: {},
-      },
+      capabilities: EVERY_CAPABILITY,
       serverInfo: { name: 'rich', version: '1.0.0', title: 'Rich server' },
     });
     expect(resultOf(runSession('2024-11-05').init)).toEqual({
       protocolVersion: '2024-11-05',
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        logging: {},
-      },
+      capabilities: LISTS_AND_LOGGING,
       serverInfo: { name: 'rich', version: '1.0.0' },
     });
     for (const asked of ['2026-07-28', '2024-10-07', 42]) {

@@ -3,8 +3,7 @@
  * keychain: the text and the JSON of the stored sign-ins, the filters, the exit codes, and that
  * neither a token nor the query of the server URL is ever printed.
  */
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { relativeTime, runStatus, type StatusOptions } from '../../src/cli/status.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
 import {
@@ -13,7 +12,7 @@ import {
   KEY_B,
   makeRecord,
   recordingLogger,
-  tempDir,
+  useTokenPlace,
   type RecordingLogger,
 } from '../oauth/storeTestKit.js';
 
@@ -21,16 +20,8 @@ const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const WORK_ID = 'mcp-bridge-vscode|work|http://127.0.0.1:5000/callback';
 
 let dir: string;
-let cleanup: () => Promise<void>;
 let logger: RecordingLogger;
-
-beforeEach(async () => {
-  let root: string;
-  ({ dir: root, cleanup } = await tempDir());
-  dir = path.join(root, 'tokens');
-  logger = recordingLogger();
-});
-afterEach(() => cleanup());
+useTokenPlace((place) => ({ dir, logger } = place));
 
 const options = (overrides: Partial<StatusOptions> = {}): StatusOptions => ({
   tokenStore: 'file',

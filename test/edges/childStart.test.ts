@@ -4,14 +4,24 @@
  * before adoption is kept rather than drained, and a child nobody adopts is stopped even when it
  * ignores the end of stdin and SIGTERM.
  */
+import { spawn } from 'node:child_process';
+import type * as ChildProcessModule from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { firstValueFrom, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/ports/logger.js';
 import { spawnChildUpstream } from '../../src/edges/childProcess.js';
 import { startUpstreamChild, stopUpstreamChild } from '../../src/edges/childStart.js';
 import type { ChildExit, ChildStartOutcome } from '../../src/edges/childStart.js';
 import { NO_POSIX_SIGNALS } from '../helpers/platform.js';
 import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
+
+// The spawn of src/edges/childStart.ts, recorded: a test waits for the 'close' of its child.
+vi.mock('node:child_process', async (original) => {
+  const actual = await original<typeof ChildProcessModule>();
+  return { ...actual, spawn: vi.fn(actual.spawn) };
+});
+const lastSpawned = (): ChildProcess => vi.mocked(spawn).mock.results.at(-1)!.value as ChildProcess;
 
 const exitOf = (child: ReturnType<typeof startUpstreamChild>): Promise<ChildExit> =>
   new Promise((resolve) => child.onExit(resolve));
@@ -39,9 +49,10 @@ describe('startUpstreamChild', () => {
       '-e',
       'process.stdout.write(\'{"jsonrpc":"2.0","method":"notifications/early"}\\n\'); process.exit(4);',
     ]);
+    // Node drains an unread stdout right after the exit; 'close' comes once stdout has ended.
+    const closed = new Promise((resolve) => lastSpawned().once('close', resolve));
     expect(await exitOf(child)).toEqual({ code: 4, signal: null });
-    // Node drains an unread stdout right after the exit: give it the time to do so.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await closed;
     const transport = await firstValueFrom(
       spawnChildUpstream(
         { argv: [...child.argv], maxLineBytes: 65_536, stopGraceMs: 200, child },

@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { Observable, Subject, lastValueFrom, range, map, count } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { writeLines } from '../../src/edges/stdio.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 
@@ -67,7 +68,7 @@ describe('writeLines', () => {
         count(),
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => stream.writableNeedDrain, { what: 'a full buffer' });
     stream.on('data', (chunk: string) => received.push(chunk));
     await expect(done).resolves.toBe(20_000);
     const lines = received.join('').split('\n').slice(0, -1);

@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { Observable, count, lastValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { writeLines } from '../../src/edges/stdio.js';
 
 type Line = string | readonly (string | Uint8Array)[];
@@ -49,7 +50,8 @@ describe('writeLines with lines of pieces', () => {
       subscriber.complete();
     });
     const done = lastValueFrom(lines$.pipe(writeLines(stream), count()));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Nobody reads yet: the first writes fill the buffer, and the rest wait for drain.
+    await waitFor(() => stream.writableNeedDrain, { what: 'a full buffer' });
     stream.on('data', (chunk: Buffer) => received.push(chunk));
     await expect(done).resolves.toBe(2_000);
     const lines = Buffer.concat(received).toString('utf8').split('\n').slice(0, -1);

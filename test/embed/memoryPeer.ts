@@ -24,12 +24,15 @@ export interface MemoryPeer extends DualEraHandle {
   end(): void;
   /** Resolves once the output has ended and every line is in `lines`. */
   readonly outputEnded: Promise<void>;
+  /** The diagnostic lines of the fixture server so far (`slow: started`, …). */
+  readonly fixtureLog: readonly string[];
 }
 
 export function startEmbedded(options: Omit<ServeDualEraOptions, 'io'> = {}): MemoryPeer {
   const input = new PassThrough();
   const output = new PassThrough();
-  const handle = serveDualEra(createFixtureServer({ hooks: { log: () => undefined } }), {
+  const fixtureLog: string[] = [];
+  const handle = serveDualEra(createFixtureServer({ hooks: { log: (line) => void fixtureLog.push(line) } }), {
     ...options,
     io: { input, output },
   });
@@ -86,6 +89,7 @@ export function startEmbedded(options: Omit<ServeDualEraOptions, 'io'> = {}): Me
     lines,
     end: () => input.end(),
     outputEnded,
+    fixtureLog,
   };
 }
 

@@ -3,6 +3,7 @@
  * transport, with the answers to bad lines, the in-flight limit and the bounded stop.
  */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { initializeRequest } from '../helpers/bridgeProcess.js';
 import { modernRequest, notification, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
@@ -46,7 +47,7 @@ describe('embedded mode: the modern path', () => {
   it('a call still running when the grace ends is cancelled without a result', async () => {
     const peer = start({ limits: { shutdownGraceMs: 300 } });
     peer.send(slow(60_000));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => peer.fixtureLog.includes('slow: started'), { what: 'the call at the tool' });
     const elapsed = await stopTime(peer);
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(1_500);

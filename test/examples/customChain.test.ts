@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { FIXTURE } from '../helpers/bridgeProcess.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../dist/examples/custom-chain.js', import.meta.url));
@@ -70,16 +71,23 @@ describe('examples/custom-chain.ts with the 1.x Client', () => {
   });
 
   it('the tap sees every frame in both directions', async () => {
-    // One more exchange, so that everything before it has been traced.
+    // One more exchange; stderr is a pipe of its own, so wait until it has a line per frame.
     await client.ping();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const traced = stderr.split('\n').filter((line) => line.startsWith('trace: '));
+    const traced = (): string[] => stderr.split('\n').filter((line) => line.startsWith('trace: '));
+    // The initialize response came before the recording started: one more outbound frame.
+    await waitFor(() => traced().length >= sent.length + received.length + 1, {
+      what: 'a trace line for each frame',
+    });
     const describe = (message: JSONRPCMessage): string => {
       const kind = 'method' in message ? ('id' in message ? 'request' : 'notification') : 'response';
       return `${kind} ${'method' in message ? message.method : '-'} ${'id' in message ? String(message.id) : '-'}`;
     };
-    const inbound = traced.filter((line) => line.startsWith('trace: in ')).map((line) => line.slice(10));
-    const outbound = traced.filter((line) => line.startsWith('trace: out ')).map((line) => line.slice(11));
+    const inbound = traced()
+      .filter((line) => line.startsWith('trace: in '))
+      .map((line) => line.slice(10));
+    const outbound = traced()
+      .filter((line) => line.startsWith('trace: out '))
+      .map((line) => line.slice(11));
     expect(inbound).toEqual(sent.map(describe));
     // The initialize response came before the recording started: it is the first traced frame.
     expect(outbound[0]).toBe('response - 0');

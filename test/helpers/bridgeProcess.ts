@@ -2,13 +2,15 @@
  * Starts the built `mcp-bridge-vscode` in front of an upstream, for transcript and process tests
  * that speak raw JSON-RPC lines to the real executable.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WIRE_ERRORS } from './wireErrors.js';
 import type { WireCause as Cause } from './wireErrors.js';
 import { processTable } from './processTable.js';
 import { spawnPeer } from './rawPeer.js';
-import type { RawPeer } from './rawPeer.js';
+import type { PeerExit, RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
+import { waitFor, waitForValue } from './waitFor.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** The executable as it ships: the one-file bundle of `npm run build` (scripts/bundle.ts). */
@@ -127,12 +129,37 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once `condition()` holds, checking every 20 ms; rejects after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once `condition()` holds (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
+export const waitUntil = (condition: () => boolean, timeoutMs: number, what: string): Promise<void> =>
+  waitFor(condition, { timeoutMs, what, everyMs: 20 });
+
+/** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
+export async function exitWithin(peer: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the process did not exit in ${boundMs} ms`)), boundMs);
+  });
+  try {
+    const exit = await Promise.race([peer.exit, late]);
+    return { ...exit, ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The pids an upstream of a process test appended to `file`, one a line, in start order; none
+ * while it wrote none.
+ */
+export function pidsInFile(file: string): number[] {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -209,22 +236,20 @@ export function upstreamFrames(peer: RawPeer, direction: '>' | '<'): Record<stri
   return [...parsed[direction]];
 }
 
-/** Resolves with the tapped frames that match once there is at least one, polling every 10 ms. */
-export async function untilUpstream(
+/** Resolves with the tapped frames that match once there is at least one. */
+export function untilUpstream(
   peer: RawPeer,
   direction: '>' | '<',
   predicate: (frame: Record<string, unknown>) => boolean,
   timeoutMs = 10_000,
 ): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = upstreamFrames(peer, direction).filter(predicate);
-    if (found.length > 0) return found;
-    if (Date.now() > deadline) {
-      throw new Error(`no matching upstream frame (${direction}) in ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return waitForValue(
+    () => {
+      const found = upstreamFrames(peer, direction).filter(predicate);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs, what: `a matching upstream frame (${direction})` },
+  );
 }
 
 /**

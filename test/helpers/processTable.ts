@@ -18,6 +18,8 @@ export interface ProcessTable {
   isRunning(pid: number): boolean;
   /** The resident set size in KiB, or undefined when the process is gone. */
   rssKiB(pid: number): number | undefined;
+  /** The pids of the running processes that have `argument` as one item of their argv. */
+  pidsWithArgument(argument: string): number[];
 }
 
 export function createProcessTable(root = '/proc'): ProcessTable {
@@ -42,7 +44,7 @@ export function createProcessTable(root = '/proc'): ProcessTable {
       });
     }
   };
-  return {
+  const table: ProcessTable = {
     childPids(pid) {
       checkTable();
       const tasks = read(() => readdirSync(`${root}/${pid}/task`)) ?? [];
@@ -67,7 +69,18 @@ export function createProcessTable(root = '/proc'): ProcessTable {
       const match = status === undefined ? null : /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
       return match === null ? undefined : Number(match[1]);
     },
+    pidsWithArgument(argument) {
+      checkTable();
+      return readdirSync(root)
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) =>
+          (read(() => readFileSync(`${root}/${pid}/cmdline`, 'utf8')) ?? '').split('\0').includes(argument),
+        )
+        .map(Number)
+        .filter((pid) => table.isRunning(pid));
+    },
   };
+  return table;
 }
 
 /** The table of this machine. */

@@ -7,34 +7,10 @@
  */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
-
-const firstText = (result: unknown): string =>
-  (result as { content: { type: string; text?: string }[] }).content.find((block) => block.type === 'text')
-    ?.text ?? '';
-
-/**
- * Calls drop_listen until it ends a listen stream (README.md "List changes and subscriptions"):
- * the fixture writes its result after the acknowledgment of that stream, so every catch-up of
- * that acknowledgment reached the client before the result.
- */
-async function dropAcknowledgedListen(callTool: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (firstText(await callTool()) !== 'ended 1 listen streams') {
-    if (Date.now() > deadline) throw new Error(`no acknowledged listen stream within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
+import { waitFor } from '../helpers/waitFor.js';
+import { dropAcknowledgedListen, firstText } from './interopSupport.js';
 
 describe.each([
   { name: 'mcp-bridge-vscode', bin: BRIDGE },
@@ -44,7 +20,10 @@ describe.each([
   const toolChanges: unknown[] = [];
   const forms: string[] = [];
 
-  beforeAll(async () => {
+  // Each test has its own bridge and fixture: every test passes alone and in any order.
+  beforeEach(async () => {
+    toolChanges.length = 0;
+    forms.length = 0;
     client = new Client(
       { name: 'interop-client-2x', version: '2.0.0' },
       { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
@@ -65,7 +44,7 @@ describe.each([
     );
   }, 30_000);
 
-  afterAll(async () => {
+  afterEach(async () => {
     await client.close();
   });
 
@@ -81,9 +60,9 @@ describe.each([
     await dropAcknowledgedListen(() => client.callTool({ name: 'drop_listen', arguments: {} }));
     expect(toolChanges).toEqual([]);
     // The catch-up of the next stream, after the gap, lists every list.
-    await until(() => toolChanges.length === 1, 'the list change of the catch-up after the gap');
+    await waitFor(() => toolChanges.length === 1, { what: 'the list change of the catch-up after the gap' });
     expect(firstText(await client.callTool({ name: 'add_tool', arguments: {} }))).toBe('added added_1');
-    await until(() => toolChanges.length === 2, 'the list change of add_tool');
+    await waitFor(() => toolChanges.length === 2, { what: 'the list change of add_tool' });
     expect(toolChanges[1]).toMatchObject({ method: 'notifications/tools/list_changed' });
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('added_1');
   });

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 // The test CA comes from bash and openssl (reason in test/helpers/platform.ts); the file's hooks run only with its tests.
 import { NO_POSIX_TOOLS } from '../helpers/platform.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
@@ -119,7 +120,7 @@ async function exercise(sdk: Client, server: HttpFixture): Promise<void> {
   });
 
   // An unsolicited list change, over the listen stream, once the server has it.
-  while (server.listenStreams() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  await waitFor(() => server.listenStreams() > 0, { what: 'the listen stream at the server' });
   const next = changed();
   expect(await sdk.callTool({ name: 'add_tool', arguments: {} })).toMatchObject({
     content: [{ text: 'added added_1' }],

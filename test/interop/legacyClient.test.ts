@@ -19,8 +19,10 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitResult, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { dropAcknowledgedListen, firstText } from './interopSupport.js';
 
 const NOTES = 'file:///fixture/notes.txt';
 const SIGN_IN_URL = 'https://fixture.example.com/sign-in';
@@ -88,16 +90,6 @@ class RecordingTransport implements Transport {
   }
 }
 
-/** A pause between the checks of a bounded wait. */
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
-
 /** Fills a form as the interop job of the original does: first enum value, "Ada", 36, true. */
 function fill(schema: {
   properties?: Record<string, { type?: string; enum?: unknown[] }>;
@@ -110,23 +102,6 @@ function fill(schema: {
       return [key, 'Ada'];
     }),
   );
-}
-
-const firstText = (result: unknown): string =>
-  (result as { content: { type: string; text?: string }[] }).content.find((block) => block.type === 'text')
-    ?.text ?? '';
-
-/**
- * Calls drop_listen until it ends a listen stream (README.md "List changes and subscriptions"):
- * the fixture writes its result after the acknowledgment of that stream, so every catch-up of
- * that acknowledgment reached the client before the result.
- */
-async function dropAcknowledgedListen(callTool: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (firstText(await callTool()) !== 'ended 1 listen streams') {
-    if (Date.now() > deadline) throw new Error(`no acknowledged listen stream within ${timeoutMs} ms`);
-    await sleep(10);
-  }
 }
 
 /** Every node of a schema (through any member), for the items check. */
@@ -153,7 +128,10 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
   let formAction: ElicitResult['action'] = 'accept';
   const asked: { mode: string; message: string; url?: string; elicitationId?: string }[] = [];
 
-  beforeAll(async () => {
+  // Each test has its own bridge and fixture: every test passes alone and in any order.
+  beforeEach(async () => {
+    formAction = 'accept';
+    asked.length = 0;
     transport = new RecordingTransport(
       new StdioClientTransport({
         command: process.execPath,
@@ -193,7 +171,9 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
     bridgeProcess = (transport.inner as unknown as { _process: ChildProcess })._process;
   }, 30_000);
 
-  afterAll(async () => {
+  afterEach(async () => {
+    // Whatever a session did, no notifications/cancelled ever reaches the client.
+    expect(transport.notifications('notifications/cancelled')).toEqual([]);
     await client.close();
   });
 
@@ -215,10 +195,9 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
   it('gets no list change at the start, having listed nothing, and one per list after a gap of the listen stream', async () => {
     await dropAcknowledgedListen(() => client.callTool({ name: 'drop_listen' }));
     expect(LIST_CHANGES.map((method) => transport.notifications(method).length)).toEqual([0, 0, 0]);
-    await until(
-      () => LIST_CHANGES.every((method) => transport.notifications(method).length > 0),
-      'one list change per list',
-    );
+    await waitFor(() => LIST_CHANGES.every((method) => transport.notifications(method).length > 0), {
+      what: 'one list change per list',
+    });
     expect(LIST_CHANGES.map((method) => transport.notifications(method).length)).toEqual([1, 1, 1]);
   });
 
@@ -325,7 +304,9 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
     expect(JSON.stringify(transport.received())).not.toContain('file:///etc');
   });
 
-  it('two URL elicitations in all, each with an elicitationId and exactly one completion', () => {
+  it('ask_url then ask_url_twice: two URL elicitations in all, each with an elicitationId and exactly one completion', async () => {
+    expect(firstText(await client.callTool({ name: 'ask_url' }))).toBe('url: accept');
+    expect(firstText(await client.callTool({ name: 'ask_url_twice' }))).toBe('url twice: accept');
     const urls = asked.filter((entry) => entry.mode === 'url');
     expect(urls).toHaveLength(2);
     const completes = transport.notifications('notifications/elicitation/complete');
@@ -410,20 +391,20 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
   });
 
   it('after drop_listen the bridge reopens the listen stream, and list changes still arrive', async () => {
-    const from = transport.messages.length;
+    // The first gap: the stream of the start ends, and the next one replays every list.
+    let from = transport.messages.length;
+    await dropAcknowledgedListen(() => client.callTool({ name: 'drop_listen' }));
+    const replayed = (): boolean =>
+      LIST_CHANGES.every((method) => transport.notifications(method, from).length > 0);
+    await waitFor(replayed, { what: 'the replay after the first reopen' });
+    // The replay came with the acknowledgment of the reopened stream: drop_listen ends that one.
+    from = transport.messages.length;
     expect(firstText(await client.callTool({ name: 'drop_listen' }))).toBe('ended 1 listen streams');
     // The new stream's acknowledgment replays one change per list.
-    await until(
-      () => LIST_CHANGES.every((method) => transport.notifications(method, from).length > 0),
-      'the replay after the reopen',
-    );
+    await waitFor(replayed, { what: 'the replay after the reopen' });
     const added = transport.messages.length;
-    expect(firstText(await client.callTool({ name: 'add_tool' }))).toBe('added added_2');
+    expect(firstText(await client.callTool({ name: 'add_tool' }))).toBe('added added_1');
     expect(transport.notifications(TOOLS, added)).toHaveLength(1);
-  });
-
-  it('no notifications/cancelled ever reaches the client', () => {
-    expect(transport.notifications('notifications/cancelled')).toEqual([]);
   });
 
   it('closing stdin ends the bridge with code 0 within 2 s', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { genericProfile } from '../../src/index.js';
 import { createStderrLogger, serveStdio } from '../../src/node/index.js';
 import { initializeRequest } from '../helpers/bridgeProcess.js';
@@ -35,9 +36,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const until = (check: () => boolean): Promise<void> => waitFor(check, { everyMs: 20 });
 
 describe('serveStdio options', () => {
   it('logs the start warnings and the watchdog under the scope given, and resolves 0', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { vscodeProfile } from '../../src/index.js';
 import { createStderrLogger, serveStdio, startUpstreamChild } from '../../src/node/index.js';
 import type { UpstreamChild } from '../../src/node/index.js';
@@ -47,11 +48,12 @@ const startsIn = (file: string): string[] => {
     return [];
   }
 };
-const exited = (child: UpstreamChild): Promise<boolean> =>
-  new Promise((resolve) => {
-    child.onExit(() => resolve(true));
-    setTimeout(() => resolve(false), 0);
-  });
+/** Whether the child has exited by now: onExit calls back at once for an exit it has seen. */
+function exited(child: UpstreamChild): boolean {
+  let seen = false;
+  child.onExit(() => (seen = true));
+  return seen;
+}
 
 function serve(argv: readonly string[], prestarted: UpstreamChild) {
   const stdin = new PassThrough();
@@ -66,7 +68,7 @@ function serve(argv: readonly string[], prestarted: UpstreamChild) {
     { stdin, stdout, version: '9.9.9', logger: createStderrLogger('err', () => undefined, 'test') },
   );
   const response = async (): Promise<Record<string, unknown>> => {
-    while (!text.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => text.includes('\n'), { what: 'the first response' });
     return JSON.parse(text.slice(0, text.indexOf('\n'))) as Record<string, unknown>;
   };
   return { stdin, code, response };
@@ -87,7 +89,7 @@ describe('serveStdio with a prestarted child', () => {
     expect(startsIn(file)).toEqual(['early']);
     served.stdin.end();
     expect(await served.code).toBe(0);
-    expect(await exited(child)).toBe(true);
+    expect(exited(child)).toBe(true);
   });
 
   it('stops a child of other arguments and starts its own command on initialize', async () => {
@@ -113,6 +115,6 @@ describe('serveStdio with a prestarted child', () => {
     await new Promise<void>((resolve) => child.onStart(() => resolve()));
     served.stdin.end();
     expect(await served.code).toBe(0);
-    expect(await exited(child)).toBe(true);
+    expect(exited(child)).toBe(true);
   });
 });

@@ -441,6 +441,7 @@ describe('oidc-provider test authorization server', () => {
     expect(token.body['expires_in']).toBe(1);
     const accessToken = String(token.body['access_token']);
     expect(await server.verify(accessToken)).toBeDefined();
+    // real timer: the token lives 1 s on the clock of oidc-provider, which this test cannot move.
     await new Promise((resolve) => setTimeout(resolve, 2100));
     expect(await server.verify(accessToken)).toBeUndefined();
   });

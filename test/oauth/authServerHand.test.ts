@@ -244,6 +244,7 @@ describe('hand-written authorization server', () => {
       'hand-secret-1',
     ])
       expect(secrets).toContain(value);
+    // real timer: the access token lives 1 s on the clock of the server, which this test cannot move.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await server.verify(accessToken)).toBeUndefined();
   });

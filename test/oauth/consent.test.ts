@@ -7,6 +7,7 @@
  */
 import { NEVER, firstValueFrom } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { createHttpUpstream } from '../../src/edges/http/httpUpstream.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Harness, Protection } from './consentHarness.js';
@@ -306,11 +307,6 @@ describe('without a sign-in', () => {
   });
 });
 
-/** Polls a condition (the fixture and the logs change asynchronously). */
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('the condition did not become true');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** The fixture and the logs change asynchronously (test/helpers/waitFor.ts). */
+const waitUntil = (condition: () => boolean, timeoutMs = 10_000): Promise<void> =>
+  waitFor(condition, { timeoutMs });

@@ -45,10 +45,10 @@ export interface FakeAuth extends UpstreamAuth {
   nextScope: string;
 }
 
-let elicitations = 0;
-
 /** The fake sign-in: the consent port decides between the browser path and the URL elicitation. */
 export function fakeAuth(consent: ConsentPort): FakeAuth {
+  // Per sign-in harness, so that the ids of a test do not depend on the tests before it.
+  let elicitations = 0;
   const signedInSubject = new Subject<void>();
   const auth: FakeAuth = {
     token: undefined,

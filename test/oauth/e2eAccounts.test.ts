@@ -6,8 +6,6 @@
  * still works. A revocation endpoint that answers 500 still leaves no local sign-in. Needs
  * `npm run build`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -20,12 +18,13 @@ import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
 import type { TokenRecord, TokenStore } from '../../src/oauth/store/types.js';
 import { recordingLogger } from './storeTestKit.js';
-import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
-import { e2eSuite } from './e2eSuite.js';
+import { TOKEN_KEY, runPlace, startServers } from './e2eSupport.js';
+import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
+import { startRevocationServer } from './revocationServer.js';
 import type { RunPlace as Place } from './e2eSupport.js';
 
 const suite = e2eSuite();
-const { closers, runs } = suite;
+const { closers } = suite;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -35,14 +34,7 @@ const tokenDir = (p: Place): string => join(p.stateDir, 'mcp-bridge-sdk', 'vscod
 async function signedIn(): Promise<{ as: AuthServer; mcp: ProtectedMcp; p: Place; record: TokenRecord }> {
   const { as, mcp } = await startServers(suite.world, (close) => closers.push(close));
   const p = await runPlace(suite.world, 'accounts-');
-  const run = await startBridge(suite.world, {
-    url: mcp.url,
-    redirectPort: p.port,
-    store: 'file',
-    stateDir: p.stateDir,
-    browserLog: p.browserLog,
-  });
-  runs.push({ run, as });
+  const run = await startFileStoreBridge(suite, as, mcp, p);
   const result = await run.client.callTool({ name: 'echo', arguments: { text: 'in' } });
   expect((result as { content: Array<{ text: string }> }).content[0]?.text).toBe('in');
   await run.close();
@@ -209,53 +201,9 @@ describe('logout end to end', () => {
   }, 60_000);
 });
 
-/** An authorization server on loopback http whose revocation endpoint answers 500. */
-async function failingRevocation(): Promise<{
-  issuer: string;
-  revocations: string[];
-  close(): Promise<void>;
-}> {
-  const revocations: string[] = [];
-  const body = async (request: IncomingMessage): Promise<string> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  };
-  let issuer = '';
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      if (request.method === 'GET' && request.url === '/.well-known/oauth-authorization-server') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            issuer,
-            authorization_endpoint: `${issuer}/authorize`,
-            token_endpoint: `${issuer}/token`,
-            revocation_endpoint: `${issuer}/revoke`,
-            code_challenge_methods_supported: ['S256'],
-          }),
-        );
-        return;
-      }
-      if (request.method === 'POST' && request.url === '/revoke') {
-        revocations.push(new URLSearchParams(await body(request)).get('token_type_hint') ?? '');
-        response.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
-        return;
-      }
-      response.writeHead(404).end();
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    issuer,
-    revocations,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('logout with a revocation endpoint that fails', () => {
   it('says so in one line and still deletes the local sign-in', async () => {
-    const as = await failingRevocation();
+    const as = await startRevocationServer({ answer: 'status500' });
     closers.push(() => as.close());
     const p = await runPlace(suite.world, 'accounts-');
     const url = 'http://127.0.0.1:9/mcp';
@@ -278,7 +226,7 @@ describe('logout with a revocation endpoint that fails', () => {
       'mcp-bridge-vscode: vscode: warning: logout did not revoke the tokens: the revocation failed (HTTP status 500); the local sign-in is deleted',
       'mcp-bridge-vscode: vscode: info: logout deleted the stored sign-in of the account "default". The next start signs in again',
     ]);
-    expect(as.revocations).toEqual(['refresh_token']);
+    expect(as.revocations.map((revocation) => revocation.hint)).toEqual(['refresh_token']);
     expect(await (await fileStore(p)).list()).toEqual([]);
     expectNoSecrets({ lines: done.stdout, stderr: done.stderr }, ['access-token-5e1f', 'refresh-token-7a2c']);
   }, 60_000);

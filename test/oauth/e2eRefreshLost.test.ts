@@ -11,25 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { runPlace, startBridge, startServers } from './e2eSupport.js';
-import { e2eSuite } from './e2eSuite.js';
+import { runPlace, startServers } from './e2eSupport.js';
+import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
 import type { BridgeRun, RunOptions, RunPlace } from './e2eSupport.js';
 
 const suite = e2eSuite();
-const { closers, runs } = suite;
+const { closers } = suite;
 
-async function bridge(as: AuthServer, mcp: ProtectedMcp, p: RunPlace, options: Partial<RunOptions> = {}) {
-  const run = await startBridge(suite.world, {
-    url: mcp.url,
-    redirectPort: p.port,
-    store: 'file',
-    stateDir: p.stateDir,
-    browserLog: p.browserLog,
-    ...options,
-  });
-  runs.push({ run, as });
-  return run;
-}
+const bridge = (as: AuthServer, mcp: ProtectedMcp, p: RunPlace, options: Partial<RunOptions> = {}) =>
+  startFileStoreBridge(suite, as, mcp, p, options);
 
 const echo = async (run: BridgeRun, value: string): Promise<string | undefined> =>
   (

@@ -8,36 +8,27 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { bridgeEnv } from '../process/httpSupport.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
-import { TOKEN_KEY, runPlace, startBridge, startServers } from './e2eSupport.js';
-import { e2eSuite } from './e2eSuite.js';
+import { TOKEN_KEY, runPlace, startServers } from './e2eSupport.js';
+import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
 import type { RunOptions, RunPlace as Place } from './e2eSupport.js';
 
 const suite = e2eSuite();
-const { closers, runs } = suite;
+const { closers } = suite;
 
 const servers = (asOptions: Partial<AuthServerOptions> = {}): ReturnType<typeof startServers> =>
   startServers(suite.world, (close) => closers.push(close), asOptions);
 
 const place = (): Promise<Place> => runPlace(suite.world, 'stores-');
 
-async function bridge(as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) {
-  const run = await startBridge(suite.world, {
-    url: mcp.url,
-    redirectPort: p.port,
-    store: 'file',
-    stateDir: p.stateDir,
-    browserLog: p.browserLog,
-    ...options,
-  });
-  runs.push({ run, as });
-  return run;
-}
+const bridge = (as: AuthServer, mcp: ProtectedMcp, p: Place, options: Partial<RunOptions> = {}) =>
+  startFileStoreBridge(suite, as, mcp, p, options);
 
 const text = (result: unknown): string | undefined =>
   (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
@@ -60,6 +51,7 @@ describe('the file store end to end', () => {
     const p = await place();
     const run = await bridge(as, mcp, p);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
+    // real timer: the access token lives 2 s on the clock of the authorization server (oidc-provider).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
     expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1, refreshGrants: 1 });
@@ -139,7 +131,8 @@ describe('a lock holder that dies during its sign-in', () => {
     }).catch(() => undefined);
     await waitUntil(() => readLines(p).length === 1);
     const waiter = bridge(as, mcp, p);
-    // The second process waits for the lock: it opens no browser of its own meanwhile.
+    // real timer: the second process waits for the lock as long as the holder holds it (2 s of it
+    // here), and opens no browser of its own meanwhile; no event marks a process at the lock.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(readLines(p)).toHaveLength(1);
     process.kill(holderPid?.() ?? 0, 'SIGKILL');
@@ -159,10 +152,5 @@ function readLines(p: Place) {
   return readBrowserLog(p.browserLog);
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('the condition did not become true');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitUntil = (condition: () => boolean, timeoutMs = 20_000): Promise<void> =>
+  waitFor(condition, { timeoutMs, everyMs: 50 });

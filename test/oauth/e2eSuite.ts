@@ -10,8 +10,9 @@
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
-import { makeWorld } from './e2eSupport.js';
-import type { BridgeRun, E2eWorld } from './e2eSupport.js';
+import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
+import { makeWorld, startBridge } from './e2eSupport.js';
+import type { BridgeRun, E2eWorld, RunOptions, RunPlace } from './e2eSupport.js';
 
 export interface E2eSuite {
   readonly world: E2eWorld;
@@ -48,4 +49,27 @@ export function e2eSuite(options: { readonly requireMarkers?: boolean } = {}): E
     closers,
     runs,
   };
+}
+
+/**
+ * The built bridge in front of `mcp` with the encrypted file store of the place `p`; the run ends
+ * with the test and its output is scanned for the secrets of `as`.
+ */
+export async function startFileStoreBridge(
+  suite: E2eSuite,
+  as: Pick<AuthServer, 'issuedSecrets'>,
+  mcp: ProtectedMcp,
+  p: RunPlace,
+  options: Partial<RunOptions> = {},
+): Promise<BridgeRun> {
+  const run = await startBridge(suite.world, {
+    url: mcp.url,
+    redirectPort: p.port,
+    store: 'file',
+    stateDir: p.stateDir,
+    browserLog: p.browserLog,
+    ...options,
+  });
+  suite.runs.push({ run, as });
+  return run;
 }

@@ -215,8 +215,8 @@ describe('sign-in lock across processes', () => {
     await holder.line((line) => line === 'held');
     const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 1_000 } });
     await waiter.line((line) => line === 'waiting');
-    // A real timer is the subject: three stale bounds of the file's mtime (another process's
-    // heartbeat), which no virtual clock of this process can move.
+    // real timer: three stale bounds of the file's mtime (another process's heartbeat), which no
+    // virtual clock of this process can move.
     await sleep(3_000);
     expect(waiter.lines).toEqual(['waiting']);
     holder.process.stdin.write('release\n');
@@ -297,8 +297,8 @@ describe('sign-in lock within one process', () => {
         () => 'confirmed',
         () => 'lost',
       );
-      // A real timer is the subject: confirm() must still wait after several of its polls (20 ms)
-      // of the break file, and no event marks a poll.
+      // real timer: confirm() must still wait after several of its polls (20 ms) of the break
+      // file, and no event marks a poll.
       await sleep(150);
       await rm(file);
       await rm(`${file}.break`);
@@ -314,8 +314,8 @@ describe('sign-in lock within one process', () => {
     const { release, held } = await holdUntilReleased(first);
     const controller = new AbortController();
     const waiting = second.hold(KEY, () => Promise.resolve('ran'), { signal: controller.signal });
-    // Gives the waiter time to reach its poll (no event marks it); an abort before it ends the
-    // hold the same way, so a slow machine makes this weaker, never wrong.
+    // real timer: time for the waiter to reach its poll, which no event marks; an abort before
+    // it ends the hold the same way, so a slow machine makes this weaker, never wrong.
     await sleep(200);
     controller.abort(new Error('stdin ended'));
     await expect(waiting).rejects.toThrow('stdin ended');
@@ -342,8 +342,8 @@ describe('sign-in lock within one process', () => {
     const second = createFileLock({ directory: locks, pollMs: 20 });
     const { release, held } = await holdUntilReleased(first);
     const waiting = second.hold(KEY, () => Promise.resolve('ran'));
-    // Gives the waiter time to reach its poll (no event marks it); a deletion before it is the
-    // same for the waiter, so a slow machine makes this weaker, never wrong.
+    // real timer: time for the waiter to reach its poll, which no event marks; a deletion before
+    // it is the same for the waiter, so a slow machine makes this weaker, never wrong.
     await sleep(100);
     await rm(locks, { recursive: true, force: true });
     release();

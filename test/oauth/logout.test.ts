@@ -4,8 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runLogout, type LogoutOptions } from '../../src/cli/logout.js';
 import { openTokenStore } from '../../src/oauth/store/openStore.js';
 import type { TokenStore } from '../../src/oauth/store/types.js';
@@ -16,7 +15,7 @@ import {
   makeRecord,
   recordingLogger,
   SERVER_URL,
-  tempDir,
+  useTokenPlace,
   type FakeKeyring,
   type RecordingLogger,
 } from './storeTestKit.js';
@@ -27,17 +26,12 @@ const NO_DBUS = 'DBus error: no session bus';
 
 let root: string;
 let dir: string;
-let cleanup: () => Promise<void>;
 let logger: RecordingLogger;
 let keyring: FakeKeyring;
-
-beforeEach(async () => {
-  ({ dir: root, cleanup } = await tempDir());
-  dir = path.join(root, 'tokens');
-  logger = recordingLogger();
+useTokenPlace((place) => ({ root, dir, logger } = place));
+beforeEach(() => {
   keyring = fakeKeyring({ absent: NO_DBUS });
 });
-afterEach(() => cleanup());
 
 const logoutOptions = (overrides: Partial<LogoutOptions>): LogoutOptions => ({
   url: SERVER_URL,

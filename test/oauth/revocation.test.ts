@@ -1,105 +1,26 @@
 /**
  * Token revocation at logout (RFC 7009, src/oauth/revocation.ts) against a small hand-written
  * authorization server on loopback http: the order of the tokens, the client authentication,
- * the time bound, and the outcome lines. The end-to-end test with oidc-provider is
- * e2eAccounts.test.ts.
+ * the time bound, and the outcome lines (the server: revocationServer.ts). The end-to-end test with
+ * oidc-provider is e2eAccounts.test.ts.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardedFetch } from '../../src/oauth/http.js';
 import { outcomeLine, revokeRecord, secretOfRecord } from '../../src/oauth/revocation.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
 import { makeRecord } from './storeTestKit.js';
+import { startRevocationServer } from './revocationServer.js';
+import type { RevocationServer } from './revocationServer.js';
 
-interface Revocation {
-  readonly token: string | null;
-  readonly hint: string | null;
-  readonly clientId: string | null;
-  readonly secretInBody: string | null;
-  readonly basic: boolean;
-}
-
-interface HandServer {
-  readonly issuer: string;
-  readonly revocations: Revocation[];
-  /** Resolves at the first revocation request that arrives. */
-  readonly arrived: Promise<void>;
-  close(): Promise<void>;
-}
-
-type Answer = 'ok' | 'error' | 'hang';
-
-const servers: HandServer[] = [];
+const servers: RevocationServer[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-async function start(options: {
-  answer: Answer;
-  endpoint?: boolean;
-  endpointUrl?: string;
-}): Promise<HandServer> {
-  const revocations: Revocation[] = [];
-  let arrive = (): void => undefined;
-  const arrived = new Promise<void>((resolve) => (arrive = resolve));
-  const read = async (request: IncomingMessage): Promise<string> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  };
-  let issuer = '';
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      if (request.method === 'GET' && request.url === '/.well-known/oauth-authorization-server') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            issuer,
-            authorization_endpoint: `${issuer}/authorize`,
-            token_endpoint: `${issuer}/token`,
-            ...(options.endpoint === false
-              ? {}
-              : { revocation_endpoint: options.endpointUrl ?? `${issuer}/revoke` }),
-            code_challenge_methods_supported: ['S256'],
-          }),
-        );
-        return;
-      }
-      if (request.method === 'POST' && request.url === '/revoke') {
-        const form = new URLSearchParams(await read(request));
-        revocations.push({
-          token: form.get('token'),
-          hint: form.get('token_type_hint'),
-          clientId: form.get('client_id'),
-          secretInBody: form.get('client_secret'),
-          basic: /^basic /i.test(request.headers.authorization ?? ''),
-        });
-        arrive();
-        if (options.answer === 'hang') return;
-        if (options.answer === 'error')
-          response
-            .writeHead(400, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: 'invalid_client' }));
-        else response.writeHead(200).end();
-        return;
-      }
-      response.writeHead(404).end();
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const hand: HandServer = {
-    issuer,
-    revocations,
-    arrived,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  servers.push(hand);
-  return hand;
+async function start(options: Parameters<typeof startRevocationServer>[0]): Promise<RevocationServer> {
+  const server = await startRevocationServer(options);
+  servers.push(server);
+  return server;
 }
 
 const URL_OF_MCP = 'http://127.0.0.1:9/mcp';

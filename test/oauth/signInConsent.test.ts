@@ -5,6 +5,7 @@
  * another resource (no token is ever sent).
  */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
@@ -128,7 +129,7 @@ describe('after initialized: the URL elicitation (docs/sign-in.md#sign-in-consen
       method: 'tools/list',
       signal: controller.signal,
     });
-    while (h.consent.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => h.consent.asked.length > 0, { what: 'the consent question' });
     controller.abort(new Error('cancelled by the client'));
     await expect(pending).rejects.toMatchObject({
       code: 'sign_in_failed',
@@ -232,7 +233,7 @@ describe('after initialized: accepted, then failed (docs/security.md#security-4:
       method: 'tools/list',
       signal: controller.signal,
     });
-    while (h.consent.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => h.consent.asked.length > 0, { what: 'the consent question' });
     controller.abort(new Error('cancelled by the client'));
     await expect(pending).rejects.toMatchObject({ code: 'sign_in_failed' });
     h.consent.browseOnAccept = true;
@@ -284,7 +285,7 @@ describe('before initialized: the browser', () => {
       method: 'tools/list',
       signal: new AbortController().signal,
     });
-    while (h.signInLines.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => h.signInLines.length > 0, { what: 'the sign-in line' });
     const shown = (h.signInLines[0] ?? '').replace('mcp-bridge-vscode: sign in at ', '');
     await browse(shown, { ca: suite.certs.caPem });
     await pending;

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { createSignInFetch } from '../../src/edges/http/signInFetch.js';
 import type { SignInFetch } from '../../src/edges/http/signInFetch.js';
 import { listenLoopback } from '../fixtures/loopbackServer.js';
@@ -26,12 +27,10 @@ async function origin(): Promise<LoopbackServer> {
   return made;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The open sockets of each server once `done` holds, or after 3 s (then the test fails on them). */
 async function openSockets(done: (counts: number[]) => boolean): Promise<number[]> {
   const counts = (): number[] => servers.map((s) => s.sockets.size);
-  for (let waited = 0; waited < 3_000 && !done(counts()); waited += 20) await sleep(20);
+  await waitFor(() => done(counts()), { timeoutMs: 3_000, everyMs: 20 }).catch(() => undefined);
   return counts();
 }
 

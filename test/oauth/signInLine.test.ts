@@ -6,6 +6,7 @@
  * there, and no other line.
  */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { post, signInSuite } from './signInHarness.js';
@@ -40,7 +41,7 @@ describe('the sign-in line holds no key of the MCP URL outside its resource', ()
       method: 'tools/list',
       signal: new AbortController().signal,
     });
-    while (h.signInLines.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => h.signInLines.length > 0, { what: 'the sign-in line' });
     const [line = ''] = h.signInLines;
     const shown = line.replace('mcp-bridge-vscode: sign in at ', '');
     await browse(shown, { ca: suite.certs.caPem });

@@ -45,7 +45,8 @@ describe('silent refresh', () => {
       url: mcp.url,
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
     });
-    await sleep(1_100); // the server no longer takes the access token
+    // real timer: the access token lives 1 s on the clock of the authorization server (oidc-provider).
+    await sleep(1_100);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
@@ -87,6 +88,7 @@ describe('silent refresh', () => {
     const first = make({ config: { url: mcp.url }, store });
     expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     as.revokeRefreshTokens();
+    // real timer: the access token lives 1 s on the clock of the authorization server (oidc-provider).
     await sleep(1_100);
 
     const second = make({ config: { url: mcp.url }, store });

@@ -4,6 +4,7 @@
  * the other user's, a later GET of the start URL the user's own. Its tokens are never stored.
  */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { startReceiver } from '../../src/oauth/receiver.js';
 import { signInSuite, request } from './signInHarness.js';
 import type { Harness } from './signInHarness.js';
@@ -14,11 +15,21 @@ const { make, servers } = suite;
 const KEY_COUNT = async (h: Harness): Promise<number> => (await h.store.list()).length;
 
 /** Resolves once a log line of `h` contains `text`. */
-async function logged(h: Harness, text: string): Promise<void> {
-  while (!h.logs.some((line) => line.text.includes(text))) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const logged = (h: Harness, text: string): Promise<void> =>
+  waitFor(() => h.logs.some((line) => line.text.includes(text)), { what: `the log line '${text}'` });
+
+/**
+ * A sign-in whose receiver cannot check the owner of a connection, so that it watches the start
+ * URL for `startWatchMs` after the exchange.
+ */
+const watched = (url: string, startWatchMs: number): Harness =>
+  make({
+    config: { url },
+    deps: {
+      startReceiver: (options) =>
+        startReceiver({ ...options, peerOwner: () => ({ kind: 'unavailable' }), limits: { startWatchMs } }),
+    },
+  });
 
 /** GET of the start URL the opener got, as the user's browser sends it. */
 const startAgain = (h: Harness) => {
@@ -50,17 +61,7 @@ describe('a start URL requested again after the redirect', () => {
 
   it('while the start URL is watched after the exchange (no owner check): sign_in_hijacked, nothing stored', async () => {
     const { as, mcp } = await servers();
-    const h = make({
-      config: { url: mcp.url },
-      deps: {
-        startReceiver: (options) =>
-          startReceiver({
-            ...options,
-            peerOwner: () => ({ kind: 'unavailable' }),
-            limits: { startWatchMs: 3_600_000 },
-          }),
-      },
-    });
+    const h = watched(mcp.url, 3_600_000);
     const signIn = request(suite.net.fetch, mcp.url, h.auth);
     signIn.catch(() => undefined);
     await logged(h, 'unless the start URL gets a second request');
@@ -72,17 +73,7 @@ describe('a start URL requested again after the redirect', () => {
 
   it('without a second GET, the watched sign-in completes after the watch and is stored', async () => {
     const { mcp } = await servers();
-    const h = make({
-      config: { url: mcp.url },
-      deps: {
-        startReceiver: (options) =>
-          startReceiver({
-            ...options,
-            peerOwner: () => ({ kind: 'unavailable' }),
-            limits: { startWatchMs: 300 },
-          }),
-      },
-    });
+    const h = watched(mcp.url, 300);
     expect((await request(suite.net.fetch, mcp.url, h.auth)).status).toBe(200);
     expect(await KEY_COUNT(h)).toBe(1);
     expect(h.logs.map((line) => line.text)).toContain(

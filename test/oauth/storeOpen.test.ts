@@ -4,15 +4,14 @@
  */
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openTokenStore, type StoreOptions } from '../../src/oauth/store/openStore.js';
 import {
   fakeKeyring,
   KEY_A,
   KEY_B,
   makeRecord,
-  recordingLogger,
-  tempDir,
+  useTokenPlace,
   type RecordingLogger,
 } from './storeTestKit.js';
 
@@ -20,15 +19,8 @@ const SERVICE = 'mcp-bridge-sdk/mcp-bridge-vscode';
 const NO_DBUS = 'DBus error: no session bus';
 let root: string;
 let dir: string;
-let cleanup: () => Promise<void>;
 let logger: RecordingLogger;
-
-beforeEach(async () => {
-  ({ dir: root, cleanup } = await tempDir());
-  dir = path.join(root, 'tokens');
-  logger = recordingLogger();
-});
-afterEach(() => cleanup());
+useTokenPlace((place) => ({ root, dir, logger } = place));
 
 const options = (overrides: Partial<StoreOptions>): StoreOptions => ({
   tokenStore: 'auto',

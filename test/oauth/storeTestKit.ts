@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { Logger, LogLevel } from '../../src/ports/logger.js';
 import type { KeyringModule } from '../../src/oauth/store/keychainStore.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
@@ -107,4 +108,25 @@ export function fakeKeyring(state: { absent?: string; maxChars?: number } = {}):
       }),
   };
   return fake;
+}
+
+/** The temporary place of one test: its folder, the `tokens` folder in it, a recording logger. */
+export interface TokenPlace {
+  readonly root: string;
+  readonly dir: string;
+  readonly logger: RecordingLogger;
+}
+
+/**
+ * A new TokenPlace before each test of the file, given to `set`, and its folder removed after the
+ * test: call once at the top of a test file.
+ */
+export function useTokenPlace(set: (place: TokenPlace) => void): void {
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const made = await tempDir();
+    cleanup = made.cleanup;
+    set({ root: made.dir, dir: path.join(made.dir, 'tokens'), logger: recordingLogger() });
+  });
+  afterEach(() => cleanup?.());
 }

@@ -4,7 +4,7 @@
  * stopped while the bridge runs on, and the bridge's own stop knows it (process table checked).
  * Needs the build (`npm run build`).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   bridgeErrorResponse,
   initializeRequest,
   isRunning,
+  pidsInFile,
   note,
   req,
   startBridge,
@@ -55,16 +56,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const pidsIn = (file: string): number[] => {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
+const pidsIn = pidsInFile;
 
 const cancel = (id: number): object => note('notifications/cancelled', { requestId: id, reason: 'the user' });
 

@@ -129,6 +129,7 @@ async function expectAllGone(pids: readonly number[]): Promise<void> {
 
 /** Claude Code 2.1's stop: SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after that. */
 async function claudeStop(bridge: RawPeer): Promise<{ exit: PeerExit; exitedBeforeSigterm: boolean }> {
+  // real timer: the schedule of the signals is the subject, as Claude Code sends them.
   const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
   bridge.child.kill('SIGINT');
   await pause(100);

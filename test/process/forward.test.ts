@@ -6,6 +6,7 @@
  * (`npx tsc -p tsconfig.build.json`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor, waitForValue } from '../helpers/waitFor.js';
 import {
   FIXTURE,
   bridgeErrorResponse,
@@ -204,15 +205,25 @@ describe('tools/call', () => {
       '>',
       (frame) => (frame.params as { arguments?: { ms?: number } } | undefined)?.arguments?.ms === 20_001,
     );
+    // The bridge is shared by the tests of this file: only what comes after this cancel counts.
+    const framesBefore = upstreamFrames(bridge, '>').length;
+    const stderrBefore = bridge.stderr.length;
     bridge.send(note('notifications/cancelled', { requestId: id, reason: 'the user stopped it' }));
-    const [cancel] = await untilUpstream(bridge, '>', notification('notifications/cancelled'));
-    expect(cancel!.params).toEqual({
+    const cancel = await waitForValue(
+      () => upstreamFrames(bridge, '>').slice(framesBefore).find(notification('notifications/cancelled')),
+      { what: 'the cancel at the upstream' },
+    );
+    expect(cancel.params).toEqual({
       requestId: upstreamCall!.id,
       reason: 'the client canceled the request',
     });
-    await expect
-      .poll(() => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: slow: canceled')))
-      .toBe(true);
+    await waitFor(
+      () =>
+        bridge.stderr
+          .slice(stderrBefore)
+          .some((line) => line.startsWith('bridge-fixture-server: slow: canceled')),
+      { what: 'the cancel at the tool' },
+    );
     // A later request is answered; the cancelled one never is.
     await call('echo', { text: 'after the cancel' });
     expect(bridge.lines.map((line) => parseFrame(line)!).filter(responseTo(id))).toEqual([]);

@@ -180,7 +180,8 @@ describe('a client that does not read the stdout of the bridge of an HTTP upstre
 
       // The stream started and the upstream's socket is full.
       await waitUntil(() => state.waitingForDrain || state.finished, 30_000, 'the upstream writes the flood');
-      // Observe until the upstream finished, or its count did not move for 2 s (the bridge stopped reading).
+      // real timer: a stall is a count that does not move for 2 s (the bridge stopped reading), or the
+      // upstream finished; no event marks a read that does not happen.
       let last = -1;
       let still = 0;
       while (!state.finished && still < 100) {

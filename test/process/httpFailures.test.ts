@@ -8,7 +8,16 @@ import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { call, callTool, endAndExit, firstText, handshake, startUrlBridge } from './httpSupport.js';
+import {
+  WAIT_MS,
+  call,
+  callTool,
+  endAndExit,
+  firstText,
+  handshake,
+  startUrlBridge,
+  until,
+} from './httpSupport.js';
 
 const MiB = 1024 * 1024;
 let fixture: HttpFixture | undefined;
@@ -85,7 +94,7 @@ describe('failures of the URL form', () => {
       params: { name: 'slow', arguments: { ms: 30_000 } },
     });
     // The call is in flight at the server before it goes away.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => server.lines.includes('slow: started'), WAIT_MS);
     await server.close();
     const lost = await peer.nextFrame(responseTo('slow'));
     expect(lost).toMatchObject({ error: { code: -32603 } });
@@ -97,8 +106,8 @@ describe('failures of the URL form', () => {
       },
     });
     expect(await call(peer, 'tools/list')).toMatchObject({ error: { code: -32603 } });
+    // Sentinel: the ping is answered after the bridge handled every failure before it.
     expect(await call(peer, 'ping')).toMatchObject({ result: {} });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(peer.child.exitCode).toBeNull();
     expect(await endAndExit(peer)).toBe(0);
   });

@@ -86,7 +86,8 @@ describe('the listen stream over HTTP', () => {
         'mcp-bridge-vscode: bridge: warning: the listen stream failed with the HTTP status 404; list changes stop.',
       ),
     );
-    // Longer than the first backoffs: no new stream.
+    // real timer: longer than the first reopen delays (500 ms, then 1 s) that run in the bridge process;
+    // the echo after it is the sentinel that the bridge has handled all before.
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(listens(server)).toBe(1);
     expect(firstText(await callTool(peer, 'echo', { text: 'no listen' }))).toBe('no listen');

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import { NO_PROC } from '../helpers/platform.js';
 import type { TestContext } from 'vitest';
 import {
@@ -43,13 +44,7 @@ const ECHOED_KEYS = [
 ];
 const FIXTURE_RESULT = {
   protocolVersion: '2025-11-25',
-  capabilities: {
-    tools: { listChanged: true },
-    prompts: { listChanged: true },
-    resources: { subscribe: true, listChanged: true },
-    logging: {},
-    completions: {},
-  },
+  capabilities: EVERY_CAPABILITY,
   serverInfo: { name: 'bridge-fixture-server', version: '0.0.0' },
   instructions: 'The upstream server of the mcp-bridge-sdk tests.',
 };

@@ -5,6 +5,7 @@
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import {
   FIXTURE,
   framesSince,
@@ -118,13 +119,7 @@ describe('the listener of a connection to the fixture server with every list and
     const peer = startBridge({ upstream: tapped() });
     peer.send(note('notifications/initialized'));
     const response = await request(peer, 1, 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
-    expect((response.result as { capabilities: unknown }).capabilities).toEqual({
-      tools: { listChanged: true },
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      logging: {},
-      completions: {},
-    });
+    expect((response.result as { capabilities: unknown }).capabilities).toEqual(EVERY_CAPABILITY);
     // Sentinels on both pipes: a listen stream would be written to the upstream before the
     // upstream barrier, a list change to the client before the answer of the ping.
     await upstreamBarrier(peer);
@@ -502,8 +497,8 @@ describe('the listener with other upstream capabilities', () => {
       '>',
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
     );
-    // A real timer is the subject: a stream the bridge ended itself must not reopen after the
-    // first reopen delay (listenBackoffMs, 500 ms, src/bridge/config.ts), which the CLI cannot set.
+    // real timer: a stream the bridge ended itself must not reopen after the first reopen delay
+    // (listenBackoffMs, 500 ms, src/bridge/config.ts), which runs in the process and the CLI cannot set.
     await new Promise((resolve) => setTimeout(resolve, 700));
     await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);

@@ -6,7 +6,7 @@
  * before `initialize` are answered by the first `initialize` as before, and a retry starts a new
  * child. Needs the build (`npm run build`).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,11 +15,14 @@ import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
   GENERIC_BRIDGE,
   childPids,
+  exitWithin,
   initializeRequest,
   isRunning,
+  pidsInFile,
   startBridge,
   waitUntil,
 } from '../helpers/bridgeProcess.js';
+import { processTable } from '../helpers/processTable.js';
 import { killAllPeers, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, PeerExit, RawPeer } from '../helpers/rawPeer.js';
 
@@ -31,8 +34,9 @@ const STARTUP_MS = 30_000;
  * argument at once, then behaves by its second argument:
  * - `serve`: answers `server/discover` (serverInfo `prestart-upstream`), exits at the end of stdin;
  * - `early`: first writes a discover response for id 1 (serverInfo `written-early`) before any
- *   request, then serves; the bridge's first request has id 1, so the answer it reads tells
- *   whether the line written before adoption was kept;
+ *   request, and creates `<file>.written` once that line is in the pipe, then serves; the bridge's
+ *   first request has id 1, so the answer it reads tells whether the line written before
+ *   adoption was kept;
  * - `exit-first`: on its first start exits at once with code 3, on later starts serves;
  * - `stubborn`: reads nothing and ignores SIGTERM: only SIGKILL stops it.
  */
@@ -48,7 +52,7 @@ const UPSTREAM_SOURCE = [
   "if (mode === 'stubborn') { process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000); }",
   "else if (mode === 'exit-first' && before === '') process.exit(3);",
   'else {',
-  "  if (mode === 'early') process.stdout.write(discover(1, 'written-early'));",
+  "  if (mode === 'early') process.stdout.write(discover(1, 'written-early'), () => fs.writeFileSync(file + '.written', ''));",
   "  createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {",
   '    const m = JSON.parse(line);',
   "    if (m.method === 'server/discover') process.stdout.write(discover(m.id, 'prestart-upstream'));",
@@ -68,16 +72,7 @@ const upstream = (file: string, mode: string): string[] => [
   mode,
 ];
 /** The pids written so far, in start order. */
-const startsIn = (file: string): number[] => {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
+const startsIn = pidsInFile;
 
 /** A bridge that dies with the test, whatever happens. */
 function bridgeFor(context: TestContext, options: Parameters<typeof startBridge>[0]): RawPeer {
@@ -87,15 +82,8 @@ function bridgeFor(context: TestContext, options: Parameters<typeof startBridge>
 }
 
 async function exitOf(bridge: RawPeer, boundMs = 15_000): Promise<PeerExit> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the bridge did not exit in ${boundMs} ms`)), boundMs);
-  });
-  try {
-    return await Promise.race([bridge.exit, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const { code, signal } = await exitWithin(bridge, boundMs);
+  return { code, signal };
 }
 
 async function ask(peer: RawPeer, frame: { id: unknown }): Promise<Frame> {
@@ -139,9 +127,14 @@ describe.concurrent('the upstream started with the bridge', () => {
   it('keeps what the upstream wrote before initialize: the line waits and is read after adoption', async (context) => {
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'early') });
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
-    // Time for a careless bridge to drain the pipe before anything adopted the child.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => existsSync(`${file}.written`), STARTUP_MS, 'the early line in the pipe');
+    // Sentinel: the bridge answers a ping after the early line was in the pipe, so a careless
+    // bridge that drains the pipe before anything adopted the child has read it by then.
+    expect(await ask(bridge, { jsonrpc: '2.0', id: 'sentinel', method: 'ping' } as { id: unknown })).toEqual({
+      jsonrpc: '2.0',
+      id: 'sentinel',
+      result: {},
+    });
     const response = await ask(bridge, initializeRequest(1) as { id: unknown });
     expect(serverName(response)).toBe('written-early');
     expect(startsIn(file)).toHaveLength(1);
@@ -172,8 +165,8 @@ describe.concurrent('a started upstream that nothing adopts', () => {
     expect(bridge.stderr[0]).toMatch(
       /^mcp-bridge-vscode: vscode: error: the value of --discover-timeout is not valid/,
     );
-    // Time for a child that was started to write its pid.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // A stubborn child that was started would still run (only SIGKILL stops it), pid file or not.
+    if (!NO_PROC) expect(processTable.pidsWithArgument(file)).toEqual([]);
     expect(startsIn(file)).toEqual([]);
   });
 

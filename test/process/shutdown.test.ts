@@ -12,6 +12,7 @@ import {
   bridgeErrorResponse,
   bridgeLines,
   childPids,
+  exitWithin,
   clientFrameProblems,
   handshakeWithin,
   initializeRequest,
@@ -28,7 +29,7 @@ import {
   waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
-import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
+import type { RawPeer } from '../helpers/rawPeer.js';
 
 /** How long a start may take on a loaded machine (Node twice: the bridge and its upstream). */
 const STARTUP_MS = 30_000;
@@ -42,21 +43,6 @@ function bridgeFor(context: TestContext, options?: Parameters<typeof startBridge
   const bridge = startBridge(options);
   context.onTestFinished(() => bridge.kill());
   return bridge;
-}
-
-/** Resolves with the exit of the bridge and how long it took from now; fails after `boundMs`. */
-async function exitWithin(bridge: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
-  const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the bridge did not exit in ${boundMs} ms`)), boundMs);
-  });
-  try {
-    const exit = await Promise.race([bridge.exit, late]);
-    return { ...exit, ms: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Sends a request and resolves with its response. */

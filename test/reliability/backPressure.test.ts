@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NO_PROC } from '../helpers/platform.js';
 import { createFlowControl } from '../../src/edges/flowControl.js';
 import { BRIDGE, initializeRequest, scripted } from '../helpers/bridgeProcess.js';
-import { rssKiB, sleep } from './support.js';
+import { rssKiB, sleep, waitFor } from './support.js';
 
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
@@ -73,7 +73,7 @@ describe.each([
         });
       // stdout is never read: nothing consumes it until the client "reads again" below.
       await write(initializeRequest(0));
-      // A real timer is the subject: memory before and while the client does not read.
+      // real timer: memory is sampled before and while the client does not read.
       await sleep(1_500);
       const before = rssKiB(pid)!;
       const text = 'x'.repeat(100_000);
@@ -91,7 +91,7 @@ describe.each([
         if (!(await write(call))) break;
       }
       const blockedAfter = sent;
-      // A real timer is the subject: memory a while after the writes blocked.
+      // real timer: memory is sampled a while after the writes blocked.
       await sleep(1_000);
       const after = rssKiB(pid)!;
       console.log(
@@ -109,8 +109,7 @@ describe.each([
         if (typeof frame.id === 'number' && frame.id > 0 && frame.result !== undefined)
           answered.add(frame.id);
       });
-      const readUntil = Date.now() + 20_000;
-      while (answered.size < blockedAfter && Date.now() < readUntil) await sleep(50);
+      await waitFor(() => answered.size >= blockedAfter, 20_000, 'every answer');
       expect(answered.size).toBe(blockedAfter);
       child.stdin.end();
       const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -369,7 +369,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     for (let i = 0; i < 8; i++) {
       latencies.push(await ask(`ping-${i}`, 'ping'));
       samples.push(rssKiB(child.pid!) ?? 0);
-      // A real timer is the subject: memory and latency sampled over time under the flood.
+      // real timer: memory and latency are sampled over time under the flood.
       await sleep(400);
     }
     console.log(
@@ -394,7 +394,7 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     // stdout is never read.
     send(req('level', 'logging/setLevel', { level: 'info' }));
     send(initializeRequest(0));
-    // A real timer is the subject: the flood runs for 1.5 s, then memory is sampled over 4 s.
+    // real timer: the flood runs for 1.5 s, then memory is sampled over 4 s.
     await sleep(1_500);
     const pids = descendants(child.pid!);
     const samples: number[] = [];

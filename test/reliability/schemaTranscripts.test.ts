@@ -175,7 +175,11 @@ describe.concurrent('schema validation of whole sessions', () => {
 
     // Cancellations: during an upstream wait, and while the bridge waits for the client.
     peer.send(req(90, 'tools/call', { name: 'slow', arguments: { ms: 5000 } }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(
+      () => peer.stderr.includes('bridge-fixture-server: slow: started'),
+      TIMEOUT_MS,
+      'the call at the tool',
+    );
     peer.send(note('notifications/cancelled', { requestId: 90, reason: 'the user stopped it' }));
     hold = true;
     peer.send(req(91, 'tools/call', { name: 'ask_form' }));

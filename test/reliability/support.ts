@@ -94,7 +94,7 @@ export function autoAnswer(peer: RawPeer, answer: Answerer = acceptAll, everyMs 
 export const rssKiB = (pid: number): number | undefined => processTable.rssKiB(pid);
 
 // One implementation for all process tests (test/helpers/bridgeProcess.ts).
-export { isRunning as isAlive, waitUntil as waitFor } from '../helpers/bridgeProcess.js';
+export { exitWithin, isRunning as isAlive, waitUntil as waitFor } from '../helpers/bridgeProcess.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -118,24 +118,6 @@ export const scriptedPids = (stderr: readonly string[]): number[] =>
     const match = /^scripted-upstream: pid (\d+)$/.exec(line);
     return match === null ? [] : [Number(match[1])];
   });
-
-/** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
-export async function exitWithin(
-  peer: RawPeer,
-  boundMs: number,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
-  const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the process did not exit in ${boundMs} ms`)), boundMs);
-  });
-  try {
-    const exit = await Promise.race([peer.exit, late]);
-    return { ...exit, ms: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Prefixes of the processes whose stderr a bridge test sees. */
 const TAGS = ['mcp-bridge-vscode: ', 'scripted-upstream: ', 'bridge-fixture-server: ', 'tap-upstream: '];

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/waitFor.js';
 import { NEVER } from 'rxjs';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
@@ -56,9 +57,7 @@ function connect(url: string, auth?: UpstreamAuth): HttpUpstreamConnection {
   return connection;
 }
 
-const until = async (check: () => boolean): Promise<void> => {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-};
+const until = (check: () => boolean): Promise<void> => waitFor(check, { everyMs: 5 });
 
 it.each([
   ['without a sign-in', undefined],
@@ -72,11 +71,15 @@ it.each([
   await until(() => server.closed.length === 1);
   let closed = false;
   void server.closed[0]!.then(() => (closed = true));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Sentinel: a second POST of the same connection, sent after the first, reaches the server.
+  const sentinel = connection.request('tools/list', { _meta: META }).subscribe({ error: () => undefined });
+  await until(() => server.closed.length === 2);
   expect(closed).toBe(false);
   subscription.unsubscribe();
   await server.closed[0];
-  expect(server.posts).toHaveLength(1);
+  sentinel.unsubscribe();
+  await server.closed[1];
+  expect(server.posts).toHaveLength(2);
 });
 
 it('a request cancelled during its sign-in challenge aborts the signal the challenge got', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/waitFor.js';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConfig, HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
@@ -524,7 +525,7 @@ describe('cancellation and lifetime', () => {
         arguments: { steps: 100, intervalMs: 20 },
       }),
     );
-    while (server.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => server.received.length > 0, { what: 'the call at the server', everyMs: 5 });
     connection.close();
     expect(await failure(pending)).toMatchObject({ code: 'closed' });
     expect(await failure(call(connection, 'echo'))).toMatchObject({ code: 'closed' });

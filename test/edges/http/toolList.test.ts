@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/waitFor.js';
 import { createHttpUpstream } from '../../../src/edges/http/httpUpstream.js';
 import type { HttpUpstreamConfig, HttpUpstreamConnection } from '../../../src/edges/http/httpUpstream.js';
 import type { JsonObject } from '../../../src/protocol/jsonrpc.js';
@@ -135,11 +136,14 @@ describe('tools/call of a tool that no tools/list named', () => {
     const subscription = connection
       .request('tools/call', { _meta: CALL_META, name: 'echo', arguments: {} })
       .subscribe();
-    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => seen.length > 0, { what: 'the listing at the server', everyMs: 5 });
     subscription.unsubscribe();
     await aborted;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(seen).toEqual(['tools/list']);
+    // Sentinel: a ping sent after the cancel reaches the server after any call the cancel let go.
+    const sentinel = connection.request('ping', { _meta: CALL_META }).subscribe({ error: () => undefined });
+    await waitFor(() => seen.length > 1, { what: 'the sentinel ping at the server', everyMs: 5 });
+    sentinel.unsubscribe();
+    expect(seen).toEqual(['tools/list', 'ping']);
     silent.closeAllConnections();
     await new Promise((resolve) => silent.close(resolve));
   });
