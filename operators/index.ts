@@ -33,5 +33,7 @@ export { mergeInOrder } from './mergeInOrder.js';
 export type { MergeInOrderConfig } from './mergeInOrder.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
 export type { ListenEnd, ListenEvent, ListenNext, ReopenListenConfig } from './reopenListen.js';
+export { retryRefusedVersion } from './retryRefusedVersion.js';
+export type { RetryEvent, RetryRefusedVersionConfig } from './retryRefusedVersion.js';
 export { withDeadline } from './withDeadline.js';
 export type { WithDeadlineConfig } from './withDeadline.js';

@@ -20,7 +20,7 @@ export type { ConsentPort, UpstreamAuth } from './oauth/ports.js';
 export type { Logger, LogLevel } from './bridge/log.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { LineTransport, RpcConnectionConfig } from './bridge/rpcConnection.js';
-export type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './bridge/upstream.js';
+export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './bridge/upstream.js';
 export { BridgeError, isBridgeError } from './errors.js';
 export type { BridgeErrorInit } from './errors.js';
 export { shapeResult } from './codec/results.js';

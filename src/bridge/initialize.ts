@@ -14,6 +14,7 @@ import { upstreamClientInfo } from '../codec/clientInfo.js';
 import { PROTOCOL_VERSION, REFERENCE_PASSTHROUGH, buildUpstreamMeta, metaRule } from '../codec/meta.js';
 import type { MetaPassthrough } from '../codec/meta.js';
 import { classifyResult } from '../codec/results.js';
+import { offeredVersions } from '../codec/versionRefusal.js';
 import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../errors.js';
@@ -31,7 +32,7 @@ import type { BridgeConfig, BridgeDeps } from './config.js';
 import type { Logger } from './log.js';
 import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from './upstream.js';
-import { offeredVersions, withVersionRetry } from './versionRetry.js';
+import { withVersionRetry } from './versionRetry.js';
 
 /**
  * The client's identity and capabilities from the `initialize` params, as `passthrough` lets them

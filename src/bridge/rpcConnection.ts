@@ -23,16 +23,14 @@ import {
   tap,
   timer,
 } from 'rxjs';
-import type { Unsubscribable } from 'rxjs';
 import { BridgeError } from '../errors.js';
-import type { Frame, JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
+import type { Frame, NotificationFrame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { causeOf } from './causeOf.js';
 import type { Logger } from './log.js';
 import { createExchanges, failAll, openExchange } from './rpcExchanges.js';
 import { routeLine } from './rpcInbound.js';
-import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './upstream.js';
-import { selfRetrying } from './versionRetry.js';
+import type { ExchangeEvent, UpstreamConnection } from './upstream.js';
 
 // The log text of a failure, also for the exit report (src/node/exitReport.ts imports it from here).
 export { causeOf } from './causeOf.js';
@@ -100,21 +98,12 @@ export function createRpcConnection(
     ),
   ).subscribe((error) => failAll(exchanges, error));
 
-  /** UpstreamConnection.exchange: one exchange delivered to `sink` (rpcExchanges.ts). */
-  const exchange = (
-    method: string,
-    params: JsonObject,
-    options: ExchangeOptions,
-    sink: ExchangeSink,
-  ): Unsubscribable => openExchange(exchanges, method, params, options, sink);
-
   const connection: UpstreamConnection = {
-    // The same exchange as an observable; unsubscribing before the response cancels it upstream.
+    // One exchange per subscription (rpcExchanges.ts); unsubscribing before the response cancels it upstream.
     request: (method, params, options = {}) =>
       new Observable<ExchangeEvent>((subscriber) =>
         openExchange(exchanges, method, params, options, subscriber),
       ),
-    exchange,
     notifications$: notifications.asObservable(),
     exit$,
     remote: false,
@@ -125,10 +114,5 @@ export function createRpcConnection(
       transport.close();
     },
   };
-  // withVersionRetry turns the retry of a -32022 on here instead of wrapping each request in an
-  // observable of its own; its logger writes the warning, as the wrapper's would.
-  selfRetrying.set(connection, (retryWith) => {
-    exchanges.retryLogger = retryWith;
-  });
   return connection;
 }

@@ -63,6 +63,7 @@ describe('public API', () => {
       'limitInFlight',
       'mergeInOrder',
       'reopenListen',
+      'retryRefusedVersion',
       'withDeadline',
     ]);
   });

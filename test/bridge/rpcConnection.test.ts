@@ -98,7 +98,7 @@ function wired(retry: boolean) {
   return { inbound$, sent, lines, events, subscription, done: () => completed };
 }
 
-describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in the connection)', () => {
+describe('createRpcConnection with withVersionRetry (versionRetry.ts)', () => {
   it('sends a request refused with -32022 that offers 2026-07-28 once more under a new id, with one warning', () => {
     const { inbound$, sent, lines, events, done } = wired(true);
     inbound$.next(refusal(1, ['2025-11-25', '2026-07-28']));
@@ -161,7 +161,7 @@ describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in th
   });
 });
 
-describe('createRpcConnection: exchange, fresh params and lines (issue 13)', () => {
+describe('createRpcConnection: the exchange of a request, fresh params and lines', () => {
   function plain(withLines: boolean) {
     const inbound$ = new Subject<Inbound>();
     const sent: Frame[] = [];
@@ -202,22 +202,19 @@ describe('createRpcConnection: exchange, fresh params and lines (issue 13)', () 
     ]);
   });
 
-  it('exchange delivers the response and the completion to the sink, then nothing after an unsubscribe', () => {
+  it('request delivers the response and the completion to the observer, then nothing after an unsubscribe', () => {
     const { inbound$, sent, conn } = plain(false);
     const first = sinkLog();
-    conn.exchange?.('tools/call', { name: 'a' }, {}, first.sink);
+    conn.request('tools/call', { name: 'a' }, {}).subscribe(first.sink);
     inbound$.next(answer(1));
     expect(first.log).toEqual(['next response {"jsonrpc":"2.0","id":1,"result":{"ok":1}}', 'complete']);
 
     const second = sinkLog();
-    const handle = conn.exchange?.(
-      'tools/call',
-      { name: 'b' },
-      { cancelReason: () => 'because' },
-      second.sink,
-    );
-    handle?.unsubscribe();
-    handle?.unsubscribe();
+    const handle = conn
+      .request('tools/call', { name: 'b' }, { cancelReason: () => 'because' })
+      .subscribe(second.sink);
+    handle.unsubscribe();
+    handle.unsubscribe();
     inbound$.next(answer(2));
     expect(second.log).toEqual([]);
     expect(sent[2]).toEqual({
@@ -228,62 +225,57 @@ describe('createRpcConnection: exchange, fresh params and lines (issue 13)', () 
     expect(sent).toHaveLength(3);
   });
 
-  it('a sink that unsubscribes inside next on the response gets no completion', () => {
+  it('an observer that unsubscribes inside next on the response gets no completion', () => {
     const { inbound$, conn } = plain(false);
     const log: string[] = [];
-    const handle: { unsubscribe(): void } | undefined = conn.exchange?.(
-      'tools/call',
-      {},
-      {},
-      {
-        next: () => {
-          log.push('next');
-          handle?.unsubscribe();
-        },
-        error: () => log.push('error'),
-        complete: () => log.push('complete'),
+    const handle: { unsubscribe(): void } | undefined = conn.request('tools/call', {}, {}).subscribe({
+      next: () => {
+        log.push('next');
+        handle?.unsubscribe();
       },
-    );
+      error: () => log.push('error'),
+      complete: () => log.push('complete'),
+    });
     inbound$.next(answer(1));
     expect(log).toEqual(['next']);
   });
 
-  it('fresh params get the progress token in place; a request sent once more is a copy', () => {
-    const inbound$ = new Subject<Inbound>();
-    const sent: Frame[] = [];
-    const raw = createRpcConnection(
-      { inbound$, send: (frame) => sent.push(frame), exit$: NEVER, close: () => undefined },
-      quiet,
-    );
+  it('over a transport of lines, fresh params get the progress token in place, also when the request is sent once more', () => {
+    const { inbound$, lines, conn: raw } = plain(true);
     const conn = withVersionRetry(raw, quiet);
     const meta: JsonObject = { traceparent: 't' };
     const params: JsonObject = { name: 'echo', _meta: meta };
-    conn.exchange?.(
-      'tools/call',
-      params,
-      { fresh: true },
-      { next: () => undefined, error: () => undefined, complete: () => undefined },
-    );
-    expect((sent[0] as { params: unknown }).params).toBe(params);
+    conn.request('tools/call', params, { fresh: true }).subscribe();
     expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
     inbound$.next(refusal(1, ['2026-07-28']));
-    const resent = (sent[1] as unknown as { params: JsonObject }).params;
-    expect(resent).not.toBe(params);
-    expect(resent['_meta']).not.toBe(meta);
-    expect(JSON.stringify(sent[1])).toBe(
-      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}',
-    );
-    // The frame sent first is as it was sent.
+    expect(meta).toEqual({ traceparent: 't', progressToken: 2 });
+    expect(lines).toEqual([
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}\n',
+    ]);
+  });
+
+  it('over a transport of frames, fresh params are copied: a frame sent stays as it was sent', () => {
+    const { inbound$, sent, conn: raw } = plain(false);
+    const conn = withVersionRetry(raw, quiet);
+    const meta: JsonObject = { traceparent: 't' };
+    const params: JsonObject = { name: 'echo', _meta: meta };
+    conn.request('tools/call', params, { fresh: true }).subscribe();
+    inbound$.next(refusal(1, ['2026-07-28']));
+    expect(meta).toEqual({ traceparent: 't' });
     expect(JSON.stringify(sent[0])).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}',
     );
+    expect(JSON.stringify(sent[1])).toBe(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}',
+    );
   });
 
-  it('an exchange after the connection is gone fails at once', () => {
+  it('a request after the connection is gone fails at once', () => {
     const { conn } = plain(false);
     conn.close();
     const { log, sink } = sinkLog();
-    conn.exchange?.('tools/list', {}, {}, sink);
+    conn.request('tools/list', {}, {}).subscribe(sink);
     expect(log).toEqual(['error closed']);
   });
 });
