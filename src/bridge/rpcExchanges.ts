@@ -6,7 +6,6 @@
  */
 import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
-import { requestLine } from '../codec/requestText.js';
 import type { BridgeError } from '../errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isObject, notification, request } from '../protocol/jsonrpc.js';
@@ -95,13 +94,13 @@ export function openExchange(
   }
   entry.started = exchanges.logger.enabled('debug') ? Date.now() : 0;
   exchanges.pending.set(entry);
-  const transport = exchanges.transport;
   const meta = params['_meta'];
-  if (transport.sendLine !== undefined && options.fresh === true && isObject(meta)) {
-    // ExchangeOptions.fresh: nothing else holds these objects and the line is made from them at
-    // once, so the token goes in place (a request sent once more sets its new id the same way).
+  if (options.fresh === true && isObject(meta) && meta['progressToken'] === undefined) {
+    // ExchangeOptions.fresh: nothing else holds these objects, so the token goes in place. Only
+    // for the first send: a request sent once more (retryRefusedVersion) finds its token set, and
+    // the frame sent first may still be held (an upstream in memory), so it is copied below.
     meta['progressToken'] = id;
-    transport.sendLine(requestLine(id, method, params));
+    exchanges.transport.send(request(id, method, params));
     return entry;
   }
   // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads; the
@@ -110,8 +109,7 @@ export function openExchange(
   sentMeta['progressToken'] = id;
   const sent = shallowCopy(params);
   sent['_meta'] = sentMeta;
-  if (transport.sendLine === undefined) transport.send(request(id, method, sent));
-  else transport.sendLine(requestLine(id, method, sent));
+  exchanges.transport.send(request(id, method, sent));
   return entry;
 }
 

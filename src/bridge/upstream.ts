@@ -25,10 +25,9 @@ export interface ExchangeOptions {
   /**
    * The params and their `_meta` object were made for this request and nothing else holds them:
    * the connection may set `_meta.progressToken` in them instead of copying both (two copies
-   * fewer per forwarded call). A connection over a transport of lines (LineTransport.sendLine)
-   * does, also for the id of a request sent once more; others copy. Default false: the
-   * caller's objects stay as they were. Stable: the bridge sets it on the first round of each
-   * forwarded request.
+   * fewer per forwarded call) for the first send; a request sent once more (retryRefusedVersion)
+   * is a copy. Default false: the caller's objects stay as they were. The bridge sets it on the
+   * first round of each forwarded request.
    */
   readonly fresh?: boolean;
 }

@@ -2,6 +2,7 @@ import { NEVER, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import { withVersionRetry } from '../../src/bridge/versionRetry.js';
+import { frameLine } from '../../src/codec/requestText.js';
 import type { ExchangeEvent } from '../../src/bridge/upstream.js';
 import type { Logger } from '../../src/bridge/log.js';
 import type { UpstreamConnection } from '../../src/bridge/upstream.js';
@@ -162,15 +163,15 @@ describe('createRpcConnection with withVersionRetry (versionRetry.ts)', () => {
 });
 
 describe('createRpcConnection: the exchange of a request, fresh params and lines', () => {
-  function plain(withLines: boolean) {
+  function plain(asLines: boolean) {
     const inbound$ = new Subject<Inbound>();
     const sent: Frame[] = [];
     const lines: string[] = [];
     const conn = createRpcConnection(
       {
         inbound$,
-        send: (frame) => sent.push(frame),
-        ...(withLines ? { sendLine: (line: string) => lines.push(line) } : {}),
+        // A transport of text makes its lines as the child process transport does.
+        send: (frame) => (asLines ? lines.push(frameLine(frame)) : sent.push(frame)),
         exit$: NEVER,
         close: () => undefined,
       },
@@ -190,7 +191,7 @@ describe('createRpcConnection: the exchange of a request, fresh params and lines
     };
   };
 
-  it('a transport with sendLine gets each request as one line of JSON text', () => {
+  it('a transport of text gets each request as the line of JSON text frameLine makes', () => {
     const { lines, sent, conn } = plain(true);
     const info = Object.freeze({ name: 'c', version: '1' });
     conn.request('tools/call', { name: 'echo', _meta: { 'io.x/clientInfo': info } }).subscribe();
@@ -240,34 +241,22 @@ describe('createRpcConnection: the exchange of a request, fresh params and lines
     expect(log).toEqual(['next']);
   });
 
-  it('over a transport of lines, fresh params get the progress token in place, also when the request is sent once more', () => {
-    const { inbound$, lines, conn: raw } = plain(true);
-    const conn = withVersionRetry(raw, quiet);
-    const meta: JsonObject = { traceparent: 't' };
-    const params: JsonObject = { name: 'echo', _meta: meta };
-    conn.request('tools/call', params, { fresh: true }).subscribe();
-    expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
-    inbound$.next(refusal(1, ['2026-07-28']));
-    expect(meta).toEqual({ traceparent: 't', progressToken: 2 });
-    expect(lines).toEqual([
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}\n',
-      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}\n',
-    ]);
-  });
-
-  it('over a transport of frames, fresh params are copied: a frame sent stays as it was sent', () => {
+  it('fresh params get the progress token in place; a request sent once more is a copy, and the frame sent first stays as it was', () => {
     const { inbound$, sent, conn: raw } = plain(false);
     const conn = withVersionRetry(raw, quiet);
     const meta: JsonObject = { traceparent: 't' };
     const params: JsonObject = { name: 'echo', _meta: meta };
     conn.request('tools/call', params, { fresh: true }).subscribe();
+    expect((sent[0] as { params: unknown }).params).toBe(params);
+    expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
     inbound$.next(refusal(1, ['2026-07-28']));
-    expect(meta).toEqual({ traceparent: 't' });
-    expect(JSON.stringify(sent[0])).toBe(
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}',
-    );
+    const resent = (sent[1] as unknown as { params: JsonObject }).params;
+    expect(resent).not.toBe(params);
     expect(JSON.stringify(sent[1])).toBe(
       '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}',
+    );
+    expect(JSON.stringify(sent[0])).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}',
     );
   });
 
