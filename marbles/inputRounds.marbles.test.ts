@@ -136,6 +136,8 @@ describe('driveInputRounds', () => {
       { round: 1, extras: {} },
       { round: 2, extras: { inputResponses: { name: NAME, dirs: DIRS } } },
     ]);
+    // In the order of the asks, not of the answers (the roots answer came first).
+    expect(Object.keys(calls[1]!.extras.inputResponses ?? {})).toEqual(['name', 'dirs']);
   });
 
   it('the retry is subscribed only at the frame of the last answer', () => {

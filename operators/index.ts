@@ -5,8 +5,6 @@
  * heavy is loaded here: `driveInputRounds` gets its schema checks from its caller
  * (`ajvInputChecks` of `mcp-bridge-sdk/node`, or checks of one's own).
  */
-export { collectAnswers, DEFAULT_COLLECT_ANSWERS_CONFIG } from './collectAnswers.js';
-export type { AnswerEvent, CollectAnswersConfig } from './collectAnswers.js';
 export { decodeLines, DEFAULT_DECODE_LINES_CONFIG } from './decodeLines.js';
 export type { DecodeLinesConfig } from './decodeLines.js';
 export { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from './driveInputRounds.js';
@@ -28,11 +26,11 @@ export { encodeFrames } from './encodeFrames.js';
 export type { EncodeFramesConfig } from './encodeFrames.js';
 export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
 export type { LimitInFlightConfig } from './limitInFlight.js';
-export { mergeInOrder } from './mergeInOrder.js';
-export type { MergeInOrderConfig } from './mergeInOrder.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
 export type { ListenEnd, ListenNext, ReopenListenConfig } from './reopenListen.js';
-// The events of an upstream exchange, which driveInputRounds and reopenListen read.
+// The events of an upstream exchange, which driveInputRounds, reopenListen and retryRefusedVersion read.
 export type { ExchangeEvent } from '../src/ports/upstream.js';
+export { retryRefusedVersion } from './retryRefusedVersion.js';
+export type { RetryRefusedVersionConfig } from './retryRefusedVersion.js';
 export { withDeadline } from './withDeadline.js';
 export type { WithDeadlineConfig } from './withDeadline.js';

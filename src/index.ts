@@ -21,7 +21,7 @@ export type { Logger, LogLevel } from './ports/logger.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { LineTransport } from './ports/lineTransport.js';
-export type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from './ports/upstream.js';
+export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './ports/upstream.js';
 export { BridgeError, isBridgeError } from './protocol/bridgeError.js';
 export type { BridgeErrorInit } from './protocol/bridgeError.js';
 export { shapeResult } from './codec/results.js';

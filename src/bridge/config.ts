@@ -83,8 +83,12 @@ export interface BridgeDeps {
   /** Virtual time in tests. */
   readonly scheduler?: SchedulerLike;
   /**
-   * The codec step that shapes a forwarded result for the client (src/codec/results.ts by
-   * default). A seam for fault tests: a throwing step must fail its request alone.
+   * The step that shapes each complete forwarded result for the client: `shapeResult` of
+   * src/codec/results.ts by default. Stable, with one use in the product: `createProfileBridge`
+   * puts a profile's quirks here (`profileShapeResult`, src/profiles/bridge.ts,
+   * docs/architecture.md#architecture-profile). A replacement calls `shapeResult` and changes
+   * what it returns; it gets the same options object for every result of a connection. A throw
+   * fails that request alone (-32603), never the connection (test/bridge/isolation.test.ts).
    */
   readonly shapeResult?: typeof shapeResult;
   /**

@@ -66,10 +66,7 @@ export function startFirstRound(run: Run): void {
     // Made above for this exchange alone: the connection may set its progress token in place.
     fresh: true,
   };
-  const first =
-    upstream.exchange === undefined
-      ? upstream.request(method, params, io).subscribe(io)
-      : upstream.exchange(method, params, io, io);
+  const first = upstream.request(method, params, io).subscribe(io);
   // The round driver may have taken over already (a response in the same frame).
   if (run.driverStop$ === undefined) run.current = first;
 }

@@ -15,6 +15,7 @@ import { PROTOCOL_VERSION, buildUpstreamMeta, metaRule } from '../codec/meta.js'
 import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 import { classifyResult } from '../codec/results.js';
+import { offeredVersions } from '../codec/versionRefusal.js';
 import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
@@ -32,7 +33,7 @@ import type { BridgeConfig, BridgeDeps } from './config.js';
 import type { Logger } from '../ports/logger.js';
 import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
-import { offeredVersions, withVersionRetry } from './versionRetry.js';
+import { withVersionRetry } from './versionRetry.js';
 
 /**
  * The client's identity and capabilities from the `initialize` params, as `passthrough` lets them

@@ -23,16 +23,14 @@ import {
   tap,
   timer,
 } from 'rxjs';
-import type { Unsubscribable } from 'rxjs';
 import { BridgeError } from '../protocol/bridgeError.js';
-import type { JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
+import type { NotificationFrame } from '../protocol/jsonrpc.js';
 import { causeOf } from '../ports/causeOf.js';
 import type { LineTransport } from '../ports/lineTransport.js';
 import type { Logger } from '../ports/logger.js';
 import { createExchanges, failAll, openExchange } from './rpcExchanges.js';
 import { routeLine } from './rpcInbound.js';
-import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from '../ports/upstream.js';
-import { selfRetrying } from './versionRetry.js';
+import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
 
 /** Settings of createRpcConnection. */
 export interface RpcConnectionConfig {
@@ -80,21 +78,12 @@ export function createRpcConnection(
     ),
   ).subscribe((error) => failAll(exchanges, error));
 
-  /** UpstreamConnection.exchange: one exchange delivered to `sink` (rpcExchanges.ts). */
-  const exchange = (
-    method: string,
-    params: JsonObject,
-    options: ExchangeOptions,
-    sink: ExchangeSink,
-  ): Unsubscribable => openExchange(exchanges, method, params, options, sink);
-
   const connection: UpstreamConnection = {
-    // The same exchange as an observable; unsubscribing before the response cancels it upstream.
+    // One exchange per subscription (rpcExchanges.ts); unsubscribing before the response cancels it upstream.
     request: (method, params, options = {}) =>
       new Observable<ExchangeEvent>((subscriber) =>
         openExchange(exchanges, method, params, options, subscriber),
       ),
-    exchange,
     notifications$: notifications.asObservable(),
     exit$,
     remote: false,
@@ -105,10 +94,5 @@ export function createRpcConnection(
       transport.close();
     },
   };
-  // withVersionRetry turns the retry of a -32022 on here instead of wrapping each request in an
-  // observable of its own; its logger writes the warning, as the wrapper's would.
-  selfRetrying.set(connection, (retryWith) => {
-    exchanges.retryLogger = retryWith;
-  });
   return connection;
 }

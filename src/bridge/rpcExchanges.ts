@@ -6,7 +6,6 @@
  */
 import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
-import { requestLine } from '../codec/requestText.js';
 import type { BridgeError } from '../protocol/bridgeError.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isObject, notification, request } from '../protocol/jsonrpc.js';
@@ -16,22 +15,17 @@ import type { PendingTable } from './pendingTable.js';
 import type { LineTransport } from '../ports/lineTransport.js';
 import type { ExchangeOptions, ExchangeSink } from '../ports/upstream.js';
 
-/** One exchange in flight; it is also the handle `exchange` returns (its unsubscribe cancels it). */
+/** One exchange in flight; it is also the teardown of its request (its unsubscribe cancels it). */
 export interface Pending extends Unsubscribable {
-  /** The upstream id of the request; a new one when it is sent once more (versionRetry.ts). */
-  id: number;
+  /** The upstream id of the request. */
+  readonly id: number;
   readonly method: string;
-  readonly params: JsonObject;
   readonly sink: ExchangeSink;
   /** Set by the handle's unsubscribe: the sink gets nothing more. */
   closed: boolean;
   /** For the debug line only (0 without it): no clock read and no text per request otherwise. */
   started: number;
   readonly options: ExchangeOptions;
-  /** How many more times a `-32022` that offers 2026-07-28 sends the request again. */
-  retries: number;
-  /** ExchangeOptions.fresh, until the first send: a request sent once more is a copy. */
-  fresh: boolean;
 }
 
 /** The exchanges of one connection, made once with it. */
@@ -43,8 +37,6 @@ export interface Exchanges {
   nextId: number;
   /** The failure that ended the connection: an exchange opened afterwards fails with it at once. */
   gone: BridgeError | undefined;
-  /** Set by withVersionRetry: requests made from then on are sent once more after a -32022 offering 2026-07-28. */
-  retryLogger: Logger | undefined;
   /**
    * The unsubscribe of every exchange of this connection, called as the method of its entry (one
    * function per connection, not a closure per request).
@@ -68,15 +60,15 @@ export function createExchanges(transport: LineTransport, logger: Logger): Excha
     pending: createPendingTable<Pending>(),
     nextId: 1,
     gone: undefined,
-    retryLogger: undefined,
     cancel,
   };
   return exchanges;
 }
 
 /**
- * One exchange, delivered to `sink` (UpstreamConnection.exchange). Unsubscribing the handle
- * before the response cancels it upstream.
+ * One exchange of UpstreamConnection.request, delivered to `sink` (its subscriber): the request
+ * goes out under a new id, with `_meta.progressToken` set to that id. Unsubscribing the returned
+ * entry before the response cancels it upstream.
  */
 export function openExchange(
   exchanges: Exchanges,
@@ -84,17 +76,15 @@ export function openExchange(
   params: JsonObject,
   options: ExchangeOptions,
   sink: ExchangeSink,
-): Unsubscribable {
+): Pending {
+  const id = exchanges.nextId++;
   const entry: Pending = {
-    id: 0,
+    id,
     method,
-    params,
     sink,
     closed: false,
     started: 0,
     options,
-    retries: exchanges.retryLogger === undefined ? 0 : 1,
-    fresh: options.fresh === true,
     unsubscribe: exchanges.cancel,
   };
   if (exchanges.gone !== undefined) {
@@ -102,35 +92,25 @@ export function openExchange(
     sink.error(exchanges.gone);
     return entry;
   }
-  sendExchange(exchanges, entry);
-  return entry;
-}
-
-/** Sends a pending request under a new id, with `_meta.progressToken` set to that id. */
-export function sendExchange(exchanges: Exchanges, entry: Pending): void {
-  const id = exchanges.nextId++;
-  entry.id = id;
-  const params = entry.params;
-  const meta = params['_meta'];
-  let sent: JsonObject;
-  if (entry.fresh && isObject(meta)) {
-    // Objects made for this exchange alone (ExchangeOptions.fresh): set in place. Only once:
-    // the frame sent first may still be held (an in-memory server), so a resend copies.
-    entry.fresh = false;
-    meta['progressToken'] = id;
-    sent = params;
-  } else {
-    // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads.
-    const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
-    sentMeta['progressToken'] = id;
-    sent = shallowCopy(params);
-    sent['_meta'] = sentMeta;
-  }
   entry.started = exchanges.logger.enabled('debug') ? Date.now() : 0;
   exchanges.pending.set(entry);
-  const transport = exchanges.transport;
-  if (transport.sendLine === undefined) transport.send(request(id, entry.method, sent));
-  else transport.sendLine(requestLine(id, entry.method, sent));
+  const meta = params['_meta'];
+  if (options.fresh === true && isObject(meta) && meta['progressToken'] === undefined) {
+    // ExchangeOptions.fresh: nothing else holds these objects, so the token goes in place. Only
+    // for the first send: a request sent once more (retryRefusedVersion) finds its token set, and
+    // the frame sent first may still be held (an upstream in memory), so it is copied below.
+    meta['progressToken'] = id;
+    exchanges.transport.send(request(id, method, params));
+    return entry;
+  }
+  // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads; the
+  // caller's objects stay as they were.
+  const sentMeta = isObject(meta) ? shallowCopy(meta) : {};
+  sentMeta['progressToken'] = id;
+  const sent = shallowCopy(params);
+  sent['_meta'] = sentMeta;
+  exchanges.transport.send(request(id, method, sent));
+  return entry;
 }
 
 const traceText = (trace: ExchangeOptions['trace']): string =>

@@ -11,9 +11,8 @@ import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
 import { META_SUBSCRIPTION_ID as SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { causeOf } from '../ports/causeOf.js';
-import { finishExchange, sendExchange } from './rpcExchanges.js';
+import { finishExchange } from './rpcExchanges.js';
 import type { Exchanges } from './rpcExchanges.js';
-import { refusedButSupported, retryWarning } from './versionRetry.js';
 
 /** The request an upstream notification belongs to: progress token, listen tag, or cancel target. */
 function correlatedId(frame: NotificationFrame): RequestId | undefined {
@@ -68,13 +67,6 @@ function route(exchanges: Exchanges, notifications: Subject<NotificationFrame>, 
     const entry = typeof frame.id === 'number' ? finishExchange(exchanges, frame.id, 'response') : undefined;
     if (entry === undefined) {
       logger.log('bridge', 'debug', 'dropped a response of the upstream server that belongs to no request');
-      return;
-    }
-    if (entry.retries > 0 && exchanges.retryLogger !== undefined && refusedButSupported(frame)) {
-      // versionRetry.ts, done here: the same warning, then the same request with a new id.
-      entry.retries -= 1;
-      exchanges.retryLogger.log('bridge', 'warn', retryWarning(entry.method));
-      sendExchange(exchanges, entry);
       return;
     }
     if (!entry.closed) entry.sink.next({ type: 'response', frame });

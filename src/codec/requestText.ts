@@ -6,7 +6,8 @@
  * once per object and remembered, but only for deep-frozen plain objects and arrays, whose text
  * can never change; everything else is serialised as before.
  */
-import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
+import type { Frame, JsonObject, JsonValue } from '../protocol/jsonrpc.js';
+import { isRequest } from '../protocol/jsonrpc.js';
 
 /** The remembered text of deep-frozen plain objects and arrays. */
 const frozenTexts = new WeakMap<object, string>();
@@ -139,4 +140,16 @@ export function requestLine(id: number, method: string, params: JsonObject): str
       : undefined;
   if (fast === undefined) return `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`;
   return `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${fast}}\n`;
+}
+
+/**
+ * The line of any frame: the text of `JSON.stringify` and a newline, a request with numeric id
+ * made by requestLine (its `_meta` text is mostly made once, see metaText). The frame must be
+ * the caller's own, as for requestLine: a transport of text (src/edges/childProcess.ts) gets the
+ * frames of rpcConnection, made for one send.
+ */
+export function frameLine(frame: Frame): string {
+  return isRequest(frame) && typeof frame.id === 'number' && frame.params !== undefined
+    ? requestLine(frame.id, frame.method, frame.params)
+    : `${JSON.stringify(frame)}\n`;
 }

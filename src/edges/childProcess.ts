@@ -7,6 +7,7 @@
  * upstream before it loads the rest; this edge adopts such a child.
  */
 import { AsyncSubject, Observable, Subject, share } from 'rxjs';
+import { frameLine } from '../codec/requestText.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { LineTransport } from '../ports/lineTransport.js';
@@ -112,8 +113,7 @@ export function spawnChildUpstream(
           decodeLines({ maxLineBytes: config.maxLineBytes, maxDepth: UPSTREAM_MAX_DEPTH }),
           share(),
         ),
-        send: (frame: Frame) => out$.next(`${JSON.stringify(frame)}\n`),
-        sendLine: (line: string) => out$.next(line),
+        send: (frame: Frame) => out$.next(frameLine(frame)),
         exit$: exit$.asObservable(),
         // Back-pressure: the child's writes wait while the client does not read (flowControl.ts).
         pause: () => void stdout.pause(),

@@ -10,14 +10,12 @@ import type { Inbound } from '../protocol/parseLine.js';
 export interface LineTransport {
   /** Parsed upstream lines; completes when the upstream closes its stdout. */
   readonly inbound$: Observable<Inbound>;
-  /** Queues one frame for the upstream's stdin. */
-  send(frame: Frame): void;
   /**
-   * Queues one line for the upstream's stdin: the JSON text of one frame and a newline. A
-   * transport that writes text has it, so that requests go out as text made by requestLine
-   * (src/codec/requestText.ts); one that passes objects (in memory) does not.
+   * Queues one frame for the upstream. The frame is made for this send and nothing else holds it:
+   * a transport of text may make its line in place (`frameLine` of src/codec/requestText.ts), one
+   * in memory may hand it on as it is.
    */
-  sendLine?(line: string): void;
+  send(frame: Frame): void;
   /** Emits once when the upstream process is gone. */
   readonly exit$: Observable<{ readonly code: number | null; readonly signal: string | null }>;
   close(): void;

@@ -3,7 +3,7 @@
  * Edges implement it (src/edges/childProcess.ts, src/edges/http/httpUpstream.ts); tests inject
  * cold observables.
  */
-import type { Observable, Unsubscribable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { JsonObject, NotificationFrame, ResponseFrame } from '../protocol/jsonrpc.js';
 
 /**
@@ -26,14 +26,19 @@ export interface ExchangeOptions {
   /** For debug lines: `round <n> of client request <id>`. */
   readonly trace?: { readonly round: number; readonly clientId?: string | number };
   /**
-   * The params and their `_meta` object were made for this exchange and nothing else holds them:
-   * the connection may set `_meta.progressToken` in them instead of copying both.
-   * Default false: the caller's objects stay as they were.
+   * The params and their `_meta` object were made for this request and nothing else holds them:
+   * the connection may set `_meta.progressToken` in them instead of copying both (two copies
+   * fewer per forwarded call) for the first send; a request sent once more (retryRefusedVersion)
+   * is a copy. Default false: the caller's objects stay as they were. The bridge sets it on the
+   * first round of each forwarded request.
    */
   readonly fresh?: boolean;
 }
 
-/** Where the events of one exchange go (the `exchange` of a connection): an Observer of ExchangeEvent. */
+/**
+ * An Observer of ExchangeEvent as an object whose functions read their state from `this`
+ * (forwardFirstRound.ts subscribes one to `request`). Not part of the package's API.
+ */
 export interface ExchangeSink {
   next(event: ExchangeEvent): void;
   error(error: unknown): void;
@@ -51,18 +56,6 @@ export interface UpstreamConnection {
    * contents, header values or the upstream URL; HTTP failures set `httpStatus`).
    */
   request(method: string, params: JsonObject, options?: ExchangeOptions): Observable<ExchangeEvent>;
-  /**
-   * The exchange of `request` without an observable around it (the subscription per
-   * request was a measurable part of a forwarded call): the same frames, errors and cancel,
-   * delivered to `sink`, which gets nothing more once the returned handle is unsubscribed. Only
-   * connections that have it (src/bridge/rpcConnection.ts); callers fall back to `request`.
-   */
-  readonly exchange?: (
-    method: string,
-    params: JsonObject,
-    options: ExchangeOptions,
-    sink: ExchangeSink,
-  ) => Unsubscribable;
   /** Upstream notifications that belong to no exchange (on stdio: `notifications/message`). Hot. */
   readonly notifications$: Observable<NotificationFrame>;
   /**

@@ -51,18 +51,16 @@ describe('public API', () => {
 
   it('the operators entry exports one operator per file with its defaults', () => {
     expect(Object.keys(operators).sort()).toEqual([
-      'DEFAULT_COLLECT_ANSWERS_CONFIG',
       'DEFAULT_DECODE_LINES_CONFIG',
       'DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG',
       'DEFAULT_LIMIT_IN_FLIGHT_CONFIG',
       'DEFAULT_REOPEN_LISTEN_CONFIG',
-      'collectAnswers',
       'decodeLines',
       'driveInputRounds',
       'encodeFrames',
       'limitInFlight',
-      'mergeInOrder',
       'reopenListen',
+      'retryRefusedVersion',
       'withDeadline',
     ]);
   });

@@ -2,6 +2,7 @@ import { NEVER, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createRpcConnection } from '../../src/bridge/rpcConnection.js';
 import { withVersionRetry } from '../../src/bridge/versionRetry.js';
+import { frameLine } from '../../src/codec/requestText.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import type { Logger } from '../../src/ports/logger.js';
 import type { UpstreamConnection } from '../../src/ports/upstream.js';
@@ -98,7 +99,7 @@ function wired(retry: boolean) {
   return { inbound$, sent, lines, events, subscription, done: () => completed };
 }
 
-describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in the connection)', () => {
+describe('createRpcConnection with withVersionRetry (versionRetry.ts)', () => {
   it('sends a request refused with -32022 that offers 2026-07-28 once more under a new id, with one warning', () => {
     const { inbound$, sent, lines, events, done } = wired(true);
     inbound$.next(refusal(1, ['2025-11-25', '2026-07-28']));
@@ -161,16 +162,16 @@ describe('createRpcConnection with withVersionRetry (versionRetry.ts, done in th
   });
 });
 
-describe('createRpcConnection: exchange, fresh params and lines', () => {
-  function plain(withLines: boolean) {
+describe('createRpcConnection: the exchange of a request, fresh params and lines', () => {
+  function plain(asLines: boolean) {
     const inbound$ = new Subject<Inbound>();
     const sent: Frame[] = [];
     const lines: string[] = [];
     const conn = createRpcConnection(
       {
         inbound$,
-        send: (frame) => sent.push(frame),
-        ...(withLines ? { sendLine: (line: string) => lines.push(line) } : {}),
+        // A transport of text makes its lines as the child process transport does.
+        send: (frame) => (asLines ? lines.push(frameLine(frame)) : sent.push(frame)),
         exit$: NEVER,
         close: () => undefined,
       },
@@ -190,7 +191,7 @@ describe('createRpcConnection: exchange, fresh params and lines', () => {
     };
   };
 
-  it('a transport with sendLine gets each request as one line of JSON text', () => {
+  it('a transport of text gets each request as the line of JSON text frameLine makes', () => {
     const { lines, sent, conn } = plain(true);
     const info = Object.freeze({ name: 'c', version: '1' });
     conn.request('tools/call', { name: 'echo', _meta: { 'io.x/clientInfo': info } }).subscribe();
@@ -202,22 +203,19 @@ describe('createRpcConnection: exchange, fresh params and lines', () => {
     ]);
   });
 
-  it('exchange delivers the response and the completion to the sink, then nothing after an unsubscribe', () => {
+  it('request delivers the response and the completion to the observer, then nothing after an unsubscribe', () => {
     const { inbound$, sent, conn } = plain(false);
     const first = sinkLog();
-    conn.exchange?.('tools/call', { name: 'a' }, {}, first.sink);
+    conn.request('tools/call', { name: 'a' }, {}).subscribe(first.sink);
     inbound$.next(answer(1));
     expect(first.log).toEqual(['next response {"jsonrpc":"2.0","id":1,"result":{"ok":1}}', 'complete']);
 
     const second = sinkLog();
-    const handle = conn.exchange?.(
-      'tools/call',
-      { name: 'b' },
-      { cancelReason: () => 'because' },
-      second.sink,
-    );
-    handle?.unsubscribe();
-    handle?.unsubscribe();
+    const handle = conn
+      .request('tools/call', { name: 'b' }, { cancelReason: () => 'because' })
+      .subscribe(second.sink);
+    handle.unsubscribe();
+    handle.unsubscribe();
     inbound$.next(answer(2));
     expect(second.log).toEqual([]);
     expect(sent[2]).toEqual({
@@ -228,62 +226,45 @@ describe('createRpcConnection: exchange, fresh params and lines', () => {
     expect(sent).toHaveLength(3);
   });
 
-  it('a sink that unsubscribes inside next on the response gets no completion', () => {
+  it('an observer that unsubscribes inside next on the response gets no completion', () => {
     const { inbound$, conn } = plain(false);
     const log: string[] = [];
-    const handle: { unsubscribe(): void } | undefined = conn.exchange?.(
-      'tools/call',
-      {},
-      {},
-      {
-        next: () => {
-          log.push('next');
-          handle?.unsubscribe();
-        },
-        error: () => log.push('error'),
-        complete: () => log.push('complete'),
+    const handle: { unsubscribe(): void } | undefined = conn.request('tools/call', {}, {}).subscribe({
+      next: () => {
+        log.push('next');
+        handle?.unsubscribe();
       },
-    );
+      error: () => log.push('error'),
+      complete: () => log.push('complete'),
+    });
     inbound$.next(answer(1));
     expect(log).toEqual(['next']);
   });
 
-  it('fresh params get the progress token in place; a request sent once more is a copy', () => {
-    const inbound$ = new Subject<Inbound>();
-    const sent: Frame[] = [];
-    const raw = createRpcConnection(
-      { inbound$, send: (frame) => sent.push(frame), exit$: NEVER, close: () => undefined },
-      quiet,
-    );
+  it('fresh params get the progress token in place; a request sent once more is a copy, and the frame sent first stays as it was', () => {
+    const { inbound$, sent, conn: raw } = plain(false);
     const conn = withVersionRetry(raw, quiet);
     const meta: JsonObject = { traceparent: 't' };
     const params: JsonObject = { name: 'echo', _meta: meta };
-    conn.exchange?.(
-      'tools/call',
-      params,
-      { fresh: true },
-      { next: () => undefined, error: () => undefined, complete: () => undefined },
-    );
+    conn.request('tools/call', params, { fresh: true }).subscribe();
     expect((sent[0] as { params: unknown }).params).toBe(params);
     expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
     inbound$.next(refusal(1, ['2026-07-28']));
     const resent = (sent[1] as unknown as { params: JsonObject }).params;
     expect(resent).not.toBe(params);
-    expect(resent['_meta']).not.toBe(meta);
     expect(JSON.stringify(sent[1])).toBe(
       '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":2}}}',
     );
-    // The frame sent first is as it was sent.
     expect(JSON.stringify(sent[0])).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"t","progressToken":1}}}',
     );
   });
 
-  it('an exchange after the connection is gone fails at once', () => {
+  it('a request after the connection is gone fails at once', () => {
     const { conn } = plain(false);
     conn.close();
     const { log, sink } = sinkLog();
-    conn.exchange?.('tools/list', {}, {}, sink);
+    conn.request('tools/list', {}, {}).subscribe(sink);
     expect(log).toEqual(['error closed']);
   });
 });

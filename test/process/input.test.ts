@@ -6,7 +6,7 @@
  *
  * Not here: the input timeout. Its limit is one hour and the executable has no option to shorten
  * it; marbles/inputRounds.marbles.test.ts ('an input timeout cancels the outstanding bridge
- * requests before the error') and marbles/collectAnswers.marbles.test.ts cover it.
+ * requests before the error') covers it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../../src/codec/input/index.js';

@@ -1,0 +1,160 @@
+import { Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction, Subscriber, Subscription } from 'rxjs';
+import { refusedButSupported } from '../src/codec/versionRefusal.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
+import type { ErrorFrame } from '../src/protocol/jsonrpc.js';
+
+/** Settings of retryRefusedVersion. */
+export interface RetryRefusedVersionConfig {
+  /**
+   * Called with the refusal just before the source is subscribed again (the bridge writes its
+   * warning line here). A throw errors the output with what it threw, and the source is not
+   * subscribed again (rule 7). Default: nothing.
+   */
+  readonly onRetry?: ((refusal: ErrorFrame) => void) | undefined;
+}
+
+/**
+ * One subscription of the source, as the observer of it; its functions are shared by all
+ * subscriptions and read it from `this` (RxJS calls an observer's functions as its methods):
+ * the steady path makes no closures per request. The first one also holds the state of the
+ * output subscription (`retried`, `current`) and is its teardown.
+ */
+interface Attempt<T extends ExchangeEvent> {
+  readonly subscriber: Subscriber<T>;
+  readonly source: Observable<T>;
+  readonly onRetry: RetryRefusedVersionConfig['onRetry'];
+  /** The state of the whole output subscription, shared by its attempts (the first attempt). */
+  readonly first: Attempt<T> | undefined;
+  retried: boolean;
+  /** This subscription of the source ended with a refusal: what it emits after it is dropped. */
+  refused: boolean;
+  subscription: Subscription | undefined;
+  /** The subscription of the source now (on the first attempt). */
+  current: Subscription | undefined;
+  next(this: Attempt<T>, event: T): void;
+  error(this: Attempt<T>, error: unknown): void;
+  complete(this: Attempt<T>): void;
+  unsubscribe(this: Attempt<T>): void;
+}
+
+function attemptNext<T extends ExchangeEvent>(this: Attempt<T>, event: T): void {
+  if (this.refused) return;
+  const state = this.first ?? this;
+  if (state.retried || event.type !== 'response' || !refusedButSupported(event.frame)) {
+    this.subscriber.next(event);
+    return;
+  }
+  this.refused = true;
+  state.retried = true;
+  try {
+    this.onRetry?.(event.frame);
+  } catch (error: unknown) {
+    this.subscriber.error(error);
+    return;
+  }
+  // A refusal during subscribe() is retried once subscribe() has returned (rule 5).
+  if (this.subscription !== undefined) again(this);
+}
+function attemptError<T extends ExchangeEvent>(this: Attempt<T>, error: unknown): void {
+  if (!this.refused) this.subscriber.error(error);
+}
+function attemptComplete<T extends ExchangeEvent>(this: Attempt<T>): void {
+  if (!this.refused) this.subscriber.complete();
+}
+/** The teardown of the output: the subscription of the source now. */
+function attemptUnsubscribe<T extends ExchangeEvent>(this: Attempt<T>): void {
+  this.current?.unsubscribe();
+}
+
+/** Subscribes the source for `attempt`; the first attempt is also the output's state. */
+function subscribeAttempt<T extends ExchangeEvent>(attempt: Attempt<T>): void {
+  const subscription = attempt.source.subscribe(attempt);
+  attempt.subscription = subscription;
+  if (attempt.refused) again(attempt);
+  else (attempt.first ?? attempt).current = subscription;
+  // The output may have ended during subscribe(), before its teardown knew this subscription.
+  if (attempt.subscriber.closed) subscription.unsubscribe();
+}
+
+/** Ends the subscription of `attempt`, which was refused, and subscribes the source once more. */
+function again<T extends ExchangeEvent>(attempt: Attempt<T>): void {
+  attempt.subscription?.unsubscribe();
+  if (attempt.subscriber.closed) return;
+  subscribeAttempt(newAttempt(attempt.subscriber, attempt.source, attempt.onRetry, attempt.first ?? attempt));
+}
+
+function newAttempt<T extends ExchangeEvent>(
+  subscriber: Subscriber<T>,
+  source: Observable<T>,
+  onRetry: RetryRefusedVersionConfig['onRetry'],
+  first: Attempt<T> | undefined,
+): Attempt<T> {
+  return {
+    subscriber,
+    source,
+    onRetry,
+    first,
+    retried: false,
+    refused: false,
+    subscription: undefined,
+    current: undefined,
+    next: attemptNext,
+    error: attemptError,
+    complete: attemptComplete,
+    unsubscribe: attemptUnsubscribe,
+  };
+}
+
+/**
+ * Sends an upstream request once more when the upstream refuses the protocol version 2026-07-28
+ * with `-32022` yet lists 2026-07-28 in `data.supported` (docs/lifecycle.md#lifecycle-initialize
+ * step 3, docs/errors.md#errors-upstream-codes). The source is one exchange, cold: each
+ * subscription sends the request, with a new id. Any other refusal is final (the bridge speaks
+ * no other version), and so is a second one: a server that refuses twice is not asked a third time.
+ *
+ * ```text
+ * source:  --x|         x = -32022 listing 2026-07-28, r = its response the second time
+ *            --r|
+ * output:  ----r|
+ * ```
+ *
+ * Written by hand, not with `retry` and a thrown refusal: every event of every exchange passes
+ * here, so the steady path is one subscription, one object and one check per event.
+ *
+ * Rules (marbles/versionRetry.marbles.test.ts):
+ * 1. events pass unchanged, and the output ends as the source ends
+ * 2. a -32022 that lists 2026-07-28 is not emitted: the source is unsubscribed and subscribed once more
+ * 3. a second refusal passes as the response, and the source is not subscribed a third time
+ * 4. a -32022 without 2026-07-28 and any other error response pass unchanged
+ * 5. a refusal during the subscription of the source is retried too
+ * 6. onRetry gets the refusal before the source is subscribed again
+ * 7. a throw of onRetry errors the output with what it threw, and the source is not subscribed again
+ * 8. unsubscribing the output after a retry unsubscribes the second subscription of the source
+ *
+ * @example
+ * import { defer, of } from 'rxjs';
+ * import type { ExchangeEvent } from 'mcp-bridge-sdk';
+ * import { retryRefusedVersion } from 'mcp-bridge-sdk/operators';
+ * const refusal: ExchangeEvent = {
+ *   type: 'response',
+ *   frame: { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } },
+ * };
+ * const answer: ExchangeEvent = { type: 'response', frame: { jsonrpc: '2.0', id: 2, result: {} } };
+ * let sent = 0;
+ * const exchange = defer(() => of(++sent === 1 ? refusal : answer)); // one request per subscription
+ * const events: ExchangeEvent[] = [];
+ * exchange.pipe(retryRefusedVersion()).subscribe((event) => events.push(event));
+ * // sent: 2, events: [answer]
+ */
+export function retryRefusedVersion<T extends ExchangeEvent>(
+  config: RetryRefusedVersionConfig = {},
+): MonoTypeOperatorFunction<T> {
+  const onRetry = config.onRetry;
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      const attempt = newAttempt(subscriber, source, onRetry, undefined);
+      subscribeAttempt(attempt);
+      return attempt;
+    });
+}

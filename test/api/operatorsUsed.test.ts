@@ -1,0 +1,92 @@
+/**
+ * Every public operator is one the executable runs: each rule of a forwarded request has one
+ * implementation, and the product runs exactly the public operators (README.md, docs/testing.md).
+ * The CLI entries are bundled as scripts/bundle.ts does (with the metafile, not minified), and
+ * each operator exported by operators/index.ts must put code into that bundle and be called from
+ * src/, not only re-exported there.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as operators from '../../operators/index.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The operators the executable runs today; a new public operator joins this list. */
+const USED = [
+  'decodeLines',
+  'driveInputRounds',
+  'encodeFrames',
+  'limitInFlight',
+  'reopenListen',
+  'retryRefusedVersion',
+  'withDeadline',
+];
+
+/** The value exports of operators/index.ts that are operators (the rest are their defaults). */
+const publicOperators = (): string[] =>
+  Object.entries(operators)
+    .filter(([, value]) => typeof value === 'function')
+    .map(([name]) => name)
+    .sort();
+
+/** The bytes each input file puts into the bundle of both CLI entries (its dynamic chunks included). */
+async function bundledBytes(): Promise<Map<string, number>> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ['src/cli/main.ts', 'src/cli/mcpBridge.ts'],
+    outdir: 'dist/operators-used',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    packages: 'external',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  const bytes = new Map<string, number>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      bytes.set(path, (bytes.get(path) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return bytes;
+}
+
+/** The .ts files under `dir`, recursively, relative to the root. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(`${dir}/${entry.name}`)
+      : entry.name.endsWith('.ts')
+        ? [`${dir}/${entry.name}`]
+        : [],
+  );
+}
+
+/** The files of src/ that call `name(…)` (a re-export or an import alone does not count). */
+function callersIn(sources: ReadonlyMap<string, string>, name: string): string[] {
+  const call = new RegExp(`(?<![\\w.'"])${name}(<[^>]*>)?\\(`);
+  return [...sources].filter(([, text]) => call.test(text)).map(([path]) => path);
+}
+
+describe('the public operators are the ones the executable runs', () => {
+  let bytes: Map<string, number>;
+  const sources = new Map(sourceFiles('src').map((path) => [path, readFileSync(join(root, path), 'utf8')]));
+  beforeAll(async () => {
+    bytes = await bundledBytes();
+  }, 60_000);
+
+  it('operators/index.ts exports exactly the operators the executable runs', () => {
+    expect(publicOperators()).toEqual(USED);
+  });
+
+  it.each(publicOperators())('%s is in the bundle of the executable and called from src/', (name) => {
+    expect(bytes.get(`operators/${name}.ts`) ?? 0, `operators/${name}.ts in the bundle`).toBeGreaterThan(0);
+    expect(callersIn(sources, name), `a call of ${name} in src/`).not.toEqual([]);
+  });
+});
