@@ -156,7 +156,7 @@ export function createBridge(
           {
             maxInFlight: config.limits.maxInFlight,
             counts: (inbound) => isTask(session, inbound),
-            // Issue 10 item 2: a failure inside one request is that request's -32603, nothing more.
+            // A failure inside one request is that request's -32603, nothing more (docs/style.md#style-errors).
             failed: (inbound, error) => failedAlone(deps, inbound, error),
           },
           dispatch,

@@ -39,7 +39,7 @@ const notHandedOver = (): never => {
   throw new Error('the round driver has not started');
 };
 
-/** The state of a request that starts now (in one object: issue 13, fewer objects per call). */
+/** The state of a request that starts now, in one object: fewer objects per call. */
 export function createRun(ctx: ForwardContext, request: RequestFrame, subscriber: Subscriber<Frame>): Run {
   const clientMeta = request.params?.['_meta'];
   const progressToken: JsonValue | undefined = isObject(clientMeta) ? clientMeta['progressToken'] : undefined;

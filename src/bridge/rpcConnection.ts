@@ -70,7 +70,7 @@ export function createRpcConnection(
       ignoreElements(),
       endWith(undefined),
       catchError((error: unknown) => {
-        // Issue 10 item 3: the log line keeps the original cause; the requests get transport_failed.
+        // The log line keeps the original cause; the requests get transport_failed (docs/errors.md#error-transport_failed).
         logger.log('bridge', 'err', `reading the output of the upstream server failed (${causeOf(error)})`);
         return of(new BridgeError('transport_failed', { cause: error }));
       }),

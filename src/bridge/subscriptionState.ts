@@ -159,7 +159,7 @@ export function createSubscriptionState(
       }
       if (event.frame.method === LISTEN_ACKNOWLEDGED) return onAck(chain);
       if (chain !== state.active) return [];
-      // Issue 10 item 2: a failure on one event drops that event, never the stream.
+      // A failure on one event drops that event, never the stream (docs/style.md#style-errors).
       try {
         const legacy = toLegacyListenEvent(event.frame, declared);
         return legacy === undefined ? [] : [legacy];

@@ -130,10 +130,15 @@ describe('a lock holder that dies during its sign-in', () => {
       started: (pid) => (holderPid = pid),
     }).catch(() => undefined);
     await waitUntil(() => readLines(p).length === 1);
-    const waiter = bridge(as, mcp, p);
-    // real timer: the second process waits for the lock as long as the holder holds it (2 s of it
-    // here), and opens no browser of its own meanwhile; no event marks a process at the lock.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    let atLock: () => void = () => undefined;
+    const reachedLock = new Promise<void>((resolve) => (atLock = resolve));
+    const waiter = bridge(as, mcp, p, {
+      stderrLine: (line) => {
+        if (line.includes('waits for the sign-in of another bridge process')) atLock();
+      },
+    });
+    // The second process reaches the lock the holder holds, and opened no browser of its own.
+    await reachedLock;
     expect(readLines(p)).toHaveLength(1);
     process.kill(holderPid?.() ?? 0, 'SIGKILL');
     const run = await waiter;

@@ -132,6 +132,8 @@ export interface RunOptions {
   readonly executable?: string;
   /** Called once the bridge process was started, before `initialize` completes: its pid. */
   readonly started?: (pid: () => number | null) => void;
+  /** Called with each line of the bridge's stderr as it arrives, also before `initialize` completes. */
+  readonly stderrLine?: (line: string) => void;
 }
 
 export const TOKEN_KEY = '5f'.repeat(32);
@@ -169,6 +171,7 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     stderr.push(...lines);
+    if (options.stderrLine !== undefined) for (const line of lines) options.stderrLine(line);
   });
   const stdout: string[] = [];
   const client = new Client(

@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileLock } from '../../src/oauth/store/lock.js';
 import { recordingLogger, tempDir } from './storeTestKit.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOCK_MODULE = pathToFileURL(path.join(root, 'dist/src/oauth/store/lock.js')).href;
@@ -218,11 +219,15 @@ describe('sign-in lock across processes', () => {
     // real timer: three stale bounds of the file's mtime (another process's heartbeat), which no
     // virtual clock of this process can move.
     await sleep(3_000);
-    expect(waiter.lines).toEqual(['waiting']);
+    expect(waiter.lines).toEqual(['waiting', 'log info waits for the sign-in of another bridge process']);
     holder.process.stdin.write('release\n');
     await waiter.line((line) => line === 'acquired');
     expect(holder.lines).toContain('released');
-    expect(waiter.lines).toEqual(['waiting', 'acquired']);
+    expect(waiter.lines).toEqual([
+      'waiting',
+      'log info waits for the sign-in of another bridge process',
+      'acquired',
+    ]);
   });
 });
 
@@ -310,13 +315,15 @@ describe('sign-in lock within one process', () => {
   it('ends a wait with the abort signal', async () => {
     await mkdir(dir, { recursive: true });
     const first = createFileLock({ directory: dir });
-    const second = createFileLock({ directory: dir });
+    const logger = recordingLogger();
+    const second = createFileLock({ directory: dir, logger });
     const { release, held } = await holdUntilReleased(first);
     const controller = new AbortController();
     const waiting = second.hold(KEY, () => Promise.resolve('ran'), { signal: controller.signal });
-    // real timer: time for the waiter to reach its poll, which no event marks; an abort before
-    // it ends the hold the same way, so a slow machine makes this weaker, never wrong.
-    await sleep(200);
+    // The waiter's line comes right before its first poll: the abort reaches a waiting hold.
+    await waitFor(() =>
+      logger.lines.some((line) => line.includes('waits for the sign-in of another bridge process')),
+    );
     controller.abort(new Error('stdin ended'));
     await expect(waiting).rejects.toThrow('stdin ended');
     release();
@@ -339,12 +346,14 @@ describe('sign-in lock within one process', () => {
   it('makes the lock directory again when it is deleted while a hold waits', async () => {
     const locks = path.join(dir, 'locks');
     const first = createFileLock({ directory: locks });
-    const second = createFileLock({ directory: locks, pollMs: 20 });
+    const logger = recordingLogger();
+    const second = createFileLock({ directory: locks, pollMs: 20, logger });
     const { release, held } = await holdUntilReleased(first);
     const waiting = second.hold(KEY, () => Promise.resolve('ran'));
-    // real timer: time for the waiter to reach its poll, which no event marks; a deletion before
-    // it is the same for the waiter, so a slow machine makes this weaker, never wrong.
-    await sleep(100);
+    // The waiter's line comes right before its first poll: the directory goes while it waits.
+    await waitFor(() =>
+      logger.lines.some((line) => line.includes('waits for the sign-in of another bridge process')),
+    );
     await rm(locks, { recursive: true, force: true });
     release();
     await held;

@@ -214,6 +214,7 @@ describe('a process that lost the sign-in lock', () => {
     );
     expect(locks.lines).toEqual([
       'tokens: warn: the sign-in lock of this process was taken over by another bridge process',
+      'tokens: info: waits for the sign-in of another bridge process',
       'tokens: warn: the sign-in lock of another bridge process is taken over: its heartbeat stopped',
     ]);
   });

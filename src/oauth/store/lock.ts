@@ -205,11 +205,18 @@ export function createFileLock(options: FileLockOptions): SignInLock {
 
   async function acquire(file: string, holder: Holder, signal: AbortSignal | undefined): Promise<void> {
     const content = JSON.stringify(holder);
+    let waiting = false;
     for (;;) {
       signal?.throwIfAborted();
       if (await create(file, content)) return;
       if ((await staleness(file)) !== undefined) await breakLock(file);
-      else await sleep(pollMs * (0.5 + Math.random()), signal);
+      else {
+        // Once per wait, before its first poll: the user sees why the request waits, and tests
+        // wait for this line instead of a pause (docs/sign-in.md#sign-in-lock).
+        if (!waiting) logger.log(STORE_SCOPE, 'info', 'waits for the sign-in of another bridge process');
+        waiting = true;
+        await sleep(pollMs * (0.5 + Math.random()), signal);
+      }
     }
   }
 
