@@ -1,4 +1,4 @@
-import { NEVER, of } from 'rxjs';
+import { NEVER, Observable, of } from 'rxjs';
 import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -74,5 +74,19 @@ describe('withDeadline', () => {
     ).subscribe();
     expect(delays).toEqual([2_147_483_647]);
     open.unsubscribe();
+  });
+
+  it('config.error is called before the source is unsubscribed', () => {
+    // The caller names the timeout in the cancel that the unsubscription sends upstream.
+    const events: string[] = [];
+    scheduler().run(({ expectObservable }) => {
+      const exchange = new Observable<string>(() => () => events.push('unsubscribed'));
+      const error = (): Error => {
+        events.push('error');
+        return timeout;
+      };
+      expectObservable(exchange.pipe(withDeadline({ limitMs: 3, error }))).toBe('---#', undefined, timeout);
+    });
+    expect(events).toEqual(['error', 'unsubscribed']);
   });
 });

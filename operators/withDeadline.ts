@@ -1,25 +1,21 @@
-import {
-  asyncScheduler,
-  defer,
-  finalize,
-  merge,
-  mergeMap,
-  ReplaySubject,
-  takeUntil,
-  throwError,
-  timer,
-} from 'rxjs';
-import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+import { Observable, asyncScheduler } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerAction, SchedulerLike, Subscriber } from 'rxjs';
 
 /** Settings of withDeadline. */
 export interface WithDeadlineConfig {
   /** Time from subscription to the end of the source, in ms. */
   readonly limitMs: number;
-  /** The error the output fails with when the limit passes first; if it throws, what it threw (rule 5). */
+  /**
+   * The error the output fails with when the limit passes first; if it throws, what it threw
+   * (rule 5). Called before the source is unsubscribed (rule 6).
+   */
   readonly error: () => Error;
-  /** Virtual time in tests. Default asyncScheduler. */
+  /** Virtual time in tests, or the lane scheduler of a connection. Default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;
 }
+
+/** Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice. */
+const MAX_LIMIT_MS = 2_147_483_647;
 
 /**
  * Fails a source that has not completed within a time limit, and unsubscribes it, which
@@ -35,12 +31,17 @@ export interface WithDeadlineConfig {
  *
  * Node timers fire at once above 2^31-1 ms (about 24.8 days), hence the cap.
  *
+ * Written by hand, as RxJS writes its own operators: per subscription one subscriber, the source
+ * subscribed with it, and one action of the scheduler (forwardRequest runs one per round of every
+ * forwarded request).
+ *
  * Rules (marbles/deadline.marbles.test.ts):
  * 1. values pass unchanged until the limit, and they do not extend it
  * 2. at the limit the source is unsubscribed and the output fails with config.error()
  * 3. a source that completes first stops the clock, also when it completes synchronously
  * 4. a limit above 2^31-1 ms is capped there
  * 5. a throw of config.error fails the output with what it threw, at the limit
+ * 6. config.error is called before the source is unsubscribed
  *
  * @example
  * import { NEVER } from 'rxjs';
@@ -52,18 +53,38 @@ export interface WithDeadlineConfig {
  * // failure, after 100 ms: 'no answer in 100 ms'
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
-  // Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice.
-  const limitMs = Math.min(config.limitMs, 2_147_483_647);
+  const limitMs = Math.min(config.limitMs, MAX_LIMIT_MS);
   const scheduler = config.scheduler ?? asyncScheduler;
   if (!(limitMs >= 0)) throw new RangeError('limitMs must be ≥ 0');
   return (source) =>
-    defer(() => {
-      // Replayed: a source that ends during its subscription ends before the clock starts.
-      const ended = new ReplaySubject<void>(1);
-      const deadline$ = timer(limitMs, scheduler).pipe(
-        mergeMap(() => throwError(config.error)),
-        takeUntil(ended),
-      );
-      return merge(source.pipe(finalize(() => ended.next())), deadline$);
+    new Observable<T>((subscriber) => {
+      // The source straight into the subscriber (no subscriber between them): its end is the
+      // output's, which also drops the action. The source first: one that ends during its
+      // subscription starts no clock (rule 3).
+      source.subscribe(subscriber);
+      if (subscriber.closed) return;
+      const run: DeadlineRun<T> = { subscriber, error: config.error };
+      subscriber.add(scheduler.schedule(atLimit<T>, limitMs, run));
     });
+}
+
+/** What the action of one subscription needs at the limit. */
+interface DeadlineRun<T> {
+  readonly subscriber: Subscriber<T>;
+  readonly error: () => Error;
+}
+
+/**
+ * The limit passed: the error first (rule 6), then the output fails, whose teardown unsubscribes
+ * the source in the same frame.
+ */
+function atLimit<T>(this: SchedulerAction<DeadlineRun<T>>, run?: DeadlineRun<T>): void {
+  if (run === undefined || run.subscriber.closed) return;
+  let failure: unknown;
+  try {
+    failure = run.error();
+  } catch (thrown: unknown) {
+    failure = thrown;
+  }
+  run.subscriber.error(failure);
 }
