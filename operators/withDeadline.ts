@@ -10,7 +10,7 @@ export interface WithDeadlineConfig {
    * (rule 5). Called before the source is unsubscribed (rule 6).
    */
   readonly error: () => Error;
-  /** Virtual time in tests, or the lane scheduler of a connection. Default asyncScheduler. */
+  /** Virtual time in tests. Default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;
 }
 
@@ -32,8 +32,7 @@ const MAX_LIMIT_MS = 2_147_483_647;
  * Node timers fire at once above 2^31-1 ms (about 24.8 days), hence the cap.
  *
  * Written by hand, as RxJS writes its own operators: per subscription one subscriber, the source
- * subscribed with it, and one action of the scheduler (forwardRequest runs one per round of every
- * forwarded request).
+ * subscribed with it, and one action of the scheduler.
  *
  * Rules (marbles/deadline.marbles.test.ts):
  * 1. values pass unchanged until the limit, and they do not extend it
