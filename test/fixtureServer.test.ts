@@ -3,7 +3,7 @@
  * (`npx tsc -p tsconfig.build.json`): it runs dist/test/fixtures/fixtureServer.js.
  */
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   exchange,
   killAllPeers,
@@ -85,10 +85,13 @@ const writtenSince = (peer: RawPeer, from: number): string[] =>
 afterAll(killAllPeers);
 
 describe('the fixture server on stdio', () => {
+  // A process per test: each test states what it needs (a listen stream, a toggled tool), so the
+  // file passes in any order (docs/testing.md#testing-infrastructure).
   let peer: RawPeer;
-  beforeAll(() => {
+  beforeEach(() => {
     peer = startFixture();
   });
+  afterEach(() => peer.kill());
 
   it('server/discover gives the identity, the instructions and every capability', async () => {
     expect(await ask(peer, 'server/discover')).toMatchObject({
@@ -220,6 +223,7 @@ describe('the fixture server on stdio', () => {
   });
 
   it('drop_listen ends each open stream with its listen result', async () => {
+    await listen(peer, { toolsListChanged: true });
     expect(await callText(peer, 'drop_listen')).toBe('ended 1 listen streams');
     const end = await peer.nextFrame((frame) => JSON.stringify(frame.result ?? '').includes(SUBSCRIPTION_ID));
     expect(result(end)).toEqual({

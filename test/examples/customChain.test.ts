@@ -71,7 +71,10 @@ describe('examples/custom-chain.ts with the 1.x Client', () => {
   });
 
   it('the tap sees every frame in both directions', async () => {
-    // One more exchange; stderr is a pipe of its own, so wait until it has a line per frame.
+    // Exchanges of its own (the file passes in any order); stderr is a pipe of its own, so wait
+    // until it has a line per frame.
+    await client.listTools();
+    await client.callTool({ name: 'echo', arguments: { text: 'traced' } });
     await client.ping();
     const traced = (): string[] => stderr.split('\n').filter((line) => line.startsWith('trace: '));
     // The initialize response came before the recording started: one more outbound frame.
@@ -92,7 +95,8 @@ describe('examples/custom-chain.ts with the 1.x Client', () => {
     // The initialize response came before the recording started: it is the first traced frame.
     expect(outbound[0]).toBe('response - 0');
     expect(outbound.slice(1)).toEqual(received.map(describe));
-    expect(sent.length).toBeGreaterThanOrEqual(7);
-    expect(received.length).toBeGreaterThanOrEqual(5);
+    // At least initialize, initialized, tools/list, tools/call and ping, and their three responses.
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(received.length).toBeGreaterThanOrEqual(3);
   });
 });
