@@ -38,9 +38,9 @@ export interface ReopenListenConfig {
    * , docs/http-upstream.md#http-listen-stream), under which any other error reopens.
    */
   readonly classifyEnd?: ((end: ListenEnd, canSignIn: boolean) => ListenNext) | undefined;
-  /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (§6.8). */
+  /** Emits when a sign-in completed: HTTP 401/403 wait for it. Without it they stop (docs/http-upstream.md#http-listen-stream). */
   readonly signIn$?: Observable<unknown> | undefined;
-  /** The info and warning lines of §5.5 and §6.8. Default: none. */
+  /** The info and warning lines of docs/notifications.md#notifications-reconnect and docs/http-upstream.md#http-listen-stream. Default: none. */
   readonly log?: ((level: 'info' | 'warn', text: string) => void) | undefined;
   /** Clock and timers. Default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;

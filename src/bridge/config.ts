@@ -12,7 +12,7 @@ import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** The limits and time limits of one bridge connection (docs/requests.md#requests-in-flight, docs/requests.md#requests-deadlines, docs/notifications.md#notifications-reconnect). */
 export interface BridgeLimits {
-  /** Most client requests in flight (§2.9). */
+  /** Most client requests in flight (docs/requests.md#requests-in-flight). */
   readonly maxInFlight: number;
   /** Limit of `server/discover`, in ms (`--discover-timeout`). */
   readonly discoverTimeoutMs: number;
@@ -30,10 +30,10 @@ export interface BridgeLimits {
   readonly maxInputRequests: number;
   /** After the end of input, how long running work may go on before it is cut, in ms. */
   readonly shutdownGraceMs: number;
-  /** First slow-request line after, then every, in ms (§2.12). */
+  /** First slow-request line after, then every, in ms (docs/requests.md#requests-slow-lines). */
   readonly slowFirstMs: number;
   readonly slowEveryMs: number;
-  /** Listen stream backoff (§5.5), in ms. */
+  /** Listen stream backoff (docs/notifications.md#notifications-reconnect), in ms. */
   readonly listenBackoffMs: number;
   readonly listenMaxBackoffMs: number;
   readonly listenResetAfterMs: number;
@@ -96,7 +96,7 @@ export interface BridgeDeps {
    * consent port to it, for the URL elicitations after `notifications/initialized` (docs/sign-in.md#sign-in-consent).
    */
   readonly consent?: ConsentRelay;
-  /** Emits after each completed sign-in: a listen stream refused with 401/403 opens again (§6.8). */
+  /** Emits after each completed sign-in: a listen stream refused with 401/403 opens again (docs/http-upstream.md#http-listen-stream). */
   readonly signIn$?: Observable<unknown>;
   /**
    * The JSON Schema checks of input rounds (the 2025-11-25 definitions, a form's

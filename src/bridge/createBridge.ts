@@ -38,7 +38,7 @@ import { startListener } from './listener.js';
 import type { Session } from './session.js';
 import { createSession } from './session.js';
 
-/** Requests that run as tasks and take a place of the in-flight limit (§2.9). */
+/** Requests that run as tasks and take a place of the in-flight limit (docs/requests.md#requests-in-flight). */
 function isTask(session: Session, inbound: Inbound): boolean {
   if (inbound.kind !== 'frame' || !('method' in inbound.frame) || !('id' in inbound.frame)) return false;
   const method = inbound.frame.method;
@@ -90,7 +90,7 @@ function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observ
   return EMPTY;
 }
 
-/** Upstream log messages for the client, filtered by its level (§5.7); a failure drops one. */
+/** Upstream log messages for the client, filtered by its level (docs/notifications.md#notifications-log-levels); a failure drops one. */
 function logMessages(session: Session, deps: BridgeDeps): Observable<Frame> {
   return session.ready$.pipe(
     take(1),
@@ -111,7 +111,7 @@ function logMessages(session: Session, deps: BridgeDeps): Observable<Frame> {
   );
 }
 
-/** Watches the upstream process: its exit stops every request (§2.14). */
+/** Watches the upstream process: its exit stops every request (docs/lifecycle.md#lifecycle-upstream-loss). */
 function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
   return session.ready$.pipe(
     take(1),

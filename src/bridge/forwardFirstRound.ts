@@ -114,14 +114,14 @@ function onFirstRound(run: Run, event: ExchangeEvent): void {
   finish(run);
 }
 
-/** Round 1 failed (§3.6): this request's error frame, unless the round driver took over. */
+/** Round 1 failed (docs/results.md#results-shape): this request's error frame, unless the round driver took over. */
 export function failFirstRound(run: Run, error: unknown): void {
   if (run.driverStop$ !== undefined) return;
   emitGuarded(run, { type: 'error', error: toErrorObject(error) });
   finish(run);
 }
 
-/** §3.5: round 1 got no response in its time limit. */
+/** docs/requests.md#requests-deadlines: round 1 got no response in its time limit. */
 export function firstRoundTimeout(run: Run): void {
   // The round driver has its own limits once round 1 handed over.
   if (run.driverStop$ !== undefined) return;

@@ -32,7 +32,7 @@ export interface RoundHost {
   readonly request: RequestFrame;
   /** The reason sent upstream with `notifications/cancelled` when an exchange is cut. */
   cancelReason: string;
-  /** True while the rounds wait for the client's answers (the slow-request line, §2.12). */
+  /** True while the rounds wait for the client's answers (the slow-request line, docs/requests.md#requests-slow-lines). */
   waitingForClient: boolean;
   /** One output of the rounds for the client; a throw fails this request alone. */
   emitGuarded(output: RoundOutput): void;
@@ -42,7 +42,7 @@ export interface RoundHost {
   finish(): void;
 }
 
-/** The `_meta` of an upstream round, with the log level current at its start (§5.7). */
+/** The `_meta` of an upstream round, with the log level current at its start (docs/notifications.md#notifications-log-levels). */
 export function roundMeta(host: RoundHost): JsonObject {
   const { client, session } = host.ctx;
   const level = session.logLevel;

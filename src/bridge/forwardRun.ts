@@ -21,7 +21,7 @@ export interface Run extends RoundHost, ProgressState {
   current: Unsubscribable | undefined;
   /** The time limit of round 1, until its response or the hand-over. */
   deadline: Deadline | undefined;
-  /** The next slow-request line (§2.12) and how many were logged. */
+  /** The next slow-request line (docs/requests.md#requests-slow-lines) and how many were logged. */
   slow: Deadline | undefined;
   slowTicks: number;
   /**

@@ -49,7 +49,7 @@ export function shapeOptions(upstream: UpstreamConnection, logger: Logger): Shap
   };
 }
 
-/** What a request remembers of the progress it forwarded (§2.10). */
+/** What a request remembers of the progress it forwarded (docs/requests.md#requests-progress). */
 export interface ProgressState {
   /** The client's progress token, if it sent one. */
   readonly progressToken: JsonValue | undefined;
@@ -57,7 +57,7 @@ export interface ProgressState {
   lastProgress: number;
 }
 
-/** The frame of one output of the rounds for the client, if any (§2.10: progress with its token only). */
+/** The frame of one output of the rounds for the client, if any (docs/requests.md#requests-progress: progress with its token only). */
 export function outputFrame(
   ctx: ForwardContext,
   request: RequestFrame,

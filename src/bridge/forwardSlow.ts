@@ -24,7 +24,7 @@ export function armSlowLines(run: Run): void {
   }
 }
 
-/** One slow-request line while the work runs, then the next one (§2.12). */
+/** One slow-request line while the work runs, then the next one (docs/requests.md#requests-slow-lines). */
 function slowLine(run: Run): void {
   const { session, limits, logger } = run.ctx;
   const { slowFirstMs, slowEveryMs } = limits;

@@ -61,7 +61,7 @@ function clientContext(
   };
 }
 
-/** The error of a failed discover (§2.2 "Discover failure mapping"). */
+/** The error of a failed discover (docs/lifecycle.md#lifecycle-initialize). */
 function discoverError(error: unknown, limitMs: number): ErrorObject {
   if (isBridgeError(error)) {
     if (error.code === 'spawn_failed' || error.code === 'connect_failed')

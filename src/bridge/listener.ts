@@ -35,11 +35,11 @@ export interface ListenerContext {
  */
 const running = new WeakMap<Session, Subscriptions>();
 
-/** §5.1: a listener runs only for a declared `listChanged` flag or `resources.subscribe`. */
+/** docs/notifications.md#notifications-listener: a listener runs only for a declared `listChanged` flag or `resources.subscribe`. */
 const needsListener = (declared: DeclaredLists): boolean =>
   declared.tools || declared.prompts || declared.resources || declared.subscribe;
 
-/** One `subscriptions/listen` request; `_meta` has the log level current at its start (§3.3). */
+/** One `subscriptions/listen` request; `_meta` has the log level current at its start (docs/requests.md#requests-meta). */
 function listenRequest(
   session: Session,
   client: ClientContext,

@@ -49,9 +49,9 @@ export interface Session {
    * frame to the client is shaped for it. 2025-11-25 until then.
    */
   revision: ClientRevision;
-  /** Level of `logging/setLevel`, stamped on later upstream requests (§5.7). */
+  /** Level of `logging/setLevel`, stamped on later upstream requests (docs/notifications.md#notifications-log-levels). */
   logLevel: string | undefined;
-  /** `notifications/initialized` arrived after the initialize result (§2.5). */
+  /** `notifications/initialized` arrived after the initialize result (docs/lifecycle.md#lifecycle-client-notifications). */
   initialized: boolean;
   /**
    * The lists whose list request the bridge forwarded (tools, prompts, resources): the first
@@ -61,7 +61,7 @@ export interface Session {
   listsFetched: ListSet;
   /** Requests running as tasks (forwarded, initialize, subscriptions). */
   tasks: number;
-  /** Per-connection counters of `b-N` and `elicitation-N` (§11 item 17). */
+  /** Per-connection counters of `b-N` and `elicitation-N` (docs/README.md#easy-to-miss-17). */
   readonly nextBridgeId: () => string;
   readonly nextElicitationId: () => string;
   /** Client answers to bridge requests (`b-` ids only). */

@@ -68,7 +68,7 @@ export interface SubscriptionState {
   kill(chain: Chain | undefined, reason: string): void;
   /** Answers (or drops) a change; `then` runs before the next change may start. */
   settle(change: Change, response: Frame | undefined, then?: () => void): void;
-  /** A chain of a change ended before its first acknowledgment (§5.6): the old stream stays. */
+  /** A chain of a change ended before its first acknowledgment (docs/notifications.md#notifications-subscribe): the old stream stays. */
   fail(chain: Chain, error: ErrorObject, why: string): void;
   /** The frames for the client of one event of a chain. */
   handle(chain: Chain, event: ExchangeEvent): Frame[];
@@ -94,7 +94,7 @@ export function createSubscriptionState(
     return gapReplay(declared, state.uris, first ? fetched() : ALL_LISTS);
   };
 
-  /** The first acknowledgment of a change's chain: respond, then cancel the old chain (§5.6). */
+  /** The first acknowledgment of a change's chain: respond, then cancel the old chain (docs/notifications.md#notifications-subscribe). */
   const commit = (chain: Chain, change: Change): Frame[] => {
     const old = state.active;
     state.active = chain;

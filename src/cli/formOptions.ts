@@ -10,7 +10,7 @@ import { UsageError } from './usageError.js';
 
 export const given = (values: Values, name: OptionName): boolean => values(name).length > 0;
 
-/** §8: an option given to a form it does not apply to is a Conflict, with the hint of the form. */
+/** docs/cli.md#cli-diagnostics: an option given to a form it does not apply to is a Conflict, with the hint of the form. */
 export function checkForm(values: Values, form: Form): void {
   for (const name of Object.keys(OPTIONS) as OptionName[]) {
     const forms = optionSpec(name).forms;
@@ -32,7 +32,7 @@ export const logLevelOption = (values: Values): LogLevel | undefined =>
     'give err, warn, info or debug',
   );
 
-/** The `--ca-file` path and its PEM text, loaded and checked (exit 2 when unusable, §6.3). */
+/** The `--ca-file` path and its PEM text, loaded and checked (exit 2 when unusable, docs/http-upstream.md#http-client). */
 export function caFileOption(values: Values): { caFile?: string; caPem?: string } {
   const caFile = last(values, 'ca-file', nonEmpty, 'it must not be empty');
   if (caFile === undefined) return {};

@@ -51,11 +51,11 @@ export const rangeHint = (max: number, unit: string): string =>
 
 export const nonEmpty = (text: string): string | undefined => (text === '' ? undefined : text);
 
-/** The Conflict diagnostic of §8: `the option --<name> cannot be used here: <hint>`. */
+/** The Conflict diagnostic of docs/cli.md#cli-diagnostics: `the option --<name> cannot be used here: <hint>`. */
 export const conflict = (name: OptionName, hint: string): UsageError =>
   new UsageError(`the option --${name} cannot be used here: ${hint}`);
 
-/** An environment variable, trimmed; unset and empty are the same (§8). */
+/** An environment variable, trimmed; unset and empty are the same (docs/cli.md#cli-diagnostics). */
 export function envValue(
   env: Readonly<Record<string, string | undefined>>,
   name: string,

@@ -14,7 +14,7 @@ export interface OptionSpec {
   readonly forms: readonly Form[];
   /** A flag takes no value; `exits` flags (help, version) end the parse at once. */
   readonly flag?: 'exits' | 'plain';
-  /** A sign-in option: it conflicts with a static `authorization` header (§6.2, §8). */
+  /** A sign-in option: it conflicts with a static `authorization` header (docs/http-upstream.md#http-headers, docs/cli.md#cli-diagnostics). */
   readonly signIn?: true;
 }
 
@@ -24,7 +24,7 @@ const URL_LOGOUT: readonly Form[] = ['url', 'logout'];
 const STORE: readonly Form[] = ['url', 'logout', 'status'];
 const ALL: readonly Form[] = ['command', 'url', 'logout', 'status'];
 
-/** The options of the bridge, by name without the leading `--` (the table of §8). */
+/** The options of the bridge, by name without the leading `--` (the table of docs/cli.md#cli-options). */
 export const OPTIONS = {
   name: { forms: SERVE },
   'log-level': { forms: ALL },

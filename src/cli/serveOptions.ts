@@ -19,7 +19,7 @@ export type Upstream =
 
 export interface ServeOptions {
   readonly upstream: Upstream;
-  /** `--name`; when absent the bridge falls back to the command's file name or the URL host (§2.6). */
+  /** `--name`; when absent the bridge falls back to the command's file name or the URL host (docs/lifecycle.md#lifecycle-initialize-result). */
   readonly name?: string;
   readonly logLevel: LogLevel;
   readonly discoverTimeoutMs: number;

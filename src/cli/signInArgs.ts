@@ -43,9 +43,9 @@ export interface SignInOptions extends StoreOptions {
   readonly clientMetadataUrl?: string;
   readonly noBrowser: boolean;
   readonly signInTimeoutMs: number;
-  /** `SANDBOX_RUNTIME` trimmed equals `1` (§6.13). */
+  /** `SANDBOX_RUNTIME` trimmed equals `1` (docs/sign-in.md#sign-in-sandbox). */
   readonly sandbox: boolean;
-  /** Variables removed from the environment of the browser opener (§6.7): `--header-env` ones and both secrets. */
+  /** Variables removed from the environment of the browser opener (docs/sign-in.md#sign-in-browser): `--header-env` ones and both secrets. */
   readonly secretVariables: readonly string[];
 }
 
@@ -74,7 +74,7 @@ function lastUrl(
   return result;
 }
 
-/** The store options and their conflicts (§6.11, §8); `defaultRedirectPort` is the profile's. */
+/** The store options and their conflicts (docs/sign-in.md#sign-in-stores, docs/cli.md#cli-diagnostics); `defaultRedirectPort` is the profile's. */
 export function parseStoreOptions(values: Values, env: Env, defaultRedirectPort: number): StoreOptions {
   const redirectPort = last(values, 'redirect-port', decimal(65_535), rangeHint(65_535, 'a port'));
   const account = last(

@@ -15,11 +15,11 @@ export interface InitializeResultOptions {
   readonly fallbackName: string;
   /** The version of the bridge, for the fallback serverInfo. */
   readonly bridgeVersion: string;
-  /** True for an HTTP upstream: icons keep only `data:` URIs (§3.7). */
+  /** True for an HTTP upstream: icons keep only `data:` URIs (docs/results.md#results-icons). */
   readonly remote: boolean;
 }
 
-/** The name of the product, the last fallback of a server name (§2.6). */
+/** The name of the product, the last fallback of a server name (docs/lifecycle.md#lifecycle-initialize-result). */
 export const PROFILE_NAME = 'mcp-bridge-vscode';
 
 const STRING_MEMBERS = ['title', 'description', 'websiteUrl'] as const;

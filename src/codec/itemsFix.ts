@@ -8,7 +8,7 @@ import { isObject } from '../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { copy, setMember } from './objects.js';
 
-/** Nodes deeper than this many levels below the root are left as they are (§3.8). */
+/** Nodes deeper than this many levels below the root are left as they are (docs/results.md#results-items-fix). */
 export const ITEMS_FIX_MAX_DEPTH = 64;
 
 /** Keywords with one subschema. */

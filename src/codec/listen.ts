@@ -31,7 +31,7 @@ const flag = (capabilities: JsonObject, name: string, member: string): boolean =
   return isObject(capability) && capability[member] === true;
 };
 
-/** Reads the flags from the capabilities of the `initialize` result we sent (§5.1). */
+/** Reads the flags from the capabilities of the `initialize` result we sent (docs/notifications.md#notifications-listener). */
 export function declaredLists(legacyServerCapabilities: JsonObject): DeclaredLists {
   return {
     tools: flag(legacyServerCapabilities, 'tools', 'listChanged'),

@@ -37,9 +37,9 @@ export function classifyResult(method: string, result: unknown): Classified {
 
 /** Settings of shapeResult. */
 export interface ShapeOptions {
-  /** True for an HTTP upstream: only `data:` icons pass (§3.7). */
+  /** True for an HTTP upstream: only `data:` icons pass (docs/results.md#results-icons). */
   readonly remote: boolean;
-  /** Called once per items fix, for the info log line of §3.8. */
+  /** Called once per items fix, for the info log line of docs/results.md#results-items-fix. */
   readonly onItemsFixed?: (tool: string, pointer: string) => void;
   /** The client's quirks (docs/architecture.md#architecture-profile); default: both on, the VS Code profile. */
   readonly quirks?: ToolQuirks;

@@ -37,9 +37,9 @@ const EOF_REASON = 'the client closed the connection';
 
 export interface ModernPathConfig {
   readonly factory: McpServerFactory;
-  /** Requests of the client the server may hold at once; above it: -32603 at once (§7). */
+  /** Requests of the client the server may hold at once; above it: -32603 at once (docs/embedded.md#embedded-limits). */
   readonly maxInFlight: number;
-  /** After the end of the input, how long requests in flight may go on, in ms (§7: 2 s). */
+  /** After the end of the input, how long requests in flight may go on, in ms (docs/embedded.md#embedded-limits: 2 s). */
   readonly shutdownGraceMs: number;
   readonly logger: Logger;
   readonly scheduler?: SchedulerLike | undefined;

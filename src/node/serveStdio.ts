@@ -45,7 +45,7 @@ export interface ServeStdioOptions {
   readonly maxLineBytes?: number;
   /** Largest HTTP response body, in bytes. Default 64 MiB. */
   readonly maxResponseBytes?: number;
-  /** After the end of stdin, how long the bridge may take to stop, in ms. Default 8000 (§2.13). */
+  /** After the end of stdin, how long the bridge may take to stop, in ms. Default 8000 (docs/lifecycle.md#lifecycle-end-of-input). */
   readonly watchdogMs?: number;
   /**
    * Wraps the bridge in operators of the product's own (an allow-list, a tracing tap): gets the

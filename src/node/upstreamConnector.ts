@@ -58,7 +58,7 @@ export interface ConnectorSettings {
 export interface UpstreamConnector {
   /** Connects the upstream; the bridge calls it on each `initialize`. */
   readonly connect: () => Observable<UpstreamConnection>;
-  /** The watchdog (§2.13): kills the process groups of the child and of a prestarted one. */
+  /** The watchdog (docs/lifecycle.md#lifecycle-end-of-input): kills the process groups of the child and of a prestarted one. */
   readonly kill: () => void;
   /** A signal to the bridge: SIGTERM to the process groups of the child and of a prestarted one. */
   readonly terminate: () => void;

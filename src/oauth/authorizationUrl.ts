@@ -11,11 +11,11 @@
 
 export type UrlCheck = { ok: true } | { ok: false; log: string };
 
-/** §6.5: 8 KiB. */
+/** docs/sign-in.md#sign-in-authorization-url: 8 KiB. */
 const MAX_LENGTH = 8 * 1024;
 /** Visible ASCII, 0x21–0x7E: no space, no control character, nothing a terminal could render otherwise. */
 const VISIBLE_ASCII = /^[\x21-\x7e]*$/;
-/** §6.5: `"<>\^`{|}`: characters a URL must escape; `|` and backtick are also shell syntax. */
+/** docs/sign-in.md#sign-in-authorization-url: `"<>\^`{|}`: characters a URL must escape; `|` and backtick are also shell syntax. */
 const UNSAFE = /["<>\\^`{|}]/;
 /** A `%` not followed by two hexadecimal digits. */
 const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;

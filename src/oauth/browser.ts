@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../ports/logger.js';
 
-/** Removed from the opener's environment besides the caller's `secretVariables` (§6.7). */
+/** Removed from the opener's environment besides the caller's `secretVariables` (docs/sign-in.md#sign-in-browser). */
 const ALWAYS_SECRET = ['MCP_BRIDGE_TOKEN_KEY', 'MCP_BRIDGE_CLIENT_SECRET'];
-/** §6.7: the bridge waits up to 3 s for the opener to exit. */
+/** docs/sign-in.md#sign-in-browser: the bridge waits up to 3 s for the opener to exit. */
 export const OPENER_WAIT_MS = 3_000;
 /**
  * What the opener may get: an http(s) URL of visible ASCII. A URL that starts with `-` would be an

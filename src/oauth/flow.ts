@@ -65,7 +65,7 @@ export function formBasic(secret: string | undefined): client.ClientAuth {
   };
 }
 
-/** The client authentication of the token endpoint, as the client was registered (§6.9). */
+/** The client authentication of the token endpoint, as the client was registered (docs/sign-in.md#sign-in-registration). */
 function clientAuth(registration: ClientRegistration, secret: string | undefined): client.ClientAuth {
   switch (registration.authMethod) {
     case 'client_secret_basic':

@@ -40,7 +40,7 @@ export type {
 } from './interactiveSettings.js';
 export { refuseEarly, viaBrowser } from './signInPath.js';
 
-/** Logs the §6.10 line of a failed redirect or exchange. */
+/** Logs the docs/errors.md#errors-sign-in line of a failed redirect or exchange. */
 function logFailure(logger: Logger, error: BridgeError, redirect: RedirectResult): void {
   if (error.code === 'sign_in_denied')
     logger.log(SCOPE, 'warn', 'The authorization server refused the access.');

@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 /** A source of random bytes; tests inject one that fails. */
 export type RandomSource = (size: number) => Buffer;
 
-/** 32 bytes = 256 bits, as base64url without padding: 43 characters (§6.6). */
+/** 32 bytes = 256 bits, as base64url without padding: 43 characters (docs/sign-in.md#sign-in-start-url). */
 const TOKEN_BYTES = 32;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -15,7 +15,7 @@ import type { Observable } from 'rxjs';
 export interface UpstreamAuth {
   /** The Authorization header value for the next request, or undefined before any sign-in. */
   header(): string | undefined;
-  /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a §6.10 cause. */
+  /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a docs/errors.md#errors-sign-in cause. */
   challenge(input: {
     status: 401 | 403;
     wwwAuthenticate: string | undefined;

@@ -37,7 +37,7 @@ export interface ErrorObject {
 /** A JSON-RPC response with a result. */
 export interface ResultFrame {
   readonly jsonrpc: '2.0';
-  /** null only on an answer that no request can match (dropped by the receiver, §2.8). */
+  /** null only on an answer that no request can match (dropped by the receiver, docs/lines.md#lines-client-responses). */
   readonly id: RequestId | null;
   readonly result: JsonObject;
 }

@@ -95,7 +95,7 @@ export interface OpenedRound extends Transition {
 
 const toClient = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
 
-/** Upstream progress passes only while its value increases, across all rounds (§2.10). */
+/** Upstream progress passes only while its value increases, across all rounds (docs/requests.md#requests-progress). */
 export function forwardProgress(state: RoundsState, frame: NotificationFrame): Transition {
   const value = frame.method === 'notifications/progress' ? frame.params?.['progress'] : undefined;
   if (typeof value !== 'number' || !(value > state.lastProgress)) return { state, outputs: [], logs: [] };

@@ -30,7 +30,7 @@ type Phase = 'waiting' | 'received' | 'stopped';
 export interface Wait {
   readonly state: string;
   readonly authorizationUrl: string;
-  /** The start token, when the bridge opens a browser (§6.6: not with `--no-browser`). */
+  /** The start token, when the bridge opens a browser (docs/sign-in.md#sign-in-receiver: not with `--no-browser`). */
   readonly token: string | undefined;
   phase: Phase;
   startServed: boolean;
@@ -91,7 +91,7 @@ export function watchStart(wait: Wait, watchMs: number, logger: Logger): Promise
   });
 }
 
-/** GET /start/<token> (§6.6). */
+/** GET /start/<token> (docs/sign-in.md#sign-in-receiver). */
 export function onStart(
   wait: Wait | undefined,
   token: string,
@@ -139,7 +139,7 @@ export function onStart(
   stopWait(wait, new BridgeError('sign_in_start_reused'));
 }
 
-/** GET /callback?… (§6.6): only a matching `state` with a `code` or an `error` ends the wait. */
+/** GET /callback?… (docs/sign-in.md#sign-in-receiver): only a matching `state` with a `code` or an `error` ends the wait. */
 export function onCallback(
   wait: Wait | undefined,
   url: URL,

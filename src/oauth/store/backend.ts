@@ -4,7 +4,7 @@
  */
 export interface RecordBackend {
   readonly kind: 'keychain' | 'file';
-  /** The start line of §6.11 that names the store. */
+  /** The start line of docs/sign-in.md#sign-in-stores that names the store. */
   readonly description: string;
   /**
    * The stored value of `name`, or undefined when there is none, or when it is refused (a

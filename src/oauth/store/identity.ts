@@ -13,7 +13,7 @@ export interface IdentityInput {
   readonly redirectUri: string;
   /** `--client-id` when given. */
   readonly clientId?: string;
-  /** An explicit `--client-metadata-url`; the default document keeps the base identity (§6.11). */
+  /** An explicit `--client-metadata-url`; the default document keeps the base identity (docs/sign-in.md#sign-in-stores). */
   readonly metadataUrl?: string;
 }
 
@@ -48,5 +48,5 @@ export function checkAccountLabel(label: string): LabelCheck {
     : { ok: false, hint: 'an account label has 1 to 64 characters of A-Z a-z 0-9 . _ @ + -' };
 }
 
-/** The redirect URI of the loopback receiver on `port` (§6.6). */
+/** The redirect URI of the loopback receiver on `port` (docs/sign-in.md#sign-in-receiver). */
 export const loopbackRedirectUri = (port: number): string => `http://127.0.0.1:${port}/callback`;

@@ -29,7 +29,7 @@ export interface ManagedStore extends TokenStore {
 export interface IndexedStoreOptions {
   /** Serialises index updates across processes (default: within this process only). */
   readonly lock?: SignInLock;
-  /** Default 256 (§6.11); tests lower it. */
+  /** Default 256 (docs/sign-in.md#sign-in-stores); tests lower it. */
   readonly maxEntries?: number;
 }
 

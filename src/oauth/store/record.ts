@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../ports/logger.js';
 import type { RecordKey, TokenRecord } from './types.js';
 
-/** The key of the index of stored sign-ins (§6.11: a record under `urn:<project>:index`). */
+/** The key of the index of stored sign-ins (docs/sign-in.md#sign-in-stores: a record under `urn:<project>:index`). */
 export const INDEX_KEY: RecordKey = { url: 'urn:mcp-bridge-sdk:index', identity: 'index' };
 
 /**

@@ -3,11 +3,11 @@
  * docs/sign-in.md#sign-in-refresh–8.10). Stores hold secrets: nothing here is ever logged.
  */
 
-/** Where one record lives: the MCP server URL and the storage identity of §6.11. */
+/** Where one record lives: the MCP server URL and the storage identity of docs/sign-in.md#sign-in-stores. */
 export interface RecordKey {
   /** The MCP endpoint URL as given on the command line. */
   readonly url: string;
-  /** `<bridge name>|<account>|<redirect URI>[|client=<id>|cimd=<url>]` (§6.11). */
+  /** `<bridge name>|<account>|<redirect URI>[|client=<id>|cimd=<url>]` (docs/sign-in.md#sign-in-stores). */
   readonly identity: string;
 }
 
@@ -49,7 +49,7 @@ export interface TokenRecord extends RecordKey {
 
 export interface TokenStore {
   readonly kind: 'keychain' | 'file' | 'memory';
-  /** The start line that names the store (§6.11), e.g. `the tokens stay in memory (--token-store memory)`. */
+  /** The start line that names the store (docs/sign-in.md#sign-in-stores), e.g. `the tokens stay in memory (--token-store memory)`. */
   readonly description: string;
   read(key: RecordKey): Promise<TokenRecord | undefined>;
   /**
@@ -59,7 +59,7 @@ export interface TokenStore {
   write(record: TokenRecord): Promise<TokenRecord>;
   /** True when a record was deleted. */
   delete(key: RecordKey): Promise<boolean>;
-  /** The keys of the stored sign-ins (the index of §6.11, at most 256). */
+  /** The keys of the stored sign-ins (the index of docs/sign-in.md#sign-in-stores, at most 256). */
   list(): Promise<readonly RecordKey[]>;
 }
 
