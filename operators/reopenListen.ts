@@ -1,11 +1,11 @@
-import { EMPTY, asyncScheduler, catchError, defer, repeat, takeWhile, tap, throwError } from 'rxjs';
+import { asyncScheduler, defer } from 'rxjs';
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
 import { LISTEN_ACKNOWLEDGED } from '../src/codec/listen.js';
 import { checkBackoff, decideListenEnd } from '../src/codec/listenEnd.js';
 import type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
 import type { ExchangeEvent } from '../src/ports/upstream.js';
-import { listenBackoff } from './internal/listenBackoff.js';
 import type { ListenBackoffSettings } from './internal/listenBackoff.js';
+import { reopenedStreams } from './internal/listenStreams.js';
 
 export type { ListenEnd, ListenNext } from '../src/codec/listenEnd.js';
 
@@ -57,9 +57,6 @@ export const DEFAULT_REOPEN_LISTEN_CONFIG = Object.freeze({
 
 const isListenAcknowledgment = (event: ExchangeEvent): boolean =>
   event.type === 'notification' && event.frame.method === LISTEN_ACKNOWLEDGED;
-
-const isUpstreamCancel = (event: ExchangeEvent): boolean =>
-  event.type === 'notification' && event.frame.method === 'notifications/cancelled';
 
 /**
  * Keeps a `subscriptions/listen` stream open: re-subscribes to the source (one subscription is
@@ -123,38 +120,6 @@ export function reopenListen(
     log: config.log ?? (() => undefined),
     scheduler: config.scheduler ?? asyncScheduler,
   };
-  return (source) =>
-    defer(() => {
-      // Per subscription, never shared: the backoff (internal/listenBackoff.ts) and how the streams went.
-      const backoff = listenBackoff(backoffSettings);
-      let acked = false;
-      let end: ListenEnd = {};
-
-      const stream$ = defer(() => {
-        backoff.opened();
-        end = {};
-        return source;
-      }).pipe(
-        takeWhile((event) => !isUpstreamCancel(event)),
-        catchError((error: unknown) => {
-          if (failBeforeFirstAck && !acked) return throwError(() => error);
-          end = { failed: error };
-          return EMPTY;
-        }),
-        // After catchError, which sees only what the source did: a throw of isAcknowledgment is
-        // an error of the output (rule 14), not a lost stream to classify and reopen.
-        tap((event) => {
-          if (event.type === 'response') {
-            end = 'error' in event.frame ? { refused: event.frame.error } : {};
-          } else if (isAck(event)) {
-            acked = true;
-            backoff.acknowledged();
-          }
-        }),
-      );
-      // With failBeforeFirstAck, an end before the first acknowledgment is not reopened, nor logged.
-      return stream$.pipe(
-        repeat({ delay: () => (failBeforeFirstAck && !acked ? EMPTY : backoff.after(end)) }),
-      );
-    });
+  // Per subscription, never shared: the backoff and how the streams went (internal/listenStreams.ts).
+  return (source) => defer(() => reopenedStreams(source, backoffSettings, isAck, failBeforeFirstAck));
 }

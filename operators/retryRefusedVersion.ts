@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import type { MonoTypeOperatorFunction, Subscriber, Subscription } from 'rxjs';
-import { refusedButSupported } from '../src/codec/versionRefusal.js';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { ErrorFrame } from '../src/protocol/jsonrpc.js';
+import { newAttempt, subscribeAttempt } from './internal/retryAttempt.js';
 
 /** Settings of retryRefusedVersion. */
 export interface RetryRefusedVersionConfig {
@@ -12,98 +12,6 @@ export interface RetryRefusedVersionConfig {
    * subscribed again (rule 7). Default: nothing.
    */
   readonly onRetry?: ((refusal: ErrorFrame) => void) | undefined;
-}
-
-/**
- * One subscription of the source, as the observer of it; its functions are shared by all
- * subscriptions and read it from `this` (RxJS calls an observer's functions as its methods):
- * the steady path makes no closures per request. The first one also holds the state of the
- * output subscription (`retried`, `current`) and is its teardown.
- */
-interface Attempt<T extends ExchangeEvent> {
-  readonly subscriber: Subscriber<T>;
-  readonly source: Observable<T>;
-  readonly onRetry: RetryRefusedVersionConfig['onRetry'];
-  /** The state of the whole output subscription, shared by its attempts (the first attempt). */
-  readonly first: Attempt<T> | undefined;
-  retried: boolean;
-  /** This subscription of the source ended with a refusal: what it emits after it is dropped. */
-  refused: boolean;
-  subscription: Subscription | undefined;
-  /** The subscription of the source now (on the first attempt). */
-  current: Subscription | undefined;
-  next(this: Attempt<T>, event: T): void;
-  error(this: Attempt<T>, error: unknown): void;
-  complete(this: Attempt<T>): void;
-  unsubscribe(this: Attempt<T>): void;
-}
-
-function attemptNext<T extends ExchangeEvent>(this: Attempt<T>, event: T): void {
-  if (this.refused) return;
-  const state = this.first ?? this;
-  if (state.retried || event.type !== 'response' || !refusedButSupported(event.frame)) {
-    this.subscriber.next(event);
-    return;
-  }
-  this.refused = true;
-  state.retried = true;
-  try {
-    this.onRetry?.(event.frame);
-  } catch (error: unknown) {
-    this.subscriber.error(error);
-    return;
-  }
-  // A refusal during subscribe() is retried once subscribe() has returned (rule 5).
-  if (this.subscription !== undefined) again(this);
-}
-function attemptError<T extends ExchangeEvent>(this: Attempt<T>, error: unknown): void {
-  if (!this.refused) this.subscriber.error(error);
-}
-function attemptComplete<T extends ExchangeEvent>(this: Attempt<T>): void {
-  if (!this.refused) this.subscriber.complete();
-}
-/** The teardown of the output: the subscription of the source now. */
-function attemptUnsubscribe<T extends ExchangeEvent>(this: Attempt<T>): void {
-  this.current?.unsubscribe();
-}
-
-/** Subscribes the source for `attempt`; the first attempt is also the output's state. */
-function subscribeAttempt<T extends ExchangeEvent>(attempt: Attempt<T>): void {
-  const subscription = attempt.source.subscribe(attempt);
-  attempt.subscription = subscription;
-  if (attempt.refused) again(attempt);
-  else (attempt.first ?? attempt).current = subscription;
-  // The output may have ended during subscribe(), before its teardown knew this subscription.
-  if (attempt.subscriber.closed) subscription.unsubscribe();
-}
-
-/** Ends the subscription of `attempt`, which was refused, and subscribes the source once more. */
-function again<T extends ExchangeEvent>(attempt: Attempt<T>): void {
-  attempt.subscription?.unsubscribe();
-  if (attempt.subscriber.closed) return;
-  subscribeAttempt(newAttempt(attempt.subscriber, attempt.source, attempt.onRetry, attempt.first ?? attempt));
-}
-
-function newAttempt<T extends ExchangeEvent>(
-  subscriber: Subscriber<T>,
-  source: Observable<T>,
-  onRetry: RetryRefusedVersionConfig['onRetry'],
-  first: Attempt<T> | undefined,
-): Attempt<T> {
-  return {
-    subscriber,
-    source,
-    onRetry,
-    first,
-    retried: false,
-    refused: false,
-    subscription: undefined,
-    current: undefined,
-    next: attemptNext,
-    error: attemptError,
-    complete: attemptComplete,
-    unsubscribe: attemptUnsubscribe,
-  };
 }
 
 /**
