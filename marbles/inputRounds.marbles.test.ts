@@ -323,7 +323,7 @@ describe('driveInputRounds', () => {
     ]);
   });
 
-  it('progress is forwarded only while it increases across rounds', () => {
+  it('progress of every round passes as it comes', () => {
     scheduler().run((helpers) => {
       const { cold, hot, expectObservable } = helpers;
       const p = (value: number) => upNote(progress(7, value));
@@ -335,15 +335,16 @@ describe('driveInputRounds', () => {
         i: up(inputRequired({ name: FORM })),
       });
       const answers = hot('  -------n', { n: answer('b-1', NAME) });
-      const round2 = cold('          -c-d-(R|)', { c: p(2), d: p(3), R: up(FINAL, 2) });
-      const expected = '     -A-B--Q---D-(R|)';
+      const round2 = cold('          -c-d-(R|)', { c: p(2), d: p(1), R: up(FINAL, 2) });
+      const expected = '     -A-B--Q-C-D-(R|)';
       // #endregion progress
       const { output$ } = drive(helpers, { rounds: [round1, round2], answers });
       expectObservable(output$).toBe(expected, {
         A: { type: 'progress', frame: progress(7, 1) },
         B: { type: 'progress', frame: progress(7, 2) },
         Q: out(ASK_FORM('b-1')),
-        D: { type: 'progress', frame: progress(7, 3) },
+        C: { type: 'progress', frame: progress(7, 2) },
+        D: { type: 'progress', frame: progress(7, 1) },
         R: done(),
       });
     });

@@ -67,6 +67,9 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * output:            -Q-----R|       Q = elicitation/create b-1, R = result
  * ```
  *
+ * Progress notifications pass as `progress` outputs as they come: which of them reach the client,
+ * with which token, is forwardRequest's rule 2, which drives these rounds in the product.
+ *
  * A dependency that throws (`exchange`, `nextBridgeId`, `nextElicitationId`, `checks`, `log`)
  * fails the request as a failed exchange does (rule 18): the completions of the accepted URLs,
  * then an `error` output (a BridgeError keeps its code, any other throw is `internal`), then the
@@ -81,7 +84,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 6. the round cap gives too_many_rounds
  * 7. the per-round cap sends nothing
  * 8. elicitation/complete precedes the response
- * 9. progress is forwarded only while it increases across rounds
+ * 9. progress of every round passes as it comes
  * 10. late and duplicate answers are dropped
  * 11. requestState is echoed only when the last result had one
  * 12. elicitation/complete precedes the bridge requests of a later round

@@ -24,11 +24,13 @@ export type {
 } from './driveInputRounds.js';
 export { encodeFrames } from './encodeFrames.js';
 export type { EncodeFramesConfig } from './encodeFrames.js';
+export { DEFAULT_FORWARD_REQUEST_CONFIG, forwardRequest } from './forwardRequest.js';
+export type { ForwardAbort, ForwardRequestConfig, ForwardRequestDeps } from './forwardRequest.js';
 export { DEFAULT_LIMIT_IN_FLIGHT_CONFIG, limitInFlight } from './limitInFlight.js';
 export type { LimitInFlightConfig } from './limitInFlight.js';
 export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
 export type { ListenEnd, ListenNext, ReopenListenConfig } from './reopenListen.js';
-// The events of an upstream exchange, which driveInputRounds, reopenListen and retryRefusedVersion read.
+// The events of an upstream exchange, which driveInputRounds, forwardRequest, reopenListen and retryRefusedVersion read.
 export type { ExchangeEvent } from '../src/ports/upstream.js';
 export { retryRefusedVersion } from './retryRefusedVersion.js';
 export type { RetryRefusedVersionConfig } from './retryRefusedVersion.js';

@@ -1,5 +1,7 @@
 import { Observable, asyncScheduler } from 'rxjs';
-import type { MonoTypeOperatorFunction, SchedulerAction, SchedulerLike, Subscriber } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike, Subscriber } from 'rxjs';
+import { armLimit } from './internal/timeLimit.js';
+import type { LimitedWork } from './internal/timeLimit.js';
 
 /** Settings of withDeadline. */
 export interface WithDeadlineConfig {
@@ -13,9 +15,6 @@ export interface WithDeadlineConfig {
   /** Virtual time in tests. Default asyncScheduler. */
   readonly scheduler?: SchedulerLike | undefined;
 }
-
-/** Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice. */
-const MAX_LIMIT_MS = 2_147_483_647;
 
 /**
  * Fails a source that has not completed within a time limit, and unsubscribes it, which
@@ -52,7 +51,7 @@ const MAX_LIMIT_MS = 2_147_483_647;
  * // failure, after 100 ms: 'no answer in 100 ms'
  */
 export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFunction<T> {
-  const limitMs = Math.min(config.limitMs, MAX_LIMIT_MS);
+  const limitMs = config.limitMs;
   const scheduler = config.scheduler ?? asyncScheduler;
   if (!(limitMs >= 0)) throw new RangeError('limitMs must be ≥ 0');
   return (source) =>
@@ -62,28 +61,31 @@ export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFun
       // subscription starts no clock (rule 3).
       source.subscribe(subscriber);
       if (subscriber.closed) return;
-      const run: DeadlineRun<T> = { subscriber, error: config.error };
-      subscriber.add(scheduler.schedule(atLimit<T>, limitMs, run));
+      const work: DeadlineWork<T> = {
+        subscriber,
+        error: config.error,
+        ended: deadlineEnded,
+        limitFailure: deadlineFailure,
+        failAtLimit: deadlineFail,
+      };
+      subscriber.add(armLimit(scheduler, limitMs, work));
     });
 }
 
-/** What the action of one subscription needs at the limit. */
-interface DeadlineRun<T> {
+/** One subscription's work for the limit (internal/timeLimit.ts), its functions shared. */
+interface DeadlineWork<T> extends LimitedWork {
   readonly subscriber: Subscriber<T>;
   readonly error: () => Error;
 }
 
-/**
- * The limit passed: the error first (rule 6), then the output fails, whose teardown unsubscribes
- * the source in the same frame.
- */
-function atLimit<T>(this: SchedulerAction<DeadlineRun<T>>, run?: DeadlineRun<T>): void {
-  if (run === undefined || run.subscriber.closed) return;
-  let failure: unknown;
-  try {
-    failure = run.error();
-  } catch (thrown: unknown) {
-    failure = thrown;
-  }
-  run.subscriber.error(failure);
+function deadlineEnded(this: DeadlineWork<unknown>): boolean {
+  return this.subscriber.closed;
+}
+/** Rule 6: the error first; a throw is the failure (rule 5). */
+function deadlineFailure(this: DeadlineWork<unknown>): unknown {
+  return this.error();
+}
+/** The output fails, whose teardown unsubscribes the source in the same frame. */
+function deadlineFail(this: DeadlineWork<unknown>, failure: unknown): void {
+  this.subscriber.error(failure);
 }

@@ -196,7 +196,7 @@ export function createBridge(
       ).pipe(
         finalize(() => {
           unbind?.();
-          session.deadlines.dispose();
+          session.lanes.dispose();
           session.upstream?.close();
         }),
       );

@@ -11,7 +11,7 @@ import type { Frame, NotificationFrame, RequestFrame, ResponseFrame } from '../p
 import { isErrorResponse, isRequest, isResponse, result } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
-import { FORWARDED_METHODS, forwardRequest, shapeOptions } from './forward.js';
+import { FORWARDED_METHODS, createForward, shapeOptions } from './forward.js';
 import type { ForwardContext } from './forward.js';
 import { handleInitialize } from './initialize.js';
 import { handleSubscription } from './listener.js';
@@ -61,17 +61,25 @@ function setLevel(session: Session, request: RequestFrame): Frame {
 /** The last forward context of a connection: one object for all its forwarded requests. */
 interface ForwardCache {
   last: ForwardContext | undefined;
+  /** The forwarding of `last`'s requests (createForward), made with it. */
+  forward: ((request: RequestFrame) => Observable<Frame>) | undefined;
 }
 
-/** The context of the forwarded requests of a session, made again only when its client or upstream changed. */
-function forwardContext(
+/** The forwarding of a session's requests, made again only when its client or upstream changed. */
+function forwardOf(
   ctx: DispatchContext,
   cache: ForwardCache,
   client: ClientContext,
   upstream: UpstreamConnection,
-): ForwardContext {
+): (request: RequestFrame) => Observable<Frame> {
   const last = cache.last;
-  if (last !== undefined && last.client === client && last.upstream === upstream) return last;
+  if (
+    last !== undefined &&
+    last.client === client &&
+    last.upstream === upstream &&
+    cache.forward !== undefined
+  )
+    return cache.forward;
   const logger = ctx.deps.logger;
   const made: ForwardContext = {
     session: ctx.session,
@@ -85,7 +93,8 @@ function forwardContext(
     ...(ctx.deps.checks === undefined ? {} : { checks: ctx.deps.checks }),
   };
   cache.last = made;
-  return made;
+  cache.forward = createForward(made);
+  return cache.forward;
 }
 
 function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: RequestFrame): Observable<Frame> {
@@ -116,7 +125,7 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
         // For the catch-up of the first listen acknowledgment (README.md "List changes and
         // subscriptions").
         session.listsFetched |= listOfRequest(method);
-        return forwardRequest(forwardContext(ctx, cache, client, upstream), request);
+        return forwardOf(ctx, cache, client, upstream)(request);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
         return handleSubscription(session, request);
@@ -128,7 +137,7 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
 
 export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Observable<Frame> {
   const { session } = ctx;
-  const cache: ForwardCache = { last: undefined };
+  const cache: ForwardCache = { last: undefined, forward: undefined };
   return (inbound) => {
     if (inbound.kind === 'blank') return EMPTY;
     if (inbound.kind === 'bad') {

@@ -1,22 +1,19 @@
 /**
- * One forwarded client request (docs/lifecycle.md#lifecycle-ready, docs/requests.md#requests-meta, docs/requests.md#requests-deadlines, docs/results.md#results-shape, docs/input-rounds.md#input-rounds): its start,
- * its stop (a client cancel, the end of input, the loss of the upstream) and its teardown. Its
- * state and frames are forwardRun.ts; round 1 forwardFirstRound.ts; the slow-request lines
- * forwardSlow.ts; the round driver forwardRounds.ts; the frames for the client forwardShape.ts.
+ * The forwarded client requests of one connection (docs/lifecycle.md#lifecycle-ready,
+ * docs/requests.md#requests-meta, docs/requests.md#requests-deadlines,
+ * docs/results.md#results-shape, docs/input-rounds.md#input-rounds): the public operator
+ * `forwardRequest` with the session's side of it, made once per forward context. The frames for
+ * the client are forwardShape.ts.
  */
-import { Observable } from 'rxjs';
-import type { Subscriber } from 'rxjs';
-import type { Frame, RequestFrame } from '../protocol/jsonrpc.js';
-import { failFirstRound, startFirstRound } from './forwardFirstRound.js';
-import { createRun, emit, finish } from './forwardRun.js';
-import type { Run } from './forwardRun.js';
+import type { Observable } from 'rxjs';
+import { forwardRequest } from '../../operators/forwardRequest.js';
+import { buildUpstreamMeta } from '../codec/meta.js';
+import type { Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
+import { outputFrame } from './forwardShape.js';
 import type { ForwardContext } from './forwardShape.js';
-import { armSlowLines } from './forwardSlow.js';
-import type { Abort, Stop } from './session.js';
 
 export type { ForwardContext } from './forwardShape.js';
 export { shapeOptions } from './forwardShape.js';
-export { roundLimitMs } from './forwardRounds.js';
 
 export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
   'tools/list',
@@ -29,60 +26,53 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
   'completion/complete',
 ]);
 
+/** The `_meta` of an upstream round, with the log level current at its start (docs/notifications.md#notifications-log-levels). */
+function roundMeta(ctx: ForwardContext, request: RequestFrame): JsonObject {
+  const { client, session } = ctx;
+  const level = session.logLevel;
+  return buildUpstreamMeta(
+    level === undefined
+      ? { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities }
+      : { clientInfo: client.info, clientCapabilities: client.upstreamCapabilities, logLevel: level },
+    request.params?.['_meta'],
+    client.passesMeta,
+  );
+}
+
 /**
- * Forwards one client request; its state (cancel reason, progress) lives per subscription.
- *
- * The steady-state path is written by hand: one upstream exchange
- * subscribed directly, its deadline and slow-request line in the deadline queue of the session,
- * the stop registered by id in the session (no subscription to a session-wide subject), the
- * state of the request in one object. The round driver is entered only when a result of
- * `tools/call`, `prompts/get` or `resources/read` says `input_required`; it then gets that first
- * response as its round 1. The frames are those of the driver for every method
- * (docs/requests.md#requests-progress–docs/requests.md#requests-slow-lines, docs/requests.md#requests-deadlines, docs/input-rounds.md#input-rounds).
+ * The forwarding of one context's requests: the time limits and the input rounds on the
+ * session's lane scheduler, the stops through the session's list of running requests (no
+ * subscription per request), the frames shaped for the client's revision.
  */
-export function forwardRequest(ctx: ForwardContext, request: RequestFrame): Observable<Frame> {
-  return new Observable<Frame>((subscriber) => runRequest(ctx, request, subscriber));
-}
-
-function runRequest(ctx: ForwardContext, request: RequestFrame, subscriber: Subscriber<Frame>): () => void {
-  const session = ctx.session;
-  const run = createRun(ctx, request, subscriber);
-  const stop: Stop = (abort) => stopRun(run, abort);
-
-  session.tasks += 1;
-  armSlowLines(run);
-  session.track(request.id, stop);
-  if (!run.ended) {
-    try {
-      startFirstRound(run);
-    } catch (error: unknown) {
-      // As a failure of the exchange: this request's error frame (docs/results.md#results-shape).
-      failFirstRound(run, error);
-    }
-  }
-  return () => {
-    run.ended = true;
-    run.slow?.cancel();
-    run.deadline?.cancel();
-    session.untrack(request.id, stop);
-    run.current?.unsubscribe();
-    session.tasks -= 1;
-    // A Subject's next costs even without observers; only the stop after an upstream loss listens.
-    if (session.taskEnded$.observed) session.taskEnded$.next();
-  };
-}
-
-/** A client cancel, the end of input or the loss of the upstream (session.track). */
-function stopRun(run: Run, abort: Abort): void {
-  if (run.ended) return;
-  // Remembered before anything unsubscribes the upstream exchange: the reason goes upstream.
-  run.cancelReason = abort.reason;
-  if (run.driverStop$ !== undefined) {
-    run.driverStop$.next(abort);
-    return;
-  }
-  run.deadline?.cancel();
-  run.current?.unsubscribe();
-  if (abort.error !== undefined) emit(run, { type: 'error', error: abort.error });
-  finish(run);
+export function createForward(ctx: ForwardContext): (request: RequestFrame) => Observable<Frame> {
+  const { session, client, upstream, limits, logger, checks } = ctx;
+  return forwardRequest<Frame>(
+    { ...limits, scheduler: session.lanes },
+    {
+      upstream,
+      meta: (request) => roundMeta(ctx, request),
+      toClient: (request, output) => outputFrame(ctx, request, output),
+      track: (id, stop) => {
+        session.tasks += 1;
+        session.track(id, stop);
+      },
+      untrack: (id, stop) => {
+        session.untrack(id, stop);
+        session.tasks -= 1;
+        // A Subject's next costs even without observers; only the stop after an upstream loss listens.
+        if (session.taskEnded$.observed) session.taskEnded$.next();
+      },
+      rounds: {
+        answers$: session.answers$,
+        clientCapabilities: client.capabilities,
+        get clientRevision() {
+          return session.revision;
+        },
+        nextBridgeId: session.nextBridgeId,
+        nextElicitationId: session.nextElicitationId,
+        ...(checks === undefined ? {} : { checks }),
+      },
+      log: (level, text) => logger.log('bridge', level, text),
+    },
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * The frames of one forwarded request for the client: progress with the client's token
- * (docs/requests.md#requests-progress), the error of a failed round, the shaped result (docs/results.md#results-shape–docs/results.md#results-output-schema).
+ * (docs/requests.md#requests-progress, kept by forwardRequest), the error of a failed round, the shaped result (docs/results.md#results-shape–docs/results.md#results-output-schema).
  */
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { RoundOutput } from '../../operators/driveInputRounds.js';
@@ -9,8 +9,8 @@ import { classifyResult, shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { bridgeErrorFrame } from '../protocol/errors.js';
-import type { Frame, JsonObject, JsonValue, RequestFrame } from '../protocol/jsonrpc.js';
-import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
+import type { Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
+import { errorResponse, result } from '../protocol/jsonrpc.js';
 import { carryRawResult } from '../protocol/rawResult.js';
 import type { BridgeLimits } from './config.js';
 import type { Logger } from '../ports/logger.js';
@@ -49,38 +49,18 @@ export function shapeOptions(upstream: UpstreamConnection, logger: Logger): Shap
   };
 }
 
-/** What a request remembers of the progress it forwarded (docs/requests.md#requests-progress). */
-export interface ProgressState {
-  /** The client's progress token, if it sent one. */
-  readonly progressToken: JsonValue | undefined;
-  /** The last progress value forwarded (across rounds); -Infinity before the first. */
-  lastProgress: number;
-}
-
-/** The frame of one output of the rounds for the client, if any (docs/requests.md#requests-progress: progress with its token only). */
+/** The frame of one output of a forwarded request for the client, if any. */
 export function outputFrame(
   ctx: ForwardContext,
   request: RequestFrame,
-  progress: ProgressState,
   output: RoundOutput,
 ): Frame | undefined {
   switch (output.type) {
     case 'toClient':
-      // The bridge's requests and notifications of the rounds, for the client's revision.
+    case 'progress':
+      // The bridge's requests and notifications of the rounds, and progress with the client's
+      // token (forwardRequest rule 2), for the client's revision.
       return downgradeFrame(output.frame, ctx.session.revision);
-    case 'progress': {
-      const params = output.frame.params ?? {};
-      const value = params['progress'];
-      const token = progress.progressToken;
-      const hasToken = typeof token === 'string' || typeof token === 'number';
-      // Only with the client's token (0 included), only while increasing across rounds (docs/requests.md#requests-progress).
-      if (!hasToken || typeof value !== 'number' || value <= progress.lastProgress) return undefined;
-      progress.lastProgress = value;
-      const forwarded: JsonObject = { progressToken: token, progress: value };
-      if (params['total'] !== undefined) forwarded['total'] = params['total'];
-      if (params['message'] !== undefined) forwarded['message'] = params['message'];
-      return downgradeFrame(notification('notifications/progress', forwarded), ctx.session.revision);
-    }
     case 'error':
       return errorResponse(request.id, toClientError(output.error, request.method));
     case 'result':

@@ -11,8 +11,8 @@ import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import type { MetaRule } from '../codec/meta.js';
 import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
-import { createDeadlineQueue } from './deadlines.js';
-import type { DeadlineQueue } from './deadlines.js';
+import { createLaneScheduler } from '../../operators/internal/laneScheduler.js';
+import type { LaneScheduler } from '../../operators/internal/laneScheduler.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
 export type Phase = 'awaiting_initialize' | 'initializing' | 'ready' | 'closing';
@@ -86,8 +86,8 @@ export interface Session {
   track(id: RequestId, stop: Stop): void;
   /** Removes a registration of `track` (the request ended). */
   untrack(id: RequestId, stop: Stop): void;
-  /** The time limits and slow-request lines of the requests, one queue per connection. */
-  readonly deadlines: DeadlineQueue;
+  /** The time limits, slow-request lines and input waits of the requests: one lane scheduler per connection. */
+  readonly lanes: LaneScheduler;
 }
 
 const CLIENT_CANCEL: Abort = Object.freeze({ reason: 'the client canceled the request' });
@@ -162,7 +162,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
         }
       }
     },
-    deadlines: createDeadlineQueue(scheduler),
+    lanes: createLaneScheduler(scheduler),
   };
   session.cancels$.subscribe((id) => {
     for (const stop of stopsOf(id)) stop(CLIENT_CANCEL);

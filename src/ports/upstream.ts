@@ -37,7 +37,7 @@ export interface ExchangeOptions {
 
 /**
  * An Observer of ExchangeEvent as an object whose functions read their state from `this`
- * (forwardFirstRound.ts subscribes one to `request`). Not part of the package's API.
+ * (operators/internal/forwardFirstRound.ts subscribes one to `request`). Not part of the package's API.
  */
 export interface ExchangeSink {
   next(event: ExchangeEvent): void;

@@ -53,11 +53,13 @@ describe('public API', () => {
     expect(Object.keys(operators).sort()).toEqual([
       'DEFAULT_DECODE_LINES_CONFIG',
       'DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG',
+      'DEFAULT_FORWARD_REQUEST_CONFIG',
       'DEFAULT_LIMIT_IN_FLIGHT_CONFIG',
       'DEFAULT_REOPEN_LISTEN_CONFIG',
       'decodeLines',
       'driveInputRounds',
       'encodeFrames',
+      'forwardRequest',
       'limitInFlight',
       'reopenListen',
       'retryRefusedVersion',

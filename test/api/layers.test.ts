@@ -116,7 +116,7 @@ describe('the layers', () => {
     ['src/ports/upstream.ts', '../protocol/jsonrpc.js'],
     ['src/codec/meta.ts', '../ports/upstream.js'],
     ['operators/reopenListen.ts', '../src/ports/upstream.js'],
-    ['src/bridge/deadlines.ts', '../../operators/internal/inFlightTasks.js'],
+    ['src/bridge/session.ts', '../../operators/internal/laneScheduler.js'],
     ['src/bridge/session.ts', '../codec/meta.js'],
     ['src/edges/childProcess.ts', '../../operators/decodeLines.js'],
     ['src/edges/stdio.ts', 'node:fs'],

@@ -1,5 +1,5 @@
 /**
- * The intrusive list shared by limitInFlight's running tasks and the bridge's deadline queue
+ * The intrusive list shared by limitInFlight's running tasks and the bridge's lane scheduler
  * (src/ports/linkedList.ts): order, removal anywhere, and links cleared on removal.
  */
 import { describe, expect, it } from 'vitest';

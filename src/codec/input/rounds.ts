@@ -27,14 +27,11 @@ export interface RoundsState {
   readonly session: InputSession;
   /** Bridge requests sent and not answered, in order. */
   readonly outstanding: readonly string[];
-  /** The last progress value forwarded (`-Infinity` before the first). */
-  readonly lastProgress: number;
 }
 
 export const INITIAL_ROUNDS_STATE: RoundsState = Object.freeze({
   session: EMPTY_INPUT_SESSION,
   outstanding: Object.freeze([]),
-  lastProgress: -Infinity,
 });
 
 /** A new state, what to emit, and what to log. */
@@ -95,11 +92,14 @@ export interface OpenedRound extends Transition {
 
 const toClient = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
 
-/** Upstream progress passes only while its value increases, across all rounds (docs/requests.md#requests-progress). */
+/**
+ * Upstream progress of a round passes as a `progress` output, as it comes; which of it reaches
+ * the client, with which token, is the rule of forwardRequest (src/codec/progress.ts,
+ * docs/requests.md#requests-progress). Other notifications of an exchange are dropped.
+ */
 export function forwardProgress(state: RoundsState, frame: NotificationFrame): Transition {
-  const value = frame.method === 'notifications/progress' ? frame.params?.['progress'] : undefined;
-  if (typeof value !== 'number' || !(value > state.lastProgress)) return { state, outputs: [], logs: [] };
-  return { state: { ...state, lastProgress: value }, outputs: [{ type: 'progress', frame }], logs: [] };
+  if (frame.method !== 'notifications/progress') return { state, outputs: [], logs: [] };
+  return { state, outputs: [{ type: 'progress', frame }], logs: [] };
 }
 
 /**

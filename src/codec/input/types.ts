@@ -107,7 +107,7 @@ export interface ClientAnswer extends ClientReply {
 export type RoundOutput =
   /** Bridge requests `b-N`, `notifications/cancelled` for `b-N`, `notifications/elicitation/complete`. */
   | { readonly type: 'toClient'; readonly frame: Frame }
-  /** Upstream progress of any round, only while it increases across rounds; the caller maps the token. */
+  /** Upstream progress of any round, as it came; the caller keeps it increasing and maps the token (src/codec/progress.ts). */
   | { readonly type: 'progress'; readonly frame: NotificationFrame }
   /** The final upstream result that is not `input_required`, unshaped. */
   | { readonly type: 'result'; readonly result: JsonObject }

@@ -1,19 +1,33 @@
 /**
- * The deadline queue of a connection and the stops by id of the session,
- * in virtual time: every entry fires at its own time, in the order of its time, a cancelled entry
- * never fires, and a finished connection keeps no scheduled action.
+ * The lane scheduler of a connection (its time limits and slow-request lines) and the stops by
+ * id of the session, in virtual time: every action runs at its own time, in the order of its
+ * time, a cancelled action never runs, and a finished connection keeps no scheduled action.
  */
 import { VirtualTimeScheduler } from 'rxjs';
+import type { SchedulerAction } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createDeadlineQueue } from '../../src/bridge/deadlines.js';
+import { createLaneScheduler } from '../../operators/internal/laneScheduler.js';
 import { createSession } from '../../src/bridge/session.js';
 import type { Abort } from '../../src/bridge/session.js';
 
 /** A queue on a virtual clock, and a log of `name@time` for each entry that fired. */
 function harness() {
   const scheduler = new VirtualTimeScheduler();
-  const queue = createDeadlineQueue(scheduler);
+  const lanes = createLaneScheduler(scheduler);
   const fired: string[] = [];
+  const queue = {
+    add: <A>(delayMs: number, fire: (arg: A) => void, arg?: A) => {
+      const action = lanes.schedule(
+        function (this: SchedulerAction<A>, state?: A) {
+          fire(state as A);
+        },
+        delayMs,
+        arg,
+      );
+      return { cancel: () => action.unsubscribe(), action };
+    },
+    dispose: () => lanes.dispose(),
+  };
   const add = (name: string, delayMs: number) =>
     queue.add(delayMs, () => fired.push(`${name}@${scheduler.now()}`));
   /** Runs the clock up to `time` (inclusive). */
@@ -24,15 +38,16 @@ function harness() {
   return { scheduler, queue, fired, add, runTo };
 }
 
-describe('the deadline queue', () => {
-  it('passes its argument to a shared fire function, and a cancel called as a method of any entry drops only that entry', () => {
+describe('the lane scheduler', () => {
+  it('passes its state to a shared work function, and an unsubscribe called as a method of any action drops only that action', () => {
     const { scheduler, queue, fired, runTo } = harness();
     const fire = (name: string): void => void fired.push(`${name}@${scheduler.now()}`);
     const a = queue.add(10, fire, 'a');
     const b = queue.add(10, fire, 'b');
     queue.add(10, fire, 'c');
-    const cancelB = b.cancel.bind(b);
-    cancelB();
+    const unsubscribeB = b.action.unsubscribe.bind(b.action);
+    unsubscribeB();
+    expect(b.action.closed).toBe(true);
     b.cancel();
     runTo(5);
     a.cancel();

@@ -1,0 +1,39 @@
+/**
+ * The one time limit of the operators (docs/requests.md#requests-deadlines): an action of the
+ * scheduler that, at the limit, makes the failure first and then fails the work with it, which
+ * cuts the work's source. `withDeadline` runs it for any source; `forwardRequest` runs it for
+ * round 1 of a forwarded request on its own sink, without an observable around the exchange.
+ */
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+
+/** Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice. */
+export const MAX_LIMIT_MS = 2_147_483_647;
+
+/** The work a limit watches; its functions are called as its methods. */
+export interface LimitedWork {
+  /** True once the work ended: the limit then does nothing. */
+  ended(this: LimitedWork): boolean;
+  /**
+   * The failure at the limit. Called before the work is cut, so that a cancellation sent
+   * upstream can carry the reason it sets (withDeadline rule 6).
+   */
+  limitFailure(this: LimitedWork): unknown;
+  /** Ends the work with the failure (or what `limitFailure` threw): cuts its source. */
+  failAtLimit(this: LimitedWork, failure: unknown): void;
+}
+
+/** Schedules the limit of `work`, `limitMs` from now, capped at MAX_LIMIT_MS. */
+export function armLimit(scheduler: SchedulerLike, limitMs: number, work: LimitedWork): Subscription {
+  return scheduler.schedule(atLimit, Math.min(limitMs, MAX_LIMIT_MS), work);
+}
+
+function atLimit(this: SchedulerAction<LimitedWork>, work?: LimitedWork): void {
+  if (work === undefined || work.ended()) return;
+  let failure: unknown;
+  try {
+    failure = work.limitFailure();
+  } catch (thrown: unknown) {
+    failure = thrown;
+  }
+  work.failAtLimit(failure);
+}
