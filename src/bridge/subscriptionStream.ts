@@ -4,21 +4,11 @@
  * subscription state (subscriptionState.ts), a loss of the active chain marked as a gap, and the
  * time limit of a change's first acknowledgment.
  */
-import {
-  EMPTY,
-  asyncScheduler,
-  catchError,
-  defer,
-  finalize,
-  ignoreElements,
-  merge,
-  mergeMap,
-  takeUntil,
-  tap,
-  timer,
-} from 'rxjs';
+import { EMPTY, NEVER, catchError, defer, finalize, merge, mergeMap, takeUntil, tap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { reopenListen } from '../../operators/reopenListen.js';
+import { withDeadline } from '../../operators/withDeadline.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import type { ReopenListenConfig } from '../../operators/reopenListen.js';
 import type { ExchangeEvent } from '../ports/upstream.js';
 import { LISTEN_ACKNOWLEDGED } from '../codec/listen.js';
@@ -45,18 +35,26 @@ export interface ChainStreamOptions {
 /**
  * The stream of a change that is not acknowledged within the limit: the change fails with
  * `timeout` and the stream is cancelled; the old stream stays in place (docs/notifications.md#notifications-subscribe).
+ * The limit is withDeadline's on a wait that only the limit ends: one implementation of every time
+ * limit (operators/internal/timeLimit.ts).
  */
 function ackDeadline(state: SubscriptionState, options: ChainStreamOptions, chain: Chain): Observable<never> {
   const change = chain.change;
   if (change === undefined) return EMPTY;
-  return timer(options.ackTimeoutMs, options.scheduler ?? asyncScheduler).pipe(
-    tap(() => {
-      if (chain.acks > 0 || !state.pending.has(change)) return;
-      const detail = `${change.request.method}: no acknowledgment in ${formatDuration(options.ackTimeoutMs)}`;
-      state.fail(chain, bridgeError('timeout', detail), detail);
-      state.kill(chain, 'the request timed out');
+  const detail = `${change.request.method}: no acknowledgment in ${formatDuration(options.ackTimeoutMs)}`;
+  return NEVER.pipe(
+    withDeadline({
+      limitMs: options.ackTimeoutMs,
+      error: () => new BridgeError('timeout', { detail }),
+      scheduler: options.scheduler,
     }),
-    ignoreElements(),
+    catchError(() => {
+      if (chain.acks === 0 && state.pending.has(change)) {
+        state.fail(chain, bridgeError('timeout', detail), detail);
+        state.kill(chain, 'the request timed out');
+      }
+      return EMPTY;
+    }),
   );
 }
 
