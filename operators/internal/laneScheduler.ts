@@ -12,6 +12,8 @@ import { asyncScheduler } from 'rxjs';
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { append, unlink } from '../../src/ports/linkedList.js';
 import type { LinkedList, ListNode } from '../../src/ports/linkedList.js';
+// Node fires timers above 2^31-1 ms at once: the lanes cap there, as every time limit does.
+import { MAX_LIMIT_MS } from './timeLimit.js';
 
 /** A scheduler of lanes; `dispose` drops every action: nothing runs afterwards. */
 export interface LaneScheduler extends SchedulerLike {
@@ -34,9 +36,6 @@ interface Lane extends LinkedList<Entry> {
   /** The time the armed action runs at. */
   armedFor: number;
 }
-
-/** Node fires timers above 2^31-1 ms at once; a longer limit is no limit in practice. */
-const MAX_DELAY_MS = 2_147_483_647;
 
 /**
  * The `unsubscribe` of every entry, called as its method: one function for all entries, not a
@@ -92,7 +91,7 @@ export function createLaneScheduler(scheduler: SchedulerLike = asyncScheduler): 
     delayMs = 0,
     state?: T,
   ): Subscription => {
-    const delay = Math.min(Math.max(0, delayMs), MAX_DELAY_MS);
+    const delay = Math.min(Math.max(0, delayMs), MAX_LIMIT_MS);
     // Requests come with a few delays: the lane of the last one is looked up without the Map.
     let lane = delay === lastDelay ? lastLane : lanes.get(delay);
     if (lane === undefined) {

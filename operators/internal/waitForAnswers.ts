@@ -2,16 +2,14 @@
  * The answer bookkeeping of one open round of driveInputRounds: which of its bridge requests still
  * wait for an answer, the first answer to each, and the input timeout (docs/input-rounds.md#input-rounds
  * step 3, docs/input-rounds.md#input-pending, docs/lines.md#lines-client-responses). It reports how the wait ended; the round (inputRound.ts) decides what
- * follows. One subscription to the answers and one scheduled action per round, where the public
- * ../collectAnswers.ts composes operators for the same rules.
+ * follows. One subscription to the answers and one scheduled action per round.
  */
 import { Subscription } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
 import type { ClientAnswer } from '../../src/codec/input/index.js';
 import type { RoundsContext } from './roundsContext.js';
-
-/** The longest delay Node timers keep (collectAnswers caps there too). */
-const MAX_TIMER_MS = 2_147_483_647;
+import { armLimit } from './timeLimit.js';
+import type { LimitedWork } from './timeLimit.js';
 
 /** How a wait ends: `all` or `timeout`, once; `fail` when the answers fail or either of those throws. */
 export interface AnswerWaitEnds {
@@ -65,19 +63,37 @@ export function waitForAnswers(
       error: ends.fail,
     }),
   );
-  wait.add(
-    scheduler.schedule(
-      () => {
-        try {
-          if (wait.closed) return;
-          stopWaiting();
-          ends.timeout();
-        } catch (thrown) {
-          ends.fail(thrown);
-        }
-      },
-      // Node timers fire at once above 2^31-1 ms: a longer limit waits that long instead.
-      Math.min(context.settings.inputTimeoutMs, MAX_TIMER_MS),
-    ),
-  );
+  // The input timeout is a time limit as every other (timeLimit.ts, with its cap).
+  const limit: AnswerLimit = {
+    wait,
+    stopWaiting,
+    ends,
+    ended: answerWaitEnded,
+    limitFailure: noFailure,
+    failAtLimit: answerTimeout,
+  };
+  wait.add(armLimit(scheduler, context.settings.inputTimeoutMs, limit));
+}
+
+/** The input timeout of one wait (timeLimit.ts calls these as its methods). */
+interface AnswerLimit extends LimitedWork {
+  readonly wait: Subscription;
+  readonly stopWaiting: () => void;
+  readonly ends: AnswerWaitEnds;
+}
+
+function answerWaitEnded(this: AnswerLimit): boolean {
+  return this.wait.closed;
+}
+/** The round makes the timeout's error itself (inputRound.ts): nothing to make here. */
+function noFailure(this: AnswerLimit): undefined {
+  return undefined;
+}
+function answerTimeout(this: AnswerLimit): void {
+  try {
+    this.stopWaiting();
+    this.ends.timeout();
+  } catch (thrown) {
+    this.ends.fail(thrown);
+  }
 }
