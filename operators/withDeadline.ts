@@ -31,7 +31,8 @@ export interface WithDeadlineConfig {
  * Node timers fire at once above 2^31-1 ms (about 24.8 days), hence the cap.
  *
  * Written by hand, as RxJS writes its own operators: per subscription one subscriber, the source
- * subscribed with it, and one action of the scheduler.
+ * subscribed with it, and one action of the scheduler. That action is the one time limit of the
+ * operators (internal/timeLimit.ts), which forwardRequest also runs for round 1 of a request.
  *
  * Rules (marbles/deadline.marbles.test.ts):
  * 1. values pass unchanged until the limit, and they do not extend it
