@@ -25,18 +25,12 @@ import {
 } from '../src/testing/events.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
 import { wireError } from '../test/helpers/wireErrors.js';
+import { ASK_FORM, FINAL, FORM, NAME } from './inputFixtures.js';
 import { unhandledErrorsOf } from './unhandledErrors.js';
 
 const scheduler = () => createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-const SCHEMA: JsonObject = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
-const FORM = {
-  method: 'elicitation/create',
-  params: { mode: 'form', message: 'Name?', requestedSchema: SCHEMA },
-};
-const ASK_FORM: RoundOutput = { type: 'toClient', frame: req('b-1', 'elicitation/create', FORM.params) };
-const NAME = { action: 'accept', content: { name: 'Ada' } };
-const FINAL = { content: [{ type: 'text', text: 'done' }] };
+const ASK_B1: RoundOutput = { type: 'toClient', frame: ASK_FORM('b-1') };
 const META = { 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' } };
 
 const up = (result: JsonObject, id = 1): ExchangeEvent => responseEvent(res(id, result));
@@ -155,7 +149,7 @@ describe('forwardRequest', () => {
       expectObservable(run(withToken(1, 'tools/call', { name: 'greet' }))).toBe(expected, {
         A: toClientProgress(1),
         C: toClientProgress(2),
-        Q: ASK_FORM,
+        Q: ASK_B1,
         E: toClientProgress(3),
         R: resultOutput(FINAL),
       });
@@ -250,7 +244,7 @@ describe('forwardRequest', () => {
           answers: hot('---n', { n: clientAnswer('b-1', NAME) }),
         });
         expectObservable(forwarded.run(req(1, method, { name: 'greet' }))).toBe('-Q--(R|)', {
-          Q: ASK_FORM,
+          Q: ASK_B1,
           R: resultOutput(FINAL),
         });
         calls.push(forwarded.calls);
@@ -285,7 +279,7 @@ describe('forwardRequest', () => {
       const forwarded = forward(helpers, { rounds, answers, config: { callTimeoutMs: 5 } });
       cuts = forwarded.cuts;
       expectObservable(forwarded.run(req(1, 'tools/call'))).toBe('---Q-----(E|)', {
-        Q: ASK_FORM,
+        Q: ASK_B1,
         E: timedOut('tools/call: no response in 5 ms'),
       });
     });
@@ -308,7 +302,7 @@ describe('forwardRequest', () => {
       });
       logs = forwarded.logs;
       expectObservable(forwarded.run(req(1, 'tools/call'))).toBe('4000ms Q 5999ms (R|)', {
-        Q: ASK_FORM,
+        Q: ASK_B1,
         R: resultOutput(FINAL),
       });
     });

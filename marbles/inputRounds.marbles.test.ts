@@ -23,6 +23,7 @@ import { wireError as bridgeError } from '../test/helpers/wireErrors.js';
 import type { ErrorFrame, ErrorObject, Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import { errWith, inputRequired, note, progress, req, res } from '../src/testing/frames.js';
 import { createProtocolScheduler } from '../src/testing/scheduler.js';
+import { ASK_FORM, FINAL, FORM, NAME } from './inputFixtures.js';
 import { unhandledErrorsOf } from './unhandledErrors.js';
 import {
   clientAnswer,
@@ -36,21 +37,14 @@ import {
 const scheduler = () => createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 // Input requests of the upstream (2026-07-28) and what VS Code gets for them (2025-11-25).
-const SCHEMA: JsonObject = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
-const FORM = {
-  method: 'elicitation/create',
-  params: { mode: 'form', message: 'Name?', requestedSchema: SCHEMA },
-};
 const ROOTS = { method: 'roots/list' };
 const LOGIN_URL = 'https://example.com/login';
 const LOGIN = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: LOGIN_URL } };
-const ASK_FORM = (id: string) => req(id, 'elicitation/create', FORM.params);
 const ASK_ROOTS = (id: string) => req(id, 'roots/list');
 const ASK_LOGIN = (id: string, elicitationId: string) =>
   req(id, 'elicitation/create', { ...LOGIN.params, elicitationId });
 
 // Client answers.
-const NAME = { action: 'accept', content: { name: 'Ada' } };
 const CONTINUED = { action: 'accept', content: { continue: 'Continue' } };
 const DIRS = { roots: [{ uri: 'file:///work', name: 'work' }] };
 const answer = (id: string, result: JsonObject): ClientAnswer => clientAnswer(id, result);
@@ -60,7 +54,6 @@ const up = (result: JsonObject, id = 1): ExchangeEvent => responseEvent(res(id, 
 const NO_EVENTS: Record<string, ExchangeEvent> = {};
 const upError = (frame: ErrorFrame): ExchangeEvent => responseEvent(frame);
 const upNote = (frame: ReturnType<typeof note>): ExchangeEvent => notificationEvent(frame);
-const FINAL = { content: [{ type: 'text', text: 'done' }] };
 const out = (frame: Frame): RoundOutput => toClientOutput(frame);
 const done = (result: JsonObject = FINAL): RoundOutput => resultOutput(result);
 const failed = (error: ErrorObject): RoundOutput => errorOutput(error);

@@ -16,6 +16,8 @@ export type { Profile, ProfileQuirks, SignInIdentity } from './profiles/profile.
 export type { MetaPassthrough } from './protocol/metaPassthrough.js';
 export { DEFAULT_LIMITS } from './bridge/config.js';
 export type { BridgeConfig, BridgeDeps, BridgeLimits } from './bridge/config.js';
+// BridgeLimits holds the limits of forwardRequest (mcp-bridge-sdk/operators), the operator of every forwarded request.
+export type { ForwardRequestConfig } from '../operators/forwardRequest.js';
 export type { ConsentPort, ConsentRelay, UpstreamAuth } from './ports/signIn.js';
 export type { Logger, LogLevel } from './ports/logger.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';

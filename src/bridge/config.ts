@@ -2,6 +2,8 @@
  * Settings of one bridge connection, with the reference defaults (docs/requests.md#requests-deadlines).
  */
 import type { SchedulerLike } from 'rxjs';
+import { DEFAULT_FORWARD_REQUEST_CONFIG } from '../../operators/forwardRequest.js';
+import type { ForwardRequestConfig } from '../../operators/forwardRequest.js';
 import type { Observable } from 'rxjs';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
@@ -11,47 +13,28 @@ import type { Logger } from '../ports/logger.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** The limits and time limits of one bridge connection (docs/requests.md#requests-in-flight, docs/requests.md#requests-deadlines, docs/notifications.md#notifications-reconnect). */
-export interface BridgeLimits {
+export interface BridgeLimits extends Omit<ForwardRequestConfig, 'scheduler'> {
   /** Most client requests in flight (docs/requests.md#requests-in-flight). */
   readonly maxInFlight: number;
   /** Limit of `server/discover`, in ms (`--discover-timeout`). */
   readonly discoverTimeoutMs: number;
-  /** List methods and `completion/complete`, in ms. */
-  readonly listTimeoutMs: number;
-  /** First round of `prompts/get` and `resources/read`, in ms. */
-  readonly readTimeoutMs: number;
-  /** Each round of `tools/call`, and later rounds of reads, in ms. */
-  readonly callTimeoutMs: number;
-  /** Wait for the client's answers of one input round, in ms. */
-  readonly inputTimeoutMs: number;
-  /** Most input-request rounds of one client request. */
-  readonly maxRounds: number;
-  /** Most input requests in one round. */
-  readonly maxInputRequests: number;
   /** After the end of input, how long running work may go on before it is cut, in ms. */
   readonly shutdownGraceMs: number;
-  /** First slow-request line after, then every, in ms (docs/requests.md#requests-slow-lines). */
-  readonly slowFirstMs: number;
-  readonly slowEveryMs: number;
   /** Listen stream backoff (docs/notifications.md#notifications-reconnect), in ms. */
   readonly listenBackoffMs: number;
   readonly listenMaxBackoffMs: number;
   readonly listenResetAfterMs: number;
 }
 
-/** The reference defaults of BridgeLimits. */
+/**
+ * The reference defaults of BridgeLimits; those of a forwarded request (its limits per method,
+ * rounds, slow-request lines) are forwardRequest's.
+ */
 export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
+  ...DEFAULT_FORWARD_REQUEST_CONFIG,
   maxInFlight: 256,
   discoverTimeoutMs: 60_000,
-  listTimeoutMs: 120_000,
-  readTimeoutMs: 120_000,
-  callTimeoutMs: 3_600_000,
-  inputTimeoutMs: 3_600_000,
-  maxRounds: 10,
-  maxInputRequests: 16,
   shutdownGraceMs: 2_000,
-  slowFirstMs: 10_000,
-  slowEveryMs: 30_000,
   listenBackoffMs: 500,
   listenMaxBackoffMs: 30_000,
   listenResetAfterMs: 10_000,
