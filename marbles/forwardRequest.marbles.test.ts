@@ -129,6 +129,19 @@ describe('forwardRequest', () => {
       [{ method: 'tools/list', params: { cursor: 'c', _meta: META } }],
       [{ method: 'tools/call', params: { name: 'x', _meta: META } }],
     ]);
+    // An exchange in memory that answers while it is subscribed, and never completes, is let go.
+    const ends: string[] = [];
+    const inMemory = new Observable<ExchangeEvent>((subscriber) => {
+      subscriber.next(up({ tools: [] }));
+      return () => ends.push('unsubscribed');
+    });
+    const outputs: RoundOutput[] = [];
+    scheduler().run((helpers) => {
+      const { run } = forward(helpers, { rounds: [], deps: { upstream: { request: () => inMemory } } });
+      run(req(3, 'tools/list')).subscribe((output) => outputs.push(output));
+    });
+    expect(outputs).toEqual([resultOutput({ tools: [] })]);
+    expect(ends).toEqual(['unsubscribed']);
   });
 
   it('progress reaches the client only with its token and only while it increases across rounds', () => {

@@ -100,9 +100,10 @@ export function startFirstRound(run: Run): void {
   if (run.limitAfterSlow === undefined)
     run.limit = armLimit(shared.scheduler, roundLimitMs(method, 1, shared.config), first);
   const exchange = shared.deps.upstream.request(method, params, first).subscribe(first);
-  // The round driver may have taken over already, or the request ended (a response in the
-  // same frame): the exchange then has nothing left to cut.
-  if (run.driverStop$ === undefined && !run.ended) run.current = exchange;
+  // A response during the subscription (an exchange in memory) has ended the request or handed
+  // it to the round driver already: the exchange is done, and nothing else would unsubscribe it.
+  if (run.ended || run.driverStop$ !== undefined) exchange.unsubscribe();
+  else run.current = exchange;
 }
 
 /** An event of round 1: progress, or the response that ends or hands over the request. */
