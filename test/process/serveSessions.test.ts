@@ -1,0 +1,143 @@
+/**
+ * `mcp-bridge serve` with SDK 1.x StreamableHTTPClientTransport clients (docs/serve.md#serve-sessions):
+ * one upstream for every session, each session with its own lifecycle, input rounds, log level
+ * and subscriptions; DELETE and a dropped stream cancel that session's upstream requests only.
+ * Needs the build (`npm run build`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { killAllPeers } from '../helpers/rawPeer.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { POST_HEADERS, WAIT_MS, connectClient, rawSession, startServe } from './serveSupport.js';
+import type { ServeProcess } from './serveSupport.js';
+
+let serve: ServeProcess;
+
+beforeAll(async () => {
+  serve = await startServe();
+});
+afterAll(killAllPeers);
+
+const textOf = (result: unknown): string => (result as { content: { text: string }[] }).content[0]!.text;
+const fixtureLines = (): string[] =>
+  serve.peer.stderr.filter((line) => line.startsWith('bridge-fixture-server: '));
+
+describe('mcp-bridge serve', () => {
+  it('serves initialize, lists and calls to SDK clients, each session with an id of its own', async () => {
+    const a = await connectClient(serve.url);
+    const b = await connectClient(serve.url);
+    expect(a.transport.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(b.transport.sessionId).not.toBe(a.transport.sessionId);
+    expect(a.client.getServerVersion()?.name).toBe('bridge-fixture-server');
+    const tools = await a.client.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toContain('add');
+    expect(textOf(await b.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
+    // One upstream for both sessions: the fixture started once.
+    expect(fixtureLines().filter((line) => line.includes('serving 2026-07-28'))).toHaveLength(1);
+    await a.client.close();
+    await b.client.close();
+  });
+
+  it('sends each input request to the session whose call caused it, and takes its answer by POST', async () => {
+    const answering =
+      (name: string) => (client: import('@modelcontextprotocol/sdk/client/index.js').Client) =>
+        client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name } }));
+    const a = await connectClient(serve.url, { elicitation: { form: {} } }, answering('Ada'));
+    const b = await connectClient(serve.url, { elicitation: { form: {} } }, answering('Grace'));
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: 'ask_form', arguments: {} }),
+      b.client.callTool({ name: 'ask_form', arguments: {} }),
+    ]);
+    expect(textOf(ra)).toBe('form: accept {"name":"Ada"}');
+    expect(textOf(rb)).toBe('form: accept {"name":"Grace"}');
+    await a.client.close();
+    await b.client.close();
+  });
+
+  it('gives each session the log messages of its own level and the updates of its own subscriptions', async () => {
+    const levels: Record<string, string[]> = { a: [], b: [] };
+    const updated: Record<string, string[]> = { a: [], b: [] };
+    const watch =
+      (key: 'a' | 'b') => (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => {
+        client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+          levels[key]!.push(n.params.level);
+        });
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+          updated[key]!.push(n.params.uri);
+        });
+      };
+    const a = await connectClient(serve.url, {}, watch('a'));
+    const b = await connectClient(serve.url, {}, watch('b'));
+    await a.client.setLoggingLevel('error');
+    await b.client.setLoggingLevel('info');
+    await b.client.callTool({ name: 'log', arguments: {} });
+    await waitFor(() => levels['b']!.length === 3 && levels['a']!.length === 1, { what: 'the log messages' });
+    expect(levels['b']).toEqual(['info', 'warning', 'error']);
+    expect(levels['a']).toEqual(['error']);
+
+    await a.client.subscribeResource({ uri: 'fixture://one' });
+    await b.client.subscribeResource({ uri: 'fixture://two' });
+    await a.client.callTool({ name: 'touch', arguments: { uri: 'fixture://one' } });
+    await a.client.callTool({ name: 'touch', arguments: { uri: 'fixture://two' } });
+    // The second update is the sentinel: by then b would have had the first.
+    await waitFor(() => updated['b']!.length > 0 && updated['a']!.length > 0, { what: 'the updates' });
+    expect(updated['a']).toEqual(['fixture://one']);
+    expect(updated['b']).toEqual(['fixture://two']);
+    await a.client.close();
+    await b.client.close();
+  });
+
+  it('cancels the upstream request of a session that is deleted, and only that one', async () => {
+    const a = await connectClient(serve.url);
+    const b = await connectClient(serve.url);
+    const started = fixtureLines().filter((line) => line.endsWith('slow: started')).length;
+    const canceled = fixtureLines().filter((line) => line.includes('slow: canceled')).length;
+    const running = a.client.callTool({ name: 'slow', arguments: { ms: 60_000 } }).catch(() => 'ended');
+    await waitFor(() => fixtureLines().filter((line) => line.endsWith('slow: started')).length > started, {
+      what: 'the slow call upstream',
+      timeoutMs: WAIT_MS,
+    });
+    await a.transport.terminateSession();
+    await waitFor(() => fixtureLines().filter((line) => line.includes('slow: canceled')).length > canceled, {
+      what: 'the cancel upstream',
+      timeoutMs: WAIT_MS,
+    });
+    await a.client.close();
+    await running;
+    // The other session goes on.
+    expect(textOf(await b.client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }))).toBe('2');
+    await b.client.close();
+  });
+
+  it('cancels the upstream request whose stream the client drops', async () => {
+    const session = await rawSession(serve.port);
+    const started = fixtureLines().filter((line) => line.endsWith('slow: started')).length;
+    const canceled = fixtureLines().filter((line) => line.includes('slow: canceled')).length;
+    const abort = new AbortController();
+    const call = fetch(serve.url, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { ms: 60_000 } },
+      }),
+      signal: abort.signal,
+    }).catch(() => 'aborted');
+    await waitFor(() => fixtureLines().filter((line) => line.endsWith('slow: started')).length > started, {
+      what: 'the slow call upstream',
+      timeoutMs: WAIT_MS,
+    });
+    abort.abort();
+    await call;
+    await waitFor(() => fixtureLines().filter((line) => line.includes('slow: canceled')).length > canceled, {
+      what: 'the cancel upstream',
+      timeoutMs: WAIT_MS,
+    });
+  });
+});
