@@ -10,6 +10,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { POST_HEADERS, WAIT_MS, connectClient, rawSession, startServe } from './serveSupport.js';
@@ -43,9 +44,8 @@ describe('mcp-bridge serve', () => {
   });
 
   it('sends each input request to the session whose call caused it, and takes its answer by POST', async () => {
-    const answering =
-      (name: string) => (client: import('@modelcontextprotocol/sdk/client/index.js').Client) =>
-        client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name } }));
+    const answering = (name: string) => (client: Client) =>
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name } }));
     const a = await connectClient(serve.url, { elicitation: { form: {} } }, answering('Ada'));
     const b = await connectClient(serve.url, { elicitation: { form: {} } }, answering('Grace'));
     const [ra, rb] = await Promise.all([
@@ -61,15 +61,14 @@ describe('mcp-bridge serve', () => {
   it('gives each session the log messages of its own level and the updates of its own subscriptions', async () => {
     const levels: Record<string, string[]> = { a: [], b: [] };
     const updated: Record<string, string[]> = { a: [], b: [] };
-    const watch =
-      (key: 'a' | 'b') => (client: import('@modelcontextprotocol/sdk/client/index.js').Client) => {
-        client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-          levels[key]!.push(n.params.level);
-        });
-        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-          updated[key]!.push(n.params.uri);
-        });
-      };
+    const watch = (key: 'a' | 'b') => (client: Client) => {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        levels[key]!.push(n.params.level);
+      });
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updated[key]!.push(n.params.uri);
+      });
+    };
     const a = await connectClient(serve.url, {}, watch('a'));
     const b = await connectClient(serve.url, {}, watch('b'));
     await a.client.setLoggingLevel('error');
