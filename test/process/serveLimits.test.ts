@@ -1,0 +1,338 @@
+/**
+ * The limits and bad input of `mcp-bridge serve` (docs/serve.md#serve-errors,
+ * docs/serve.md#serve-limits, docs/serve.md#serve-security): each with its exact HTTP status and
+ * JSON-RPC error, over raw HTTP requests to the built executable. Needs the build.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
+import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { INITIALIZE, POST_HEADERS, WAIT_MS, raw, rawSession, startServe } from './serveSupport.js';
+import type { ServeProcess } from './serveSupport.js';
+
+afterAll(killAllPeers);
+
+const refusal = (code: number, message: string, cause: string, id: number | null = null) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message, data: { cause } },
+});
+const TOO_MANY = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  error: {
+    code: -32603,
+    message: 'The connection has too many requests in flight',
+    data: { cause: 'too_many_requests' },
+  },
+});
+const call = (id: number, name: string, args: object) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const inSession = (session: string) => ({
+  ...POST_HEADERS,
+  'mcp-session-id': session,
+  'mcp-protocol-version': '2025-11-25',
+});
+const fixtureCount = (serve: ServeProcess, text: string): number =>
+  serve.peer.stderr.filter((line) => line.startsWith('bridge-fixture-server: ') && line.endsWith(text))
+    .length;
+
+/** A slow call held open on its own stream; `stop` drops the stream. */
+async function holdSlowCall(serve: ServeProcess, session: string, id: number): Promise<() => void> {
+  const before = fixtureCount(serve, 'slow: started');
+  const abort = new AbortController();
+  void fetch(serve.url, {
+    method: 'POST',
+    headers: inSession(session),
+    body: call(id, 'slow', { ms: 60_000 }),
+    signal: abort.signal,
+  }).catch(() => undefined);
+  await waitFor(() => fixtureCount(serve, 'slow: started') > before, {
+    what: 'the slow call',
+    timeoutMs: WAIT_MS,
+  });
+  return () => abort.abort();
+}
+
+describe('bad input', () => {
+  let serve: ServeProcess;
+  let session: string;
+  beforeAll(async () => {
+    serve = await startServe(['--max-body-bytes', '2000', '--max-session-requests', '1']);
+    session = await rawSession(serve.port);
+  });
+
+  it('refuses a POST whose Accept lacks text/event-stream with 406', async () => {
+    const reply = await raw(
+      serve.port,
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json' },
+      INITIALIZE,
+    );
+    expect(reply.status).toBe(406);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(
+        -32000,
+        'The Accept header must allow application/json and text/event-stream.',
+        'not_acceptable',
+      ),
+    );
+  });
+
+  it('refuses a body that is not application/json with 415', async () => {
+    const reply = await raw(
+      serve.port,
+      'POST',
+      { ...POST_HEADERS, 'content-type': 'text/plain' },
+      INITIALIZE,
+    );
+    expect(reply.status).toBe(415);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32000, 'The body must be application/json.', 'unsupported_media_type'),
+    );
+  });
+
+  it('refuses a GET that does not accept an event stream with 406', async () => {
+    const reply = await raw(serve.port, 'GET', { accept: 'application/json', 'mcp-session-id': session });
+    expect(reply.status).toBe(406);
+    expect(JSON.parse(reply.body).error.data.cause).toBe('not_acceptable');
+  });
+
+  it('answers an unknown session with 404 and -32001', async () => {
+    const reply = await raw(serve.port, 'POST', inSession('A'.repeat(32)), call(1, 'add', { a: 1, b: 1 }));
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32001, 'The session is not known: it ended or never existed.', 'session_not_found'),
+    );
+  });
+
+  it('answers a request without a session id after initialize with 400', async () => {
+    const reply = await raw(serve.port, 'POST', POST_HEADERS, call(1, 'add', { a: 1, b: 1 }));
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32000, 'The Mcp-Session-Id header is required after initialize.', 'session_required'),
+    );
+  });
+
+  it('answers a body that is not JSON with 400 and -32700', async () => {
+    const reply = await raw(serve.port, 'POST', inSession(session), '{"jsonrpc": "2.0", "id": 3,');
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32700, message: 'The request is not valid JSON.', data: { cause: 'parse_error' } },
+    });
+  });
+
+  it('answers a body above --max-body-bytes with 413', async () => {
+    const reply = await raw(
+      serve.port,
+      'POST',
+      inSession(session),
+      call(4, 'echo', { text: 'x'.repeat(3000) }),
+    );
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32600, 'The body is larger than the limit of the server.', 'body_too_large'),
+    );
+  });
+
+  it('answers an unsupported MCP-Protocol-Version with 400', async () => {
+    const reply = await raw(
+      serve.port,
+      'POST',
+      { ...inSession(session), 'mcp-protocol-version': '1999-01-01' },
+      call(5, 'add', { a: 1, b: 1 }),
+    );
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(
+        -32000,
+        'The MCP-Protocol-Version header names an unsupported revision.',
+        'bad_protocol_version',
+      ),
+    );
+  });
+
+  it('takes a request without MCP-Protocol-Version as of the revision of its session', async () => {
+    const { 'mcp-protocol-version': _, ...headers } = inSession(session);
+    const reply = await raw(serve.port, 'POST', headers, call(6, 'add', { a: 2, b: 2 }));
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 6,
+      result: { content: [{ type: 'text', text: '4' }] },
+    });
+  });
+
+  it('answers another method with 405 and another path with 404', async () => {
+    const put = await raw(serve.port, 'PUT', inSession(session), '{}');
+    expect(put.status).toBe(405);
+    expect(put.headers['allow']).toBe('GET, POST, DELETE');
+    const other = await raw(serve.port, 'POST', POST_HEADERS, INITIALIZE, '/other');
+    expect(other.status).toBe(404);
+    expect(JSON.parse(other.body).error.data.cause).toBe('not_found');
+  });
+
+  it('answers a request above the in-flight limit of its session with too_many_requests', async () => {
+    const stop = await holdSlowCall(serve, session, 10);
+    const reply = await raw(serve.port, 'POST', inSession(session), call(11, 'add', { a: 1, b: 1 }));
+    stop();
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual(TOO_MANY(11));
+  });
+});
+
+describe('limits of all sessions', () => {
+  let serve: ServeProcess;
+  const sessions: string[] = [];
+  beforeAll(async () => {
+    serve = await startServe(['--max-sessions', '2', '--max-requests', '1']);
+    sessions.push(await rawSession(serve.port), await rawSession(serve.port));
+  });
+
+  it('answers an initialize above --max-sessions with 503', async () => {
+    const reply = await raw(serve.port, 'POST', POST_HEADERS, INITIALIZE);
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32000, 'The server has as many sessions as its limit.', 'too_many_sessions', 1),
+    );
+  });
+
+  it('answers a request above --max-requests of all sessions with too_many_requests', async () => {
+    const stop = await holdSlowCall(serve, sessions[0]!, 20);
+    const reply = await raw(serve.port, 'POST', inSession(sessions[1]!), call(21, 'add', { a: 1, b: 1 }));
+    stop();
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual(TOO_MANY(21));
+  });
+});
+
+describe('idle sessions', () => {
+  it('ends a session after --session-idle without requests and streams', async () => {
+    const serve = await startServe(['--session-idle', '1']);
+    const session = await rawSession(serve.port);
+    await waitFor(
+      () => serve.peer.stderr.some((line) => line.endsWith('a session was idle for 1 s: it ends')),
+      {
+        what: 'the idle line',
+        timeoutMs: WAIT_MS,
+      },
+    );
+    const reply = await raw(serve.port, 'POST', inSession(session), call(1, 'add', { a: 1, b: 1 }));
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body).error.data.cause).toBe('session_not_found');
+  });
+});
+
+describe('security', () => {
+  let serve: ServeProcess;
+  beforeAll(async () => {
+    serve = await startServe(['--allow-origin', 'https://app.example']);
+  });
+
+  it('refuses a Host that is not loopback with the bound port (DNS rebinding) with 403', async () => {
+    for (const host of ['evil.example', `evil.example:${serve.port}`, 'localhost:1']) {
+      const reply = await raw(serve.port, 'POST', { ...POST_HEADERS, host }, INITIALIZE);
+      expect(reply.status).toBe(403);
+      expect(JSON.parse(reply.body)).toEqual(
+        refusal(-32000, 'The Host header does not name this server.', 'forbidden_host'),
+      );
+    }
+    const ok = await raw(
+      serve.port,
+      'POST',
+      { ...POST_HEADERS, host: `localhost:${serve.port}` },
+      INITIALIZE,
+    );
+    expect(ok.status).toBe(200);
+  });
+
+  it('refuses an Origin that is neither this server nor --allow-origin with 403', async () => {
+    const reply = await raw(
+      serve.port,
+      'POST',
+      { ...POST_HEADERS, origin: 'http://evil.example' },
+      INITIALIZE,
+    );
+    expect(reply.status).toBe(403);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32000, 'The Origin of the request is not allowed.', 'forbidden_origin'),
+    );
+    expect(reply.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('sends CORS headers to an --allow-origin origin only, and exposes Mcp-Session-Id', async () => {
+    const allowed = await raw(
+      serve.port,
+      'POST',
+      { ...POST_HEADERS, origin: 'https://app.example' },
+      INITIALIZE,
+    );
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(allowed.headers['access-control-expose-headers']).toBe('Mcp-Session-Id');
+    const preflight = await raw(serve.port, 'OPTIONS', {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Session-Id');
+    const own = await raw(
+      serve.port,
+      'POST',
+      { ...POST_HEADERS, origin: `http://127.0.0.1:${serve.port}` },
+      INITIALIZE,
+    );
+    expect(own.status).toBe(200);
+    expect(own.headers['access-control-allow-origin']).toBeUndefined();
+    const stranger = await raw(serve.port, 'OPTIONS', { origin: `http://127.0.0.1:${serve.port}` });
+    expect(stranger.status).toBe(403);
+  });
+
+  it('requires the bearer token of --auth-token-file, also on loopback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'serve-token-'));
+    const file = join(dir, 'token');
+    writeFileSync(file, 's3cret-token\n', { mode: 0o600 });
+    const guarded = await startServe(['--auth-token-file', file]);
+    const none = await raw(guarded.port, 'POST', POST_HEADERS, INITIALIZE);
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer');
+    expect(JSON.parse(none.body)).toEqual(
+      refusal(-32000, 'The request lacks the bearer token of this server.', 'unauthorized'),
+    );
+    const wrong = await raw(
+      guarded.port,
+      'POST',
+      { ...POST_HEADERS, authorization: 'Bearer s3cret-tokem' },
+      INITIALIZE,
+    );
+    expect(wrong.status).toBe(401);
+    const right = await raw(
+      guarded.port,
+      'POST',
+      { ...POST_HEADERS, authorization: 'Bearer s3cret-token' },
+      INITIALIZE,
+    );
+    expect(right.status).toBe(200);
+    expect(guarded.peer.stderr.join('\n')).not.toContain('s3cret');
+  });
+
+  it('refuses a listen address other than loopback without a token: exit code 2', async () => {
+    const env = { ...process.env };
+    delete env['MCP_BRIDGE_SERVE_TOKEN'];
+    const peer = spawnPeer(
+      process.execPath,
+      [GENERIC_BRIDGE, 'serve', '--listen', '0.0.0.0:0', '--', 'node', 'x.js'],
+      env,
+    );
+    const exit = await peer.exit;
+    expect(exit.code).toBe(2);
+    expect(peer.stderr[0]).toBe(
+      'mcp-bridge: bridge: error: a listen address other than loopback needs a token: give --auth-token-file, or set MCP_BRIDGE_SERVE_TOKEN',
+    );
+  });
+});
