@@ -23,6 +23,30 @@ beforeAll(async () => {
 });
 afterAll(killAllPeers);
 
+/** The `data` of each event of an event stream, parsed, one per next(). */
+function readEvents(response: Response): { next: () => Promise<Record<string, unknown>> } {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    async next() {
+      for (;;) {
+        const end = text.indexOf('\n\n');
+        if (end >= 0) {
+          const event = text.slice(0, end);
+          text = text.slice(end + 2);
+          const data = event.split('\n').find((line) => line.startsWith('data: '));
+          if (data !== undefined) return JSON.parse(data.slice(6)) as Record<string, unknown>;
+          continue;
+        }
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error('the stream ended');
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+  };
+}
+
 const textOf = (result: unknown): string => (result as { content: { text: string }[] }).content[0]!.text;
 const fixtureLines = (): string[] =>
   serve.peer.stderr.filter((line) => line.startsWith('bridge-fixture-server: '));
@@ -56,6 +80,40 @@ describe('mcp-bridge serve', () => {
     expect(textOf(rb)).toBe('form: accept {"name":"Grace"}');
     await a.client.close();
     await b.client.close();
+  });
+
+  it('sends an input request on the event stream of the POST that caused it, and its result after the answer', async () => {
+    const session = await rawSession(serve.port, { elicitation: { form: {} } });
+    const headers = { ...POST_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const response = await fetch(serve.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'ask_form', arguments: {} },
+      }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = readEvents(response);
+    const asked = await events.next();
+    expect(asked).toMatchObject({ jsonrpc: '2.0', method: 'elicitation/create', params: { mode: 'form' } });
+    const answer = await fetch(serve.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: asked['id'],
+        result: { action: 'accept', content: { name: 'Lin' } },
+      }),
+    });
+    expect(answer.status).toBe(202);
+    expect(await events.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      result: { content: [{ type: 'text', text: 'form: accept {"name":"Lin"}' }] },
+    });
   });
 
   it('gives each session the log messages of its own level and the updates of its own subscriptions', async () => {

@@ -96,16 +96,20 @@ export const POST_HEADERS = {
   accept: 'application/json, text/event-stream',
 };
 
-export const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-});
+/** A raw initialize of revision 2025-11-25 with `capabilities`. */
+export const initialize = (capabilities: object = {}): string =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } },
+  });
+
+export const INITIALIZE = initialize();
 
 /** Initializes a session with a raw POST; resolves with its id. */
-export async function rawSession(port: number): Promise<string> {
-  const reply = await raw(port, 'POST', POST_HEADERS, INITIALIZE);
+export async function rawSession(port: number, capabilities: object = {}): Promise<string> {
+  const reply = await raw(port, 'POST', POST_HEADERS, initialize(capabilities));
   const id = reply.headers['mcp-session-id'];
   if (reply.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${reply.status}`);
   await raw(
