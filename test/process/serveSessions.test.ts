@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
+import { processTable } from '../helpers/processTable.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { POST_HEADERS, WAIT_MS, connectClient, rawSession, startServe } from './serveSupport.js';
 import type { ServeProcess } from './serveSupport.js';
@@ -196,5 +197,17 @@ describe('mcp-bridge serve', () => {
       what: 'the cancel upstream',
       timeoutMs: WAIT_MS,
     });
+  });
+
+  it('stops on SIGTERM with exit code 0: the sessions end and the upstream child with them', async () => {
+    const own = await startServe();
+    const { client } = await connectClient(own.url);
+    expect(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }))).toBe('3');
+    const children = processTable.childPids(own.peer.child.pid!);
+    expect(children).toHaveLength(1);
+    own.peer.child.kill('SIGTERM');
+    expect(await own.peer.exit).toEqual({ code: 0, signal: null });
+    await waitFor(() => !processTable.isRunning(children[0]!), { what: 'the end of the child' });
+    await client.close();
   });
 });
