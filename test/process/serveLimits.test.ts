@@ -11,7 +11,7 @@ import { GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { INITIALIZE, POST_HEADERS, WAIT_MS, raw, rawSession, startServe } from './serveSupport.js';
-import type { ServeProcess } from './serveSupport.js';
+import type { RawReply, ServeProcess } from './serveSupport.js';
 
 afterAll(killAllPeers);
 
@@ -183,6 +183,36 @@ describe('bad input', () => {
     stop();
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toEqual(TOO_MANY(11));
+  });
+  it('cancels a request whose stream is dropped during its input round: its place in flight is free again', async () => {
+    const asking = await rawSession(serve.port, { elicitation: { form: {} } });
+    const abort = new AbortController();
+    const response = await fetch(serve.url, {
+      method: 'POST',
+      headers: inSession(asking),
+      body: call(30, 'ask_form', {}),
+      signal: abort.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('elicitation/create')) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error('the stream ended before the input request');
+      text += Buffer.from(chunk.value).toString('utf8');
+    }
+    abort.abort();
+    // With the round still waiting, the one place of --max-session-requests 1 would stay taken.
+    let reply: RawReply | undefined;
+    const deadline = Date.now() + WAIT_MS;
+    while (reply === undefined && Date.now() < deadline) {
+      const next = await raw(serve.port, 'POST', inSession(asking), call(31, 'add', { a: 1, b: 1 }));
+      if (JSON.parse(next.body).error?.data?.cause !== 'too_many_requests') reply = next;
+    }
+    expect(JSON.parse(reply?.body ?? '{}')).toEqual({
+      jsonrpc: '2.0',
+      id: 31,
+      result: { content: [{ type: 'text', text: '2' }] },
+    });
   });
 });
 
