@@ -12,6 +12,7 @@ import type { BridgeLimits } from '../bridge/config.js';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { startHttpFront } from '../edges/httpFront/server.js';
+import type { ModernLeg } from '../edges/httpFront/server.js';
 import { isLoopback } from '../edges/httpFront/rules.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import type { Logger } from '../ports/logger.js';
@@ -82,6 +83,8 @@ export interface HttpServer {
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** The default largest POST body (ServeHttpOptions.maxBodyBytes). */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** No back-pressure across sessions: each response stream is written as it comes. */
 const NO_FLOW: FlowControl = { check: () => undefined, add: () => () => undefined, paused: false };
@@ -129,6 +132,17 @@ function sharedUpstream(connect: () => Observable<UpstreamConnection>) {
 }
 
 /**
+ * The upstream of a front end: how to connect it (shared by every session), how to wait for it
+ * after the server closed, and its name for the fallback `serverInfo.name`.
+ */
+export interface UpstreamLink {
+  readonly connect: () => Observable<UpstreamConnection>;
+  /** After the shared connection closed: waits for a child to exit. */
+  readonly settle: () => Promise<void>;
+  readonly fallback: { readonly command: string } | { readonly url: string } | Record<string, never>;
+}
+
+/**
  * Serves MCP 2025-11-25 clients over Streamable HTTP from one 2026-07-28 upstream and resolves
  * once the server listens (docs/serve.md#serve-library). The caller stops it with `close()`.
  *
@@ -143,11 +157,7 @@ export async function serveHttp(
   upstream: StdioUpstream,
   options: ServeHttpOptions = {},
 ): Promise<HttpServer> {
-  const host = options.host ?? '127.0.0.1';
-  // docs/serve.md#serve-security: beyond loopback, only with a secret.
-  if (!isLoopback(host) && (options.token === undefined || options.token === '')) {
-    throw new RangeError('serveHttp: a listen address other than loopback needs a token');
-  }
+  checkListen(options);
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
   const connector = createUpstreamConnector({
     upstream,
@@ -158,7 +168,34 @@ export async function serveHttp(
     env: options.env ?? process.env,
     auth: options.signIn?.auth,
   });
-  const shared = sharedUpstream(connector.connect);
+  return serveHttpOn(
+    profile,
+    {
+      connect: connector.connect,
+      settle: () => connector.settle(false),
+      fallback: upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url },
+    },
+    { ...options, logger },
+  );
+}
+
+/** docs/serve.md#serve-security: beyond loopback, only with a secret. */
+function checkListen(options: ServeHttpOptions): void {
+  if (!isLoopback(options.host ?? '127.0.0.1') && (options.token === undefined || options.token === '')) {
+    throw new RangeError('serveHttp: a listen address other than loopback needs a token');
+  }
+}
+
+/** serveHttp on any upstream link, with an optional second leg (embedded mode, docs/embedded.md#embedded-http). */
+export async function serveHttpOn(
+  profile: Profile,
+  link: UpstreamLink,
+  options: ServeHttpOptions,
+  modern?: ModernLeg,
+): Promise<HttpServer> {
+  checkListen(options);
+  const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
+  const shared = sharedUpstream(link.connect);
   // The request that made each frame (BridgeDeps.onRequestFrame), read by the routing of the session.
   const origins = new WeakMap<Frame, RequestId>();
   const signIn = options.signIn;
@@ -168,7 +205,7 @@ export async function serveHttp(
       version: options.version ?? '0.0.0',
       fallbackName: fallbackServerName({
         ...(options.name === undefined ? {} : { name: options.name }),
-        ...(upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url }),
+        ...link.fallback,
         profileName: profile.name,
       }),
       limits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -185,11 +222,11 @@ export async function serveHttp(
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
   const front = await startHttpFront({
-    host,
+    host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     allowOrigins: options.allowOrigins ?? [],
     ...(options.token === undefined ? {} : { token: options.token }),
-    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxSessions: options.maxSessions ?? 100,
     maxPending: options.maxPending ?? 1024,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
@@ -199,6 +236,7 @@ export async function serveHttp(
     bridge,
     originOf: (frame) => origins.get(frame),
     logger,
+    ...(modern === undefined ? {} : { modern }),
   });
   let closing: Promise<void> | undefined;
   return {
@@ -209,7 +247,7 @@ export async function serveHttp(
       (closing ??= (async () => {
         await front.close();
         shared.close();
-        await connector.settle(false);
+        await link.settle();
       })()),
   };
 }

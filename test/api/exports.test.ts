@@ -91,7 +91,7 @@ describe('public API', () => {
     ]);
   });
 
-  it('the embed entry exports the dual-era server', () => {
-    expect(Object.keys(embed).sort()).toEqual(['EMBEDDED_LIMITS', 'dualEra', 'serveDualEra']);
+  it('the embed entry exports the dual-era servers', () => {
+    expect(Object.keys(embed).sort()).toEqual(['EMBEDDED_LIMITS', 'dualEra', 'serveDualEra', 'serveDualEraHttp']);
   });
 });

@@ -41,6 +41,18 @@ export interface HttpFrontConfig {
   readonly bridge: OperatorFunction<Inbound, Frame>;
   readonly originOf: (frame: Frame) => RequestId | undefined;
   readonly logger: Logger;
+  readonly modern?: ModernLeg;
+}
+
+/**
+ * A second leg for POSTs that are not of the 2025 revisions (embedded mode: the server's own
+ * 2026-07-28 handler, docs/embedded.md#embedded-http). It sees a POST without `Mcp-Session-Id`
+ * after the Host, Origin, token and Content-Type checks, with its whole body.
+ */
+export interface ModernLeg {
+  readonly takes: (req: IncomingMessage, body: Buffer) => Promise<boolean>;
+  readonly serve: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /** A running front end. */
@@ -106,14 +118,26 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
     switch (req.method) {
       case 'POST': {
-        if (!acceptsPost(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
-        if (!isJsonContent(one(req.headers['content-type'])))
+        const modern = config.modern;
+        if (modern === undefined && !acceptsPost(one(req.headers.accept))) {
+          return refuse(res, 'not_acceptable', cors);
+        }
+        if (!isJsonContent(one(req.headers['content-type']))) {
           return refuse(res, 'unsupported_media_type', cors);
+        }
         const body = await readBody(req, config.maxBodyBytes);
         if (body === undefined) {
           res.setHeader('connection', 'close');
           return refuse(res, 'body_too_large', cors);
         }
+        if (
+          modern !== undefined &&
+          req.headers['mcp-session-id'] === undefined &&
+          (await modern.takes(req, body))
+        ) {
+          return modern.serve(req, res, body);
+        }
+        if (!acceptsPost(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
         const parsed = parseBody(body, { maxDepth: config.maxDepth, maxLineBytes: config.maxBodyBytes });
         if (parsed.kind === 'bad') return sendJson(res, 400, parsed.frame, cors);
         return table.post(req, res, parsed.messages, cors);
@@ -159,7 +183,10 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     close: () =>
       new Promise<void>((resolve) => {
         table.closeAll();
-        server.close(() => resolve());
+        const legDone = config.modern?.close() ?? Promise.resolve();
+        server.close(() => {
+          void legDone.catch(() => undefined).then(resolve);
+        });
         server.closeAllConnections();
       }),
   };
