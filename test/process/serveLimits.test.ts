@@ -1,41 +1,28 @@
 /**
  * The limits and bad input of `mcp-bridge serve` (docs/serve.md#serve-errors,
  * docs/serve.md#serve-limits, docs/serve.md#serve-security): each with its exact HTTP status and
- * JSON-RPC error, over raw HTTP requests to the built executable. Needs the build.
+ * JSON-RPC error, over raw HTTP requests to the built executable (the security checks are
+ * serveSecurity.test.ts). Needs the build.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
-import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
+import { killAllPeers } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { INITIALIZE, POST_HEADERS, WAIT_MS, raw, rawSession, startServe } from './serveSupport.js';
+import {
+  INITIALIZE,
+  POST_HEADERS,
+  TOO_MANY,
+  WAIT_MS,
+  call,
+  inSession,
+  raw,
+  rawSession,
+  refusal,
+  startServe,
+} from './serveSupport.js';
 import type { RawReply, ServeProcess } from './serveSupport.js';
 
 afterAll(killAllPeers);
 
-const refusal = (code: number, message: string, cause: string, id: number | null = null) => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message, data: { cause } },
-});
-const TOO_MANY = (id: number) => ({
-  jsonrpc: '2.0',
-  id,
-  error: {
-    code: -32603,
-    message: 'The connection has too many requests in flight',
-    data: { cause: 'too_many_requests' },
-  },
-});
-const call = (id: number, name: string, args: object) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-const inSession = (session: string) => ({
-  ...POST_HEADERS,
-  'mcp-session-id': session,
-  'mcp-protocol-version': '2025-11-25',
-});
 const fixtureCount = (serve: ServeProcess, text: string): number =>
   serve.peer.stderr.filter((line) => line.startsWith('bridge-fixture-server: ') && line.endsWith(text))
     .length;
@@ -255,114 +242,5 @@ describe('idle sessions', () => {
     const reply = await raw(serve.port, 'POST', inSession(session), call(1, 'add', { a: 1, b: 1 }));
     expect(reply.status).toBe(404);
     expect(JSON.parse(reply.body).error.data.cause).toBe('session_not_found');
-  });
-});
-
-describe('security', () => {
-  let serve: ServeProcess;
-  beforeAll(async () => {
-    serve = await startServe(['--allow-origin', 'https://app.example']);
-  });
-
-  it('refuses a Host that is not loopback with the bound port (DNS rebinding) with 403', async () => {
-    for (const host of ['evil.example', `evil.example:${serve.port}`, 'localhost:1']) {
-      const reply = await raw(serve.port, 'POST', { ...POST_HEADERS, host }, INITIALIZE);
-      expect(reply.status).toBe(403);
-      expect(JSON.parse(reply.body)).toEqual(
-        refusal(-32000, 'The Host header does not name this server.', 'forbidden_host'),
-      );
-    }
-    const ok = await raw(
-      serve.port,
-      'POST',
-      { ...POST_HEADERS, host: `localhost:${serve.port}` },
-      INITIALIZE,
-    );
-    expect(ok.status).toBe(200);
-  });
-
-  it('refuses an Origin that is neither this server nor --allow-origin with 403', async () => {
-    const reply = await raw(
-      serve.port,
-      'POST',
-      { ...POST_HEADERS, origin: 'http://evil.example' },
-      INITIALIZE,
-    );
-    expect(reply.status).toBe(403);
-    expect(JSON.parse(reply.body)).toEqual(
-      refusal(-32000, 'The Origin of the request is not allowed.', 'forbidden_origin'),
-    );
-    expect(reply.headers['access-control-allow-origin']).toBeUndefined();
-  });
-
-  it('sends CORS headers to an --allow-origin origin only, and exposes Mcp-Session-Id', async () => {
-    const allowed = await raw(
-      serve.port,
-      'POST',
-      { ...POST_HEADERS, origin: 'https://app.example' },
-      INITIALIZE,
-    );
-    expect(allowed.status).toBe(200);
-    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
-    expect(allowed.headers['access-control-expose-headers']).toBe('Mcp-Session-Id');
-    const preflight = await raw(serve.port, 'OPTIONS', {
-      origin: 'https://app.example',
-      'access-control-request-method': 'POST',
-    });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Session-Id');
-    const own = await raw(
-      serve.port,
-      'POST',
-      { ...POST_HEADERS, origin: `http://127.0.0.1:${serve.port}` },
-      INITIALIZE,
-    );
-    expect(own.status).toBe(200);
-    expect(own.headers['access-control-allow-origin']).toBeUndefined();
-    const stranger = await raw(serve.port, 'OPTIONS', { origin: `http://127.0.0.1:${serve.port}` });
-    expect(stranger.status).toBe(403);
-  });
-
-  it('requires the bearer token of --auth-token-file, also on loopback', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'serve-token-'));
-    const file = join(dir, 'token');
-    writeFileSync(file, 's3cret-token\n', { mode: 0o600 });
-    const guarded = await startServe(['--auth-token-file', file]);
-    const none = await raw(guarded.port, 'POST', POST_HEADERS, INITIALIZE);
-    expect(none.status).toBe(401);
-    expect(none.headers['www-authenticate']).toBe('Bearer');
-    expect(JSON.parse(none.body)).toEqual(
-      refusal(-32000, 'The request lacks the bearer token of this server.', 'unauthorized'),
-    );
-    const wrong = await raw(
-      guarded.port,
-      'POST',
-      { ...POST_HEADERS, authorization: 'Bearer s3cret-tokem' },
-      INITIALIZE,
-    );
-    expect(wrong.status).toBe(401);
-    const right = await raw(
-      guarded.port,
-      'POST',
-      { ...POST_HEADERS, authorization: 'Bearer s3cret-token' },
-      INITIALIZE,
-    );
-    expect(right.status).toBe(200);
-    expect(guarded.peer.stderr.join('\n')).not.toContain('s3cret');
-  });
-
-  it('refuses a listen address other than loopback without a token: exit code 2', async () => {
-    const env = { ...process.env };
-    delete env['MCP_BRIDGE_SERVE_TOKEN'];
-    const peer = spawnPeer(
-      process.execPath,
-      [GENERIC_BRIDGE, 'serve', '--listen', '0.0.0.0:0', '--', 'node', 'x.js'],
-      env,
-    );
-    const exit = await peer.exit;
-    expect(exit.code).toBe(2);
-    expect(peer.stderr[0]).toBe(
-      'mcp-bridge: bridge: error: a listen address other than loopback needs a token: give --auth-token-file, or set MCP_BRIDGE_SERVE_TOKEN',
-    );
   });
 });

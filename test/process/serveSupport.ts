@@ -120,3 +120,29 @@ export async function rawSession(port: number, capabilities: object = {}): Promi
   );
   return id;
 }
+
+/** The body of a refusal of the front end (docs/serve.md#serve-errors). */
+export const refusal = (code: number, message: string, cause: string, id: number | null = null) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message, data: { cause } },
+});
+/** The bridge's too_many_requests response to `id`. */
+export const TOO_MANY = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  error: {
+    code: -32603,
+    message: 'The connection has too many requests in flight',
+    data: { cause: 'too_many_requests' },
+  },
+});
+/** A tools/call body. */
+export const call = (id: number, name: string, args: object) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+/** The headers of a POST in `session`. */
+export const inSession = (session: string) => ({
+  ...POST_HEADERS,
+  'mcp-session-id': session,
+  'mcp-protocol-version': '2025-11-25',
+});
