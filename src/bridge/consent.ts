@@ -27,19 +27,24 @@ const UNBOUND: ConsentPort = {
 export function createConsentRelay(
   options: { readonly browserWithoutUrlElicitation?: boolean } = {},
 ): ConsentRelay {
-  let bound: ConsentPort = UNBOUND;
+  // The ports bound now, newest last: the newest one asks. Several are bound at once only under
+  // the HTTP front end (one connection per session, docs/serve.md#serve-sessions); when the newest
+  // ends, the one before it asks again.
+  const ports: ConsentPort[] = [];
+  const bound = (): ConsentPort => ports.at(-1) ?? UNBOUND;
   return {
     ...(options.browserWithoutUrlElicitation === true ? { browserWithoutUrlElicitation: true } : {}),
     port: {
-      phase: () => bound.phase(),
-      clientSupportsUrl: () => bound.clientSupportsUrl(),
-      askUrl: (input) => bound.askUrl(input),
-      complete: (elicitationId) => bound.complete(elicitationId),
+      phase: () => bound().phase(),
+      clientSupportsUrl: () => bound().clientSupportsUrl(),
+      askUrl: (input) => bound().askUrl(input),
+      complete: (elicitationId) => bound().complete(elicitationId),
     },
     bind(port) {
-      bound = port;
+      ports.push(port);
       return () => {
-        if (bound === port) bound = UNBOUND;
+        const at = ports.lastIndexOf(port);
+        if (at >= 0) ports.splice(at, 1);
       };
     },
   };

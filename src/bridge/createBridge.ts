@@ -140,7 +140,7 @@ export function createBridge(
   return (clientIn$) =>
     defer(() => {
       const session = createSession(scheduler);
-      const dispatch = createDispatcher({ session, config, deps, scheduler });
+      const dispatch = tagged(createDispatcher({ session, config, deps, scheduler }), deps.onRequestFrame);
       // Frames the sign-in sends on its own: URL elicitations, their cancels and completions.
       const signInFrames$ = new Subject<Frame>();
       const unbind = deps.consent?.bind(
@@ -257,6 +257,19 @@ function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFuncti
         complete: () => subscriber.complete(),
       }),
     );
+}
+
+/** The dispatch, telling `onRequestFrame` of the frames of each client request (BridgeDeps.onRequestFrame). */
+function tagged(
+  dispatch: (inbound: Inbound) => Observable<Frame>,
+  onRequestFrame: BridgeDeps['onRequestFrame'],
+): (inbound: Inbound) => Observable<Frame> {
+  if (onRequestFrame === undefined) return dispatch;
+  return (inbound) => {
+    if (inbound.kind !== 'frame' || !isRequest(inbound.frame)) return dispatch(inbound);
+    const id = inbound.frame.id;
+    return dispatch(inbound).pipe(tap((frame) => onRequestFrame(frame, id)));
+  };
 }
 
 /** Emits once no task runs any more. */

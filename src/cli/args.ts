@@ -6,6 +6,7 @@
  */
 import type { HeaderSetting } from './headers.js';
 import { helpText } from './help.js';
+import { httpServeOptions, type HttpServeOptions } from './httpServeOptions.js';
 import type { LogoutOptions } from './logout.js';
 import { DEFAULTS } from './optionValues.js';
 import { scanArgv } from './scan.js';
@@ -21,6 +22,8 @@ export type ParsedCommand =
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version'; readonly text: string }
   | { readonly kind: 'serve'; readonly options: ServeOptions }
+  /** `serve [options] -- <command>` or `serve [options] <url>`: the HTTP front end (docs/cli.md#cli-serve). */
+  | { readonly kind: 'serve-http'; readonly options: ServeOptions; readonly http: HttpServeOptions }
   /** `logout [options] <url>` or `logout [options] --all` (docs/sign-in.md#sign-in-logout). */
   | { readonly kind: 'logout'; readonly options: LogoutOptions }
   /** `status [options] [<url>]` (README.md, "Status"). */
@@ -28,7 +31,15 @@ export type ParsedCommand =
   /** `message`: the diagnostic text, without the `mcp-bridge-vscode: vscode: error: ` prefix. */
   | { readonly kind: 'error'; readonly message: string };
 
-export type { HeaderSetting, LogoutOptions, ServeOptions, SignInOptions, StatusOptions, Upstream };
+export type {
+  HeaderSetting,
+  HttpServeOptions,
+  LogoutOptions,
+  ServeOptions,
+  SignInOptions,
+  StatusOptions,
+  Upstream,
+};
 
 export { DEFAULTS };
 
@@ -59,7 +70,13 @@ export function parseCommandLine(
           case 'status':
             return { kind: 'status', options: statusOptions(scan.args, env, profile) };
           case 'serve':
-            return { kind: 'serve', options: serveOptions(argv, env, profile) };
+            return scan.http === true
+              ? {
+                  kind: 'serve-http',
+                  options: serveOptions(scan.args, env, profile),
+                  http: httpServeOptions(scan.args, env, profile.name),
+                }
+              : { kind: 'serve', options: serveOptions(argv, env, profile) };
         }
       } catch (error) {
         if (error instanceof UsageError) return { kind: 'error', message: error.message };

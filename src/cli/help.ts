@@ -33,6 +33,8 @@ export const usageText = (profile: Profile): string => {
     `       ${program} logout [options] <url>`,
     `       ${program} logout [options] --all`,
     `       ${program} status [options] [<url>]`,
+    `       ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]`,
+    `       ${program} serve [--listen 127.0.0.1:<port>] [options] <url>`,
     `Run "${program} --help" for the options.`,
   ].join('\n');
 };
@@ -57,6 +59,8 @@ during initialize, and later through a URL question of ${client.object}. An auth
        ${program} logout [options] <url>
        ${program} logout [options] --all
        ${program} status [options] [<url>]
+       ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]
+       ${program} serve [--listen 127.0.0.1:<port>] [options] <url>
 
 Connects ${client.subject} (MCP 2025-11-25 on stdin and stdout) to an upstream server that speaks
 MCP 2026-07-28: a command started as a child process (everything after "--" is the command
@@ -129,6 +133,24 @@ its origin and path, never its query. It takes --account, --token-store, --token
 --log-level, and sends no request.
   --json                     status only: print a JSON array (the fields are in the README)
 
+Serve runs the bridge as a Streamable HTTP server (MCP 2025-11-25) at
+http://127.0.0.1:<port>/mcp for many clients at once, each in a session of its own, on one
+upstream (one child, or one connection and one sign-in). It takes the options above and these,
+and writes one line "${program}: serve: listening on <url>" on stderr.
+SIGINT or SIGTERM stops it with 0.
+  --listen <address>:<port>  where to listen; port 0 takes a free port (default:
+                             127.0.0.1:0). An address other than loopback needs a token
+  --allow-origin <origin>    a browser origin that may call the server, with CORS headers
+                             (repeatable; no origin by default)
+  --auth-token-file <path>   regular file with the bearer token every request must send;
+                             or MCP_BRIDGE_SERVE_TOKEN (no token by default)
+  --max-sessions <n>         sessions at once, 1 to 1000000 (default: 100)
+  --max-requests <n>         requests in flight in all sessions, 1 to 1000000 (default: 1024)
+  --max-session-requests <n> requests in flight in one session, 1 to 1000000 (default: 256)
+  --max-body-bytes <n>       largest POST body, in bytes, 1 to 1073741824 (default: 4194304)
+  --session-idle <s>         seconds a session without requests and streams lives, 1 to
+                             31536000 (default: 1800)
+
 Environment:
   HTTPS_PROXY, https_proxy   proxy for the upstream server (http://[user:password@]host:port)
   ALL_PROXY, all_proxy       proxy when HTTPS_PROXY is not set
@@ -138,6 +160,7 @@ Environment:
   MCP_BRIDGE_TOKEN_KEY       the key of the encrypted token files, 64 hex digits
   SANDBOX_RUNTIME            1 in ${client.sandbox}: a needed sign-in fails at once
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)
+  MCP_BRIDGE_SERVE_TOKEN     serve only: the bearer token, when --auth-token-file is not given
 
 Exit status:
   0  stdin ended, or --help or --version; logout deleted, or found nothing to delete;

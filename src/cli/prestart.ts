@@ -64,7 +64,7 @@ export interface CommandLine {
  */
 export function commandLine(argv: readonly string[]): CommandLine | undefined {
   const scan = scanArgv(argv);
-  if (scan.kind !== 'valid' || scan.form !== 'serve') return undefined;
+  if (scan.kind !== 'valid' || scan.form !== 'serve' || scan.http === true) return undefined;
   // scanArgv stops at the first `--` (a separate option value never starts with `--`), and
   // the full parse takes what follows it as the command.
   const separator = scan.args.indexOf('--');

@@ -153,6 +153,17 @@ export async function main(argv: readonly string[], profile: Profile, early?: Pr
     fast === undefined
       ? (await import('./args.js')).parseCommandLine(argv, process.env, packageVersion(), profile)
       : { kind: 'serve', options: fast };
+  if (parsed.kind === 'serve-http') {
+    // The HTTP front end starts no child before the parse (prestart.ts sees no command form).
+    await dropPrestart(early, CHILD_STOP_GRACE_MS);
+    const { runServeHttp } = await import('./serveHttpCli.js');
+    return runServeHttp(
+      parsed.options,
+      parsed.http,
+      createStderrLogger(parsed.options.logLevel, undefined, profile.name),
+      profile,
+    );
+  }
   if (parsed.kind === 'serve') {
     return serve(
       parsed.options,
@@ -171,7 +182,7 @@ export async function main(argv: readonly string[], profile: Profile, early?: Pr
 
 /** Help, version, invalid arguments, logout and status. */
 async function notServe(
-  parsed: Exclude<ParsedCommand, { kind: 'serve' }>,
+  parsed: Exclude<ParsedCommand, { kind: 'serve' | 'serve-http' }>,
   profile: Profile,
 ): Promise<number> {
   switch (parsed.kind) {

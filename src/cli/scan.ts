@@ -16,6 +16,8 @@ export interface OptionSpec {
   readonly flag?: 'exits' | 'plain';
   /** A sign-in option: it conflicts with a static `authorization` header (docs/http-upstream.md#http-headers, docs/cli.md#cli-diagnostics). */
   readonly signIn?: true;
+  /** An option of `serve` only, the HTTP front end (docs/cli.md#cli-serve). */
+  readonly http?: true;
 }
 
 const SERVE: readonly Form[] = ['command', 'url'];
@@ -43,6 +45,14 @@ export const OPTIONS = {
   'token-key-file': { forms: STORE, signIn: true },
   'no-browser': { forms: URL_ONLY, flag: 'plain', signIn: true },
   'sign-in-timeout': { forms: URL_ONLY, signIn: true },
+  listen: { forms: SERVE, http: true },
+  'allow-origin': { forms: SERVE, http: true },
+  'auth-token-file': { forms: SERVE, http: true },
+  'max-sessions': { forms: SERVE, http: true },
+  'max-requests': { forms: SERVE, http: true },
+  'max-session-requests': { forms: SERVE, http: true },
+  'max-body-bytes': { forms: SERVE, http: true },
+  'session-idle': { forms: SERVE, http: true },
   all: { forms: ['logout'], flag: 'plain' },
   'no-revoke': { forms: ['logout'], flag: 'plain' },
   json: { forms: ['status'], flag: 'plain' },
@@ -57,11 +67,12 @@ export const optionSpec = (name: OptionName): OptionSpec => OPTIONS[name];
 export type ScanResult =
   | { readonly kind: 'help' | 'version' }
   | { readonly kind: 'error'; readonly message: string }
-  /** `args`: what yargs parses (without the word `logout` or `status`). */
+  /** `args`: what yargs parses (without the word `logout`, `status` or `serve`); `http`: the word `serve` came first. */
   | {
       readonly kind: 'valid';
       readonly form: 'serve' | 'logout' | 'status';
       readonly args: readonly string[];
+      readonly http?: true;
     };
 
 const NOT_AN_OPTION =
@@ -90,9 +101,11 @@ export function scanArgv(argv: readonly string[]): ScanResult {
   const error = (message: string): ScanResult => ({ kind: 'error', message });
   const form = argv[0] === 'logout' ? 'logout' : argv[0] === 'status' ? 'status' : 'serve';
   const sub = form !== 'serve';
+  // `serve`: the HTTP front end, the serve forms with the options of docs/cli.md#cli-serve.
+  const http = argv[0] === 'serve';
   const notAnOption =
     form === 'logout' ? NOT_AN_OPTION_LOGOUT : form === 'status' ? NOT_AN_OPTION_STATUS : NOT_AN_OPTION;
-  const args = sub ? argv.slice(1) : argv;
+  const args = sub || http ? argv.slice(1) : argv;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] ?? '';
     if (arg === '--') {
@@ -109,6 +122,8 @@ export function scanArgv(argv: readonly string[]): ScanResult {
     const written = eq < 0 ? arg : arg.slice(0, eq);
     const name = written.slice(2);
     if (!written.startsWith('--') || !isOptionName(name)) return error(unknownOption(written));
+    if (optionSpec(name).http === true && !http)
+      return error(`the option ${written} is only for the serve command`);
     const flag = optionSpec(name).flag;
     if (flag !== undefined) {
       if (eq >= 0) return error(`the option ${written} takes no value`);
@@ -121,5 +136,5 @@ export function scanArgv(argv: readonly string[]): ScanResult {
       i += 1;
     }
   }
-  return { kind: 'valid', form, args };
+  return http ? { kind: 'valid', form, args, http } : { kind: 'valid', form, args };
 }

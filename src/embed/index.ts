@@ -16,6 +16,9 @@
  * - The server code must not write to stdout (console.log): stdout carries only JSON-RPC.
  */
 export { serveDualEra } from './serveDualEra.js';
+export { serveDualEraHttp } from './serveDualEraHttp.js';
+export type { ServeDualEraHttpOptions } from './serveDualEraHttp.js';
+export type { HttpServer, ServeHttpOptions } from '../node/serveHttp.js';
 export type { DualEraHandle, ServeDualEraOptions } from './serveDualEra.js';
 export type { SelectedEra } from './opening.js';
 export { dualEra } from './dualEra.js';

@@ -1,11 +1,13 @@
 /**
  * The Node edges of mcp-bridge-sdk (`mcp-bridge-sdk/node`): stdio, the child-process upstream,
- * the Streamable HTTP upstream, flow control (back-pressure), and `serveStdio`, which gives a
- * product the whole executable's behaviour. Node only; the runtime-neutral parts are in
+ * the Streamable HTTP upstream, flow control (back-pressure), `serveStdio`, which gives a
+ * product the whole executable's behaviour, and `serveHttp`, the HTTP front end of many sessions. Node only; the runtime-neutral parts are in
  * `mcp-bridge-sdk`.
  */
 export { serveStdio, DEFAULT_WATCHDOG_MS } from './serveStdio.js';
 export type { ServeStdioOptions, StdioUpstream } from './serveStdio.js';
+export { serveHttp } from './serveHttp.js';
+export type { HttpServer, ServeHttpOptions } from './serveHttp.js';
 export { spawnChildUpstream } from '../edges/childProcess.js';
 export type { ChildUpstreamConfig } from '../edges/childProcess.js';
 export { startUpstreamChild, stopUpstreamChild } from '../edges/childStart.js';

@@ -33,7 +33,7 @@ describe('public API', () => {
     ]);
   });
 
-  it('the node entry exports the Node edges and serveStdio', () => {
+  it('the node entry exports the Node edges, serveStdio and serveHttp', () => {
     expect(Object.keys(node).sort()).toEqual([
       'DEFAULT_WATCHDOG_MS',
       'ajvInputChecks',
@@ -41,6 +41,7 @@ describe('public API', () => {
       'createHttpUpstream',
       'createStderrLogger',
       'readChunks',
+      'serveHttp',
       'serveStdio',
       'spawnChildUpstream',
       'startUpstreamChild',
@@ -92,7 +93,7 @@ describe('public API', () => {
     ]);
   });
 
-  it('the embed entry exports the dual-era server', () => {
-    expect(Object.keys(embed).sort()).toEqual(['EMBEDDED_LIMITS', 'dualEra', 'serveDualEra']);
+  it('the embed entry exports the dual-era servers', () => {
+    expect(Object.keys(embed).sort()).toEqual(['EMBEDDED_LIMITS', 'dualEra', 'serveDualEra', 'serveDualEraHttp']);
   });
 });

@@ -111,3 +111,14 @@ describe('--help of the sign-in after initialized and of --client-metadata-url n
     }
   });
 });
+
+describe('--help of serve', () => {
+  it('shows the serve forms, the listening line and the token variable', () => {
+    expect(HELP_TEXT).toContain(
+      'mcp-bridge-vscode serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]',
+    );
+    expect(USAGE_TEXT).toContain('mcp-bridge-vscode serve [--listen 127.0.0.1:<port>] [options] <url>');
+    expect(HELP_TEXT).toContain('"mcp-bridge-vscode: serve: listening on <url>"');
+    expect(HELP_TEXT).toContain('MCP_BRIDGE_SERVE_TOKEN');
+  });
+});

@@ -62,6 +62,8 @@ describe('the names of the command line of a profile', () => {
         '       mcp-bridge logout [options] <url>',
         '       mcp-bridge logout [options] --all',
         '       mcp-bridge status [options] [<url>]',
+        '       mcp-bridge serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]',
+        '       mcp-bridge serve [--listen 127.0.0.1:<port>] [options] <url>',
         'Run "mcp-bridge --help" for the options.',
       ].join('\n'),
     );
@@ -104,6 +106,8 @@ describe('the built executables (npm run build)', () => {
       '       mcp-bridge logout [options] <url>',
       '       mcp-bridge logout [options] --all',
       '       mcp-bridge status [options] [<url>]',
+      '       mcp-bridge serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]',
+      '       mcp-bridge serve [--listen 127.0.0.1:<port>] [options] <url>',
       'Run "mcp-bridge --help" for the options.',
       '',
     ]);

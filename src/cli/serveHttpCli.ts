@@ -1,0 +1,107 @@
+/**
+ * `serve`: the HTTP front end from the command line (docs/cli.md#cli-serve). It sets up the
+ * sign-in of a URL upstream (one for every session), starts serveHttp, prints the one line
+ * `<program>: serve: listening on <url>` on stderr, and on SIGINT or SIGTERM ends the sessions,
+ * closes the server and stops the upstream: exit code 0. A server that cannot listen is 1; a
+ * forced token store that does not open is 2.
+ */
+import type { Logger } from '../ports/logger.js';
+import type { HttpServeOptions, ServeOptions } from './args.js';
+import { formatDiagnostic } from '../node/log.js';
+import { serveHttp } from '../node/serveHttp.js';
+import type { StdioUpstream } from '../node/serveStdio.js';
+import type { Profile } from '../profiles/profile.js';
+import { executableInputChecks } from './inputChecks.js';
+import { packageVersion } from './version.js';
+import type { SignInSetup } from './signInSetup.js';
+
+function upstreamOf(options: ServeOptions): StdioUpstream {
+  const upstream = options.upstream;
+  if (upstream.kind === 'command') return upstream;
+  return {
+    kind: 'url',
+    url: upstream.url,
+    headers: options.headers.map(({ name, value }) => ({ name, value })),
+    ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+  };
+}
+
+/** Serves until the first SIGINT or SIGTERM; resolves with the exit code. */
+export async function runServeHttp(
+  options: ServeOptions,
+  http: HttpServeOptions,
+  logger: Logger,
+  profile: Profile,
+): Promise<number> {
+  for (const warning of options.warnings) logger.log(profile.logScope, 'warn', warning);
+  const upstream = options.upstream;
+  let signIn: SignInSetup | undefined;
+  if (upstream.kind === 'url' && options.signIn !== undefined) {
+    const { setUpSignIn } = await import('./signInSetup.js');
+    signIn = await setUpSignIn(
+      {
+        url: upstream.url,
+        signIn: options.signIn,
+        env: process.env,
+        profile,
+        ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+      },
+      logger,
+    );
+    if (!signIn.ok) {
+      process.stderr.write(`${formatDiagnostic(signIn.message, profile.name, profile.logScope)}\n`);
+      return 2;
+    }
+  }
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  let server: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    server = await serveHttp(profile, upstreamOf(options), {
+      host: http.host,
+      port: http.port,
+      allowOrigins: http.allowOrigins,
+      ...(http.token === undefined ? {} : { token: http.token }),
+      ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
+      ...(http.maxPending === undefined ? {} : { maxPending: http.maxPending }),
+      ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
+      ...(http.sessionIdleMs === undefined ? {} : { sessionIdleMs: http.sessionIdleMs }),
+      version: packageVersion(),
+      ...(options.name === undefined ? {} : { name: options.name }),
+      logger,
+      limits: {
+        discoverTimeoutMs: options.discoverTimeoutMs,
+        ...(http.maxInFlight === undefined ? {} : { maxInFlight: http.maxInFlight }),
+      },
+      maxLineBytes: options.maxLineBytes,
+      maxResponseBytes: options.maxResponseBytes,
+      env: process.env,
+      checks: executableInputChecks,
+      ...(signIn?.ok === true ? { signIn: { auth: signIn.auth, consent: signIn.consent } } : {}),
+    });
+  } catch (error: unknown) {
+    const code = (error as { code?: unknown }).code;
+    const why = typeof code === 'string' ? ` (${code})` : '';
+    process.stderr.write(
+      `${formatDiagnostic(`the server cannot listen on ${http.host}:${http.port}${why}`, profile.name, 'serve')}\n`,
+    );
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    if (signIn?.ok === true) signIn.close();
+    return 1;
+  }
+  // The one line a caller waits for (docs/cli.md#cli-serve).
+  process.stderr.write(`${profile.name}: serve: listening on ${server.url}\n`);
+  await stopped;
+  await server.close();
+  if (signIn?.ok === true) signIn.close();
+  setImmediate(() => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  });
+  return 0;
+}

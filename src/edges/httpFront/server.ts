@@ -1,0 +1,193 @@
+/**
+ * The HTTP server of the front end (docs/serve.md#serve-rules): one endpoint, `/mcp`, on a
+ * loopback address by default. Each request passes the Host check (DNS rebinding), the Origin
+ * check, the bearer token when the server has one, and the CORS rules of `--allow-origin`
+ * before its session sees it (docs/serve.md#serve-security).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OperatorFunction } from 'rxjs';
+import type { Logger } from '../../ports/logger.js';
+import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
+import type { Inbound } from '../../protocol/parseLine.js';
+import { parseBody, readBody } from './body.js';
+import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
+import { createSessionTable, refuse } from './sessionTable.js';
+import type { ExtraHeaders } from './streams.js';
+import { sendJson } from './streams.js';
+
+/** The path of the endpoint. */
+export const MCP_PATH = '/mcp';
+
+/** Settings of the HTTP front end (docs/serve.md#serve-limits). */
+export interface HttpFrontConfig {
+  /** Address to bind; loopback unless a token is set. */
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  /** Origins whose browsers may call (CORS); nothing else gets CORS headers. */
+  readonly allowOrigins: readonly string[];
+  /** The bearer token clients must send; undefined: none. */
+  readonly token?: string;
+  readonly maxBodyBytes: number;
+  readonly maxSessions: number;
+  readonly maxPending: number;
+  readonly sessionIdleMs: number;
+  readonly keepAliveMs: number;
+  readonly maxBufferedFrames: number;
+  readonly maxDepth: number;
+  readonly bridge: OperatorFunction<Inbound, Frame>;
+  readonly originOf: (frame: Frame) => RequestId | undefined;
+  readonly logger: Logger;
+  readonly modern?: ModernLeg;
+}
+
+/**
+ * A second leg for POSTs that are not of the 2025 revisions (embedded mode: the server's own
+ * 2026-07-28 handler, docs/embedded.md#embedded-http). It sees a POST without `Mcp-Session-Id`
+ * after the Host, Origin, token and Content-Type checks, with its whole body.
+ */
+export interface ModernLeg {
+  readonly takes: (req: IncomingMessage, body: Buffer) => Promise<boolean>;
+  readonly serve: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
+  readonly close: () => Promise<void>;
+}
+
+/** A running front end. */
+export interface HttpFront {
+  /** `http://<host>:<port>/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Sessions open now. */
+  readonly sessions: () => number;
+  /** Ends every session and closes the server. */
+  close(): Promise<void>;
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** docs/serve.md#serve-security: equal-length digests compared in constant time. */
+export function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '');
+  const given = digest(match?.[1] ?? '');
+  return timingSafeEqual(given, expected) && match !== null;
+}
+
+const one = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+const ALLOWED_HEADERS =
+  'Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
+
+/** Starts the server; resolves once it listens. */
+export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront> {
+  const tokenDigest = config.token === undefined ? undefined : digest(config.token);
+  const table = createSessionTable(config);
+  let port = config.port;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const origin = one(req.headers.origin);
+    const cors: ExtraHeaders =
+      origin !== undefined && config.allowOrigins.includes(origin)
+        ? {
+            'access-control-allow-origin': origin,
+            'access-control-expose-headers': 'Mcp-Session-Id',
+            vary: 'Origin',
+          }
+        : {};
+    if (!hostAllowed(one(req.headers.host), port, config.host)) return refuse(res, 'forbidden_host', {});
+    if (!originAllowed(origin, port, config.allowOrigins)) return refuse(res, 'forbidden_origin', {});
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== MCP_PATH) return refuse(res, 'not_found', cors);
+    if (req.method === 'OPTIONS') {
+      // CORS preflight, for the origins of --allow-origin only.
+      if (Object.keys(cors).length === 0) return refuse(res, 'forbidden_origin', {});
+      res.writeHead(204, {
+        ...cors,
+        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return;
+    }
+    if (tokenDigest !== undefined && !bearerMatches(one(req.headers.authorization), tokenDigest)) {
+      return refuse(res, 'unauthorized', { ...cors, 'www-authenticate': 'Bearer' });
+    }
+    switch (req.method) {
+      case 'POST': {
+        const modern = config.modern;
+        if (modern === undefined && !acceptsPost(one(req.headers.accept))) {
+          return refuse(res, 'not_acceptable', cors);
+        }
+        if (!isJsonContent(one(req.headers['content-type']))) {
+          return refuse(res, 'unsupported_media_type', cors);
+        }
+        const body = await readBody(req, config.maxBodyBytes);
+        if (body === undefined) {
+          res.setHeader('connection', 'close');
+          return refuse(res, 'body_too_large', cors);
+        }
+        if (
+          modern !== undefined &&
+          req.headers['mcp-session-id'] === undefined &&
+          (await modern.takes(req, body))
+        ) {
+          return modern.serve(req, res, body);
+        }
+        if (!acceptsPost(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
+        const parsed = parseBody(body, { maxDepth: config.maxDepth, maxLineBytes: config.maxBodyBytes });
+        if (parsed.kind === 'bad') return sendJson(res, 400, parsed.frame, cors);
+        return table.post(req, res, parsed.messages, cors);
+      }
+      case 'GET':
+        if (!acceptsEventStream(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
+        return table.get(req, res, cors);
+      case 'DELETE':
+        return table.delete(req, res, cors);
+      default:
+        res.setHeader('allow', 'GET, POST, DELETE');
+        return refuse(res, 'method_not_allowed', cors);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      config.logger.log(
+        'serve',
+        'err',
+        `an HTTP request failed inside the server (${error instanceof Error ? error.name : typeof error})`,
+      );
+      if (!res.headersSent) sendJson(res, 500, undefined);
+      else res.destroy();
+    });
+  });
+  // A slow or stuck client holds no socket for ever; event streams are long-lived by design.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    port,
+    sessions: () => table.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        table.closeAll();
+        const legDone = config.modern?.close() ?? Promise.resolve();
+        server.close(() => {
+          void legDone.catch(() => undefined).then(resolve);
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

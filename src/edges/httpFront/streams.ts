@@ -1,0 +1,122 @@
+/**
+ * The response streams of the HTTP front end (docs/serve.md#serve-responses): a JSON reply, an
+ * event stream with keep-alive comments, and the stream of one POST, which answers with JSON when
+ * its one request's response is the first frame and turns into an event stream otherwise.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Frame, JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+
+/** Headers every reply of the front end carries (CORS, when the Origin is allowed). */
+export type ExtraHeaders = Readonly<Record<string, string>>;
+
+/** Writes one JSON body and ends the response. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: JsonObject | Frame | undefined,
+  headers: ExtraHeaders = {},
+): void {
+  if (res.headersSent || res.writableEnded) return;
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    'content-length': String(Buffer.byteLength(text)),
+  });
+  res.end(text);
+}
+
+/** An open event stream. */
+export interface EventStream {
+  send(frame: Frame): void;
+  end(): void;
+  readonly closed: boolean;
+}
+
+/** Starts an event stream on `res`; a comment every `keepAliveMs` keeps proxies and clients from timing out. */
+export function openEventStream(
+  res: ServerResponse,
+  headers: ExtraHeaders,
+  keepAliveMs: number,
+): EventStream {
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+  });
+  res.flushHeaders();
+  let closed = false;
+  const timer = setInterval(() => {
+    if (!closed) res.write(': keep-alive\n\n');
+  }, keepAliveMs);
+  timer.unref();
+  const stop = (): void => {
+    closed = true;
+    clearInterval(timer);
+  };
+  res.once('close', stop);
+  return {
+    send(frame) {
+      if (closed) return;
+      res.write(`event: message\ndata: ${JSON.stringify(frame)}\n\n`);
+    },
+    end() {
+      if (closed) return;
+      stop();
+      res.end();
+    },
+    get closed() {
+      return closed || res.destroyed;
+    },
+  };
+}
+
+/** The stream of one POST that carried requests. */
+export interface PostStream {
+  /** A frame for this POST; `final` when it is the response to one of its requests. */
+  deliver(frame: Frame, final: RequestId | undefined): void;
+  /** The ids whose responses have not been sent yet. */
+  readonly waiting: ReadonlySet<RequestId>;
+  /** Ends the stream whatever is still waiting (the session ended). */
+  end(): void;
+}
+
+/**
+ * A POST with `ids` requests. One request whose response comes first gets a JSON reply;
+ * anything else (more requests, a server request or notification first, or no frame within
+ * `keepAliveMs`) opens an event stream, which ends after the last response.
+ */
+export function createPostStream(
+  res: ServerResponse,
+  ids: readonly RequestId[],
+  headers: () => ExtraHeaders,
+  keepAliveMs: number,
+): PostStream {
+  const waiting = new Set<RequestId>(ids);
+  let stream: EventStream | undefined;
+  const open = (): EventStream => (stream ??= openEventStream(res, headers(), keepAliveMs));
+  const early = setTimeout(open, keepAliveMs);
+  early.unref();
+  res.once('close', () => clearTimeout(early));
+  return {
+    deliver(frame, final) {
+      if (final !== undefined) waiting.delete(final);
+      if (stream === undefined && ids.length === 1 && final !== undefined) {
+        clearTimeout(early);
+        sendJson(res, 200, frame, headers());
+        return;
+      }
+      clearTimeout(early);
+      open().send(frame);
+      if (waiting.size === 0) stream?.end();
+    },
+    waiting,
+    end() {
+      clearTimeout(early);
+      waiting.clear();
+      // An event stream without a response: the client sees its request end unanswered.
+      open().end();
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * The HTTP front end as a library call (docs/serve.md#serve-library): a Streamable HTTP endpoint
+ * of revision 2025-11-25 whose sessions share one upstream (docs/serve.md#serve-sessions). Each
+ * session is one subscription of the profile's bridge; the upstream (a child started once, or
+ * one HTTP connection with one sign-in) is connected at the first `initialize` and closed only
+ * when the server closes. Node only.
+ */
+import { defer, map, of, shareReplay, take, tap } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
+import { DEFAULT_LIMITS } from '../bridge/config.js';
+import type { BridgeLimits } from '../bridge/config.js';
+import type { InputSchemaChecks } from '../codec/input/checks.js';
+import { fallbackServerName } from '../codec/initializeResult.js';
+import { startHttpFront } from '../edges/httpFront/server.js';
+import type { ModernLeg } from '../edges/httpFront/server.js';
+import { isLoopback } from '../edges/httpFront/rules.js';
+import type { FlowControl } from '../edges/flowControl.js';
+import type { Logger } from '../ports/logger.js';
+import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
+import { createProfileBridge } from '../profiles/bridge.js';
+import type { Profile } from '../profiles/profile.js';
+import { DEFAULT_MAX_DEPTH } from '../protocol/parseLine.js';
+import type { Frame, RequestId } from '../protocol/jsonrpc.js';
+import type { Inbound } from '../protocol/parseLine.js';
+import { ajvInputChecks } from './inputChecks.js';
+import { createStderrLogger } from './log.js';
+import { createUpstreamConnector } from './upstreamConnector.js';
+import type { StdioUpstream } from './upstreamConnector.js';
+
+/** Settings of serveHttp; every limit has a default (docs/serve.md#serve-limits). */
+export interface ServeHttpOptions {
+  /** Address to bind. Default 127.0.0.1; another than loopback needs `token`. */
+  readonly host?: string;
+  /** Port to bind; 0 (the default) takes a free one. */
+  readonly port?: number;
+  /** Browser origins that may call the server (CORS). Default none. */
+  readonly allowOrigins?: readonly string[];
+  /** The bearer token every request must carry. Default none (loopback only). */
+  readonly token?: string;
+  /** Most sessions at once. Default 100. */
+  readonly maxSessions?: number;
+  /** Most requests waiting for their response in all sessions together. Default 1024. */
+  readonly maxPending?: number;
+  /** A session without requests and open streams ends after this. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+  /** Largest POST body. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Keep-alive comments of event streams. Default 15 s. */
+  readonly keepAliveMs?: number;
+  /** Frames kept per session while it has no GET stream. Default 256. */
+  readonly maxBufferedFrames?: number;
+  /** The bridge's version, the fallback `serverInfo.version`. Default `0.0.0`. */
+  readonly version?: string;
+  /** `serverInfo.name` when the upstream gives none. */
+  readonly name?: string;
+  /** Default: lines on stderr from level `info`. */
+  readonly logger?: Logger;
+  /** Limits of each session's bridge; `maxInFlight` is per session. */
+  readonly limits?: Partial<BridgeLimits>;
+  /** Longest line of a child upstream, in bytes. Default 64 MiB. */
+  readonly maxLineBytes?: number;
+  /** Largest HTTP upstream response body. Default 64 MiB. */
+  readonly maxResponseBytes?: number;
+  /** The environment of the HTTP upstream (proxy variables). Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The sign-in of a URL upstream, shared by every session (one sign-in, one refresh). */
+  readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
+  readonly checks?: InputSchemaChecks;
+  /** Wraps the bridge in operators of the product's own, as in serveStdio. */
+  readonly compose?: (bridge: OperatorFunction<Inbound, Frame>) => OperatorFunction<Inbound, Frame>;
+}
+
+/** A running server. */
+export interface HttpServer {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Sessions open now. */
+  readonly sessions: () => number;
+  /** Ends the sessions, closes the server, then stops the upstream. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** The default largest POST body (ServeHttpOptions.maxBodyBytes). */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** No back-pressure across sessions: each response stream is written as it comes. */
+const NO_FLOW: FlowControl = { check: () => undefined, add: () => () => undefined, paused: false };
+
+/**
+ * The one upstream of all sessions: connected on the first `initialize`, again after the child
+ * exited or a connect failed. Each session gets a view whose `close` does nothing: a session
+ * that ends never closes the upstream of the others.
+ */
+function sharedUpstream(connect: () => Observable<UpstreamConnection>) {
+  let current: UpstreamConnection | undefined;
+  let connecting$: Observable<UpstreamConnection> | undefined;
+  const view = (c: UpstreamConnection): UpstreamConnection => ({ ...c, close: () => undefined });
+  // A child that exited is gone for every session: the next initialize connects anew.
+  const forgetOnExit = (c: UpstreamConnection): void => {
+    c.exit$.pipe(take(1)).subscribe(() => {
+      if (current === c) current = undefined;
+    });
+  };
+  return {
+    connect: (): Observable<UpstreamConnection> =>
+      defer(() => {
+        if (current !== undefined) return of(view(current));
+        connecting$ ??= connect().pipe(
+          take(1),
+          tap({
+            next: (c) => {
+              current = c;
+              connecting$ = undefined;
+              forgetOnExit(c);
+            },
+            error: () => {
+              connecting$ = undefined;
+            },
+          }),
+          shareReplay({ bufferSize: 1, refCount: false }),
+        );
+        return connecting$.pipe(map(view));
+      }),
+    close: (): void => {
+      current?.close();
+      current = undefined;
+    },
+  };
+}
+
+/**
+ * The upstream of a front end: how to connect it (shared by every session), how to wait for it
+ * after the server closed, and its name for the fallback `serverInfo.name`.
+ */
+export interface UpstreamLink {
+  readonly connect: () => Observable<UpstreamConnection>;
+  /** After the shared connection closed: waits for a child to exit. */
+  readonly settle: () => Promise<void>;
+  readonly fallback: { readonly command: string } | { readonly url: string } | Record<string, never>;
+}
+
+/**
+ * Serves MCP 2025-11-25 clients over Streamable HTTP from one 2026-07-28 upstream and resolves
+ * once the server listens (docs/serve.md#serve-library). The caller stops it with `close()`.
+ *
+ * @example
+ * import { genericProfile } from 'mcp-bridge-sdk';
+ * import { serveHttp } from 'mcp-bridge-sdk/node';
+ * const server = await serveHttp(genericProfile, { kind: 'command', argv: ['node', 'server.js'] });
+ * console.error(server.url); // http://127.0.0.1:<port>/mcp
+ */
+export async function serveHttp(
+  profile: Profile,
+  upstream: StdioUpstream,
+  options: ServeHttpOptions = {},
+): Promise<HttpServer> {
+  checkListen(options);
+  const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
+  const connector = createUpstreamConnector({
+    upstream,
+    logger,
+    flow: NO_FLOW,
+    maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_BYTES,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_BYTES,
+    env: options.env ?? process.env,
+    auth: options.signIn?.auth,
+  });
+  return serveHttpOn(
+    profile,
+    {
+      connect: connector.connect,
+      settle: () => connector.settle(false),
+      fallback: upstream.kind === 'command' ? { command: upstream.argv[0] ?? '' } : { url: upstream.url },
+    },
+    { ...options, logger },
+  );
+}
+
+/** docs/serve.md#serve-security: beyond loopback, only with a secret. */
+function checkListen(options: ServeHttpOptions): void {
+  if (!isLoopback(options.host ?? '127.0.0.1') && (options.token === undefined || options.token === '')) {
+    throw new RangeError('serveHttp: a listen address other than loopback needs a token');
+  }
+}
+
+/** serveHttp on any upstream link, with an optional second leg (embedded mode, docs/embedded.md#embedded-http). */
+export async function serveHttpOn(
+  profile: Profile,
+  link: UpstreamLink,
+  options: ServeHttpOptions,
+  modern?: ModernLeg,
+): Promise<HttpServer> {
+  checkListen(options);
+  const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
+  const shared = sharedUpstream(link.connect);
+  // The request that made each frame (BridgeDeps.onRequestFrame), read by the routing of the session.
+  const origins = new WeakMap<Frame, RequestId>();
+  const signIn = options.signIn;
+  const profileBridge = createProfileBridge(
+    profile,
+    {
+      version: options.version ?? '0.0.0',
+      fallbackName: fallbackServerName({
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...link.fallback,
+        profileName: profile.name,
+      }),
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
+    },
+    {
+      connect: shared.connect,
+      logger,
+      checks: options.checks ?? ajvInputChecks,
+      onRequestFrame: (frame, id) => {
+        origins.set(frame, id);
+      },
+      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+    },
+  );
+  const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
+  const front = await startHttpFront({
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    allowOrigins: options.allowOrigins ?? [],
+    ...(options.token === undefined ? {} : { token: options.token }),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxSessions: options.maxSessions ?? 100,
+    maxPending: options.maxPending ?? 1024,
+    sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    maxBufferedFrames: options.maxBufferedFrames ?? 256,
+    maxDepth: DEFAULT_MAX_DEPTH,
+    bridge,
+    originOf: (frame) => origins.get(frame),
+    logger,
+    ...(modern === undefined ? {} : { modern }),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url: front.url,
+    port: front.port,
+    sessions: front.sessions,
+    close: () =>
+      (closing ??= (async () => {
+        await front.close();
+        shared.close();
+        await link.settle();
+      })()),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The command line of `serve` (docs/cli.md#cli-serve): its forms, its own options and the token
+ * that a listen address other than loopback needs.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../src/cli/args.js';
+import { genericProfile } from '../../src/profiles/generic.js';
+
+const parse = (argv: string[], env: Record<string, string> = {}) =>
+  parseCommandLine(argv, env, '1.0.0', genericProfile);
+
+describe('serve', () => {
+  it('takes the command form with 127.0.0.1 and a free port by default', () => {
+    const parsed = parse(['serve', '--', 'node', 'server.js']);
+    expect(parsed.kind).toBe('serve-http');
+    if (parsed.kind !== 'serve-http') return;
+    expect(parsed.options.upstream).toEqual({ kind: 'command', argv: ['node', 'server.js'] });
+    expect(parsed.http).toEqual({ host: '127.0.0.1', port: 0, allowOrigins: [] });
+  });
+
+  it('takes the URL form and the options of serve', () => {
+    const parsed = parse([
+      'serve',
+      '--listen',
+      '[::1]:8808',
+      '--allow-origin',
+      'https://vscode.dev',
+      '--max-sessions',
+      '5',
+      '--max-requests',
+      '50',
+      '--max-session-requests',
+      '7',
+      '--max-body-bytes',
+      '1000',
+      '--session-idle',
+      '60',
+      'https://mcp.example.com/mcp',
+    ]);
+    expect(parsed.kind).toBe('serve-http');
+    if (parsed.kind !== 'serve-http') return;
+    expect(parsed.options.upstream).toEqual({ kind: 'url', url: 'https://mcp.example.com/mcp' });
+    expect(parsed.http).toEqual({
+      host: '::1',
+      port: 8808,
+      allowOrigins: ['https://vscode.dev'],
+      maxSessions: 5,
+      maxPending: 50,
+      maxInFlight: 7,
+      maxBodyBytes: 1000,
+      sessionIdleMs: 60_000,
+    });
+  });
+
+  it('refuses the options of serve without the word serve', () => {
+    expect(parse(['--listen', '127.0.0.1:1', '--', 'node'])).toEqual({
+      kind: 'error',
+      message: 'the option --listen is only for the serve command',
+    });
+  });
+
+  it('refuses a listen address other than loopback without a token, and takes it with MCP_BRIDGE_SERVE_TOKEN', () => {
+    expect(parse(['serve', '--listen', '0.0.0.0:8808', '--', 'node'])).toEqual({
+      kind: 'error',
+      message:
+        'a listen address other than loopback needs a token: give --auth-token-file, or set MCP_BRIDGE_SERVE_TOKEN',
+    });
+    const parsed = parse(['serve', '--listen', '0.0.0.0:8808', '--', 'node'], {
+      MCP_BRIDGE_SERVE_TOKEN: 'tok',
+    });
+    expect(parsed.kind === 'serve-http' ? parsed.http.token : undefined).toBe('tok');
+  });
+
+  it('refuses a bad listen address and a bad origin without echoing them', () => {
+    expect(parse(['serve', '--listen', '127.0.0.1:99999', '--', 'node'])).toEqual({
+      kind: 'error',
+      message: 'the value of --listen is not valid: give <address>:<port>, such as 127.0.0.1:8808',
+    });
+    expect(parse(['serve', '--allow-origin', 'https://a.example/path', '--', 'node'])).toEqual({
+      kind: 'error',
+      message: 'the value of --allow-origin is not valid: give an origin such as https://vscode.dev',
+    });
+  });
+});
