@@ -33,11 +33,19 @@ export interface EventStream {
   readonly closed: boolean;
 }
 
+/**
+ * Most bytes an event stream may hold unwritten: a client that stops reading loses its stream
+ * (closed as a dropped one, which cancels its requests) instead of growing the process
+ * (docs/serve.md#serve-limits).
+ */
+export const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
+
 /** Starts an event stream on `res`; a comment every `keepAliveMs` keeps proxies and clients from timing out. */
 export function openEventStream(
   res: ServerResponse,
   headers: ExtraHeaders,
   keepAliveMs: number,
+  maxUnwrittenBytes = MAX_UNWRITTEN_BYTES,
 ): EventStream {
   res.writeHead(200, {
     ...headers,
@@ -47,8 +55,12 @@ export function openEventStream(
   });
   res.flushHeaders();
   let closed = false;
+  const write = (text: string): void => {
+    res.write(text);
+    if (res.writableLength > maxUnwrittenBytes) res.destroy();
+  };
   const timer = setInterval(() => {
-    if (!closed) res.write(': keep-alive\n\n');
+    if (!closed) write(': keep-alive\n\n');
   }, keepAliveMs);
   timer.unref();
   const stop = (): void => {
@@ -58,8 +70,8 @@ export function openEventStream(
   res.once('close', stop);
   return {
     send(frame) {
-      if (closed) return;
-      res.write(`event: message\ndata: ${JSON.stringify(frame)}\n\n`);
+      if (closed || res.destroyed) return;
+      write(`event: message\ndata: ${JSON.stringify(frame)}\n\n`);
     },
     end() {
       if (closed) return;
