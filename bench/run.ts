@@ -2,7 +2,7 @@
  * `npm run bench`: every scenario of bench/README.md, targets interleaved, one table, bench/results.json
  * and bench/results.svg. Not part of `npm test`.
  *
- *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded]
+ *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded,serve]
  *     [--runs N] [--scale X] [--out DIR]
  *
  * The default fits in a few minutes on a 2-core machine; `--full` runs more rounds and requests.
@@ -20,6 +20,7 @@ import { http } from './scenarios/http.js';
 import { embeddedMode } from './scenarios/embedded.js';
 import { large } from './scenarios/large.js';
 import { memory } from './scenarios/memory.js';
+import { serveFront } from './scenarios/serve.js';
 import { startup } from './scenarios/startup.js';
 import { inputRounds, overhead, realistic } from './scenarios/stdio.js';
 
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, (ctx: Context) => Promise<void>> = {
   startup,
   memory,
   embedded: embeddedMode,
+  serve: serveFront,
 };
 
 const OUT = fileURLToPath(new URL('../../bench/', import.meta.url));

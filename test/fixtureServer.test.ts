@@ -22,7 +22,7 @@ const LISTS = { tools: { listChanged: true }, prompts: { listChanged: true } };
 const TOOLS = [
   'echo', 'add', 'slow', 'progress', 'bare_array', 'structured', 'array_output', 'show', 'log', 'meta_echo',
   'ask_form', 'ask_url', 'ask_url_twice', 'ask_bad_url', 'confirm', 'two_rounds', 'never_stops', 'many_inputs',
-  'refused_state', 'ask_sample', 'sample_tools', 'ask_roots', 'multi', 'toggled', 'toggle', 'touch', 'add_tool',
+  'refused_state', 'ask_named', 'ask_sample', 'sample_tools', 'ask_roots', 'multi', 'toggled', 'toggle', 'touch', 'add_tool',
   'drop_listen', 'crash', 'shutdown',
 ]; // prettier-ignore
 
@@ -42,6 +42,7 @@ const ROUND_TRIPS: [string, Record<string, unknown>, Record<string, unknown>, st
   ['ask_roots', {}, { roots: roots('file:///a', 'file:///b') }, 'roots: file:///a\nfile:///b'],
   ['multi', {}, { name: accept({ name: 'Ada' }), roots: roots('file:///a') }, 'name: Ada (accept); roots: 1'],
   ['many_inputs', {}, seventeen, 'many inputs: 17 answers'],
+  ['ask_named', { name: 'Ada' }, { answer: accept({ answer: 'yes' }) }, 'named Ada: yes'],
 ];
 
 type InputRequest = { method: string; params: { message: string; requestedSchema: { properties: object } } };

@@ -10,9 +10,11 @@
  *   2026-07-28` through the driver `client.ts`, which stands in for VS Code (form and URL
  *   elicitation, a scripted browser).
  * - Front face (the bridge as a 2025-11-25 server): server scenarios through frontAdapter.ts.
+ * - Serve face (`mcp-bridge serve` as a 2025-11-25 Streamable HTTP server): every scored server
+ *   scenario of 2025-11-25 straight at its URL, in front of upstream.ts (serveFace.ts).
  *
- * Exit code 0 when every auth scenario in scope passes all its checks and every other scenario
- * gives its baseline; 1 otherwise. `CONFORMANCE_SCENARIOS=a,b` runs only those;
+ * Exit code 0 when every auth scenario and every serve scenario in scope passes all its checks
+ * and every other scenario gives its baseline; 1 otherwise. `CONFORMANCE_SCENARIOS=a,b` runs only those (of the back and serve faces);
  * `CONFORMANCE_VERBOSE=1` shows the suite's output.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,6 +30,7 @@ import {
   SUITE_NODE,
   SUITE_VERSION,
 } from './scenarios.js';
+import { serveFace } from './serveFace.js';
 
 const DRIVER = fileURLToPath(new URL('./client.js', import.meta.url));
 const ADAPTER = fileURLToPath(new URL('./frontAdapter.js', import.meta.url));
@@ -211,6 +214,12 @@ async function main(): Promise<number> {
       `\nFront face (the bridge as a 2025-11-25 server, through frontAdapter):\n${frontRows.join('\n')}\n`,
     );
   }
+  const serveRows = [...HEADER];
+  const score = (scenario: string, dir: string) =>
+    tally(scenario, dir, (_r, clean) => (clean ? '' : ' (FAIL)'));
+  differs += await serveFace(node, suite, serveRows, score, { quiet: quiet(), only });
+  if (serveRows.length > HEADER.length)
+    out.write(`\nServe face (mcp-bridge serve, 2025-11-25, no adapter):\n${serveRows.join('\n')}\n`);
   return differs === 0 ? 0 : 1;
 }
 

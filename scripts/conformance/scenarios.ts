@@ -83,3 +83,41 @@ export const FRONT_BASELINE: Readonly<Record<string, string>> = {
   'resources-unsubscribe': '2/2',
   'prompts-list': '2/2',
 };
+
+/**
+ * The serve face: every scored server scenario of 2025-11-25, run straight at `mcp-bridge serve --
+ * node upstream.js` (a 2026-07-28-only server with the suite's tools, resources and prompts).
+ * Every check of each must pass (a warning counts as a failure).
+ */
+export const SERVE_SCENARIOS: readonly string[] = [
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+];
