@@ -53,23 +53,25 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export const isLoopback = (host: string): boolean =>
   LOOPBACK_HOSTS.has(host) || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
-/** Splits `name:port` (with `[v6]:port`); undefined when no port is there. */
+/** Splits `name[:port]` (with `[v6][:port]`); `port` is '' when the authority names none. */
 function hostPort(authority: string): { readonly host: string; readonly port: string } | undefined {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(authority);
-  return match === null ? undefined : { host: match[1]!.toLowerCase(), port: match[2]! };
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(authority);
+  return match === null ? undefined : { host: match[1]!.toLowerCase(), port: match[2] ?? '' };
 }
 
 /**
  * DNS rebinding (docs/serve.md#serve-security): the Host must be a loopback name or address with
- * the bound port, or the listen address itself; a server bound to all addresses takes any name
- * with its port, its bearer token guards it.
+ * the bound port, or the listen address itself. A server bound to all addresses takes any name
+ * with any port or none: its bearer token guards it, and a load balancer in front of it forwards
+ * the name and port the clients used.
  */
 export function hostAllowed(host: string | undefined, port: number, listenHost: string): boolean {
   if (host === undefined) return false;
   const parsed = hostPort(host);
-  if (parsed === undefined || parsed.port !== String(port)) return false;
-  if (isLoopback(parsed.host)) return true;
+  if (parsed === undefined) return false;
   if (listenHost === '0.0.0.0' || listenHost === '::') return true;
+  if (parsed.port !== String(port)) return false;
+  if (isLoopback(parsed.host)) return true;
   const bound = listenHost.includes(':') ? `[${listenHost.toLowerCase()}]` : listenHost.toLowerCase();
   return parsed.host === bound;
 }

@@ -39,7 +39,12 @@ describe('hostAllowed', () => {
   it('takes the listen address itself, and any name on a server bound to all addresses', () => {
     expect(hostAllowed('192.168.1.5:8808', 8808, '192.168.1.5')).toBe(true);
     expect(hostAllowed('192.168.1.6:8808', 8808, '192.168.1.5')).toBe(false);
+    expect(hostAllowed('192.168.1.5', 8808, '192.168.1.5')).toBe(false);
     expect(hostAllowed('box.lan:8808', 8808, '0.0.0.0')).toBe(true);
+    // Behind a load balancer: the clients' name, with the balancer's port or none.
+    expect(hostAllowed('mcp.example.com', 8808, '0.0.0.0')).toBe(true);
+    expect(hostAllowed('mcp.example.com:443', 8808, '::')).toBe(true);
+    expect(hostAllowed(undefined, 8808, '0.0.0.0')).toBe(false);
   });
 });
 
