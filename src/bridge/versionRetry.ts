@@ -6,6 +6,7 @@
  * the HTTP edge hands on as the response). Any other refusal goes on to the caller (`initialize`
  * names the offered versions, see initialize.ts).
  */
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import { retryRefusedVersion } from '../../operators/retryRefusedVersion.js';
 import { PROTOCOL_VERSION } from '../codec/meta.js';
 import type { Logger } from '../ports/logger.js';
@@ -15,13 +16,25 @@ import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
 export const retryWarning = (method: string): string =>
   `${method}: the upstream server refused the protocol version ${PROTOCOL_VERSION} (-32022) but lists it as supported; the bridge sends the request once more`;
 
-/** The connection whose every request gets the retry of a `-32022` that offers 2026-07-28, once. */
+/**
+ * The connection whose every request gets the retry of a `-32022` that offers 2026-07-28, once.
+ * One operator per method, made on its first request: the bridge sends a handful of methods, and
+ * a request then costs no config, callback or operator of its own.
+ */
 export function withVersionRetry(connection: UpstreamConnection, logger: Logger): UpstreamConnection {
-  return {
-    request: (method, params, options) =>
-      retryRefusedVersion<ExchangeEvent>({
+  const retries = new Map<string, MonoTypeOperatorFunction<ExchangeEvent>>();
+  const retryOf = (method: string): MonoTypeOperatorFunction<ExchangeEvent> => {
+    let retry = retries.get(method);
+    if (retry === undefined) {
+      retry = retryRefusedVersion<ExchangeEvent>({
         onRetry: () => logger.log('bridge', 'warn', retryWarning(method)),
-      })(connection.request(method, params, options)),
+      });
+      retries.set(method, retry);
+    }
+    return retry;
+  };
+  return {
+    request: (method, params, options) => retryOf(method)(connection.request(method, params, options)),
     notifications$: connection.notifications$,
     exit$: connection.exit$,
     remote: connection.remote,
