@@ -85,16 +85,20 @@ describe('npm pack', () => {
     expect(bundle.filter((path) => !path.endsWith('.js'))).toEqual(['dist/bin/chunks/input-checks.cjs']);
     // The chunks the bundle imports, statically or with import(), all ship (esbuild's metafile).
     const meta = JSON.parse(readFileSync(`${ROOT}dist/bin-meta.json`, 'utf8')) as {
-      outputs: Record<string, { imports: { path: string }[] }>;
+      outputs: Record<string, { imports: { path: string; external?: boolean }[] }>;
     };
     const reachable = new Set(['dist/bin/mcp-bridge-vscode.js', 'dist/bin/mcp-bridge.js']);
+    const external = new Set<string>();
     for (const path of reachable) {
-      for (const { path: target } of meta.outputs[path]?.imports ?? []) {
+      for (const { path: target, external: apart } of meta.outputs[path]?.imports ?? []) {
         if (target.startsWith('dist/bin/')) reachable.add(target);
+        // The serve command, a bundle of its own beside the chunks (scripts/bundle.ts).
+        if (apart === true && target.startsWith('./')) external.add(`dist/bin/chunks/${target.slice(2)}`);
       }
     }
     expect(reachable.size).toBeGreaterThan(1);
-    expect([...reachable, 'dist/bin/chunks/input-checks.cjs'].sort()).toEqual(bundle);
+    expect([...external]).toEqual(['dist/bin/chunks/serve-http.js']);
+    expect([...reachable, ...external, 'dist/bin/chunks/input-checks.cjs'].sort()).toEqual(bundle);
   });
 
   it('ships every file the public entries import, for JavaScript and for types', () => {
