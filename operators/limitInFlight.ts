@@ -28,7 +28,7 @@ export const DEFAULT_LIMIT_IN_FLIGHT_CONFIG = Object.freeze({ maxInFlight: 256, 
 
 /**
  * Runs one inner observable per value, with a bounded number in flight and a bounded queue.
- * `mergeMap(fn, n)` cannot express this: its waiting queue is unbounded (docs/style.md#style-marbles, example C).
+ * `mergeMap(fn, n)` cannot express this: its waiting queue is unbounded (docs/requests.md#requests-in-flight).
  *
  * ```text
  * values:   -abcd--------|      maxInFlight 2, maxQueued 1, each task -----(r|)

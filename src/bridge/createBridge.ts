@@ -156,7 +156,7 @@ export function createBridge(
           {
             maxInFlight: config.limits.maxInFlight,
             counts: (inbound) => isTask(session, inbound),
-            // A failure inside one request is that request's -32603, nothing more (docs/style.md#style-errors).
+            // A failure inside one request is that request's -32603, nothing more (docs/errors.md#error-internal).
             failed: (inbound, error) => failedAlone(deps, inbound, error),
           },
           dispatch,

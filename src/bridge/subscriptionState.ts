@@ -159,7 +159,7 @@ export function createSubscriptionState(
       }
       if (event.frame.method === LISTEN_ACKNOWLEDGED) return onAck(chain);
       if (chain !== state.active) return [];
-      // A failure on one event drops that event, never the stream (docs/style.md#style-errors).
+      // A failure on one event drops that event, never the stream (docs/notifications.md#notifications-events).
       try {
         const legacy = toLegacyListenEvent(event.frame, declared);
         return legacy === undefined ? [] : [legacy];

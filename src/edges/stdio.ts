@@ -1,5 +1,5 @@
 /**
- * Node streams as observables: chunks in, lines out with back-pressure (docs/style.md#style-edges).
+ * Node streams as observables: chunks in, lines out with back-pressure (docs/lines.md#lines-framing, docs/limits.md#limits-memory).
  */
 import { Observable } from 'rxjs';
 import type { Readable, Writable } from 'node:stream';

@@ -3,7 +3,7 @@
  *
  * A generic splitter cannot serve the long-line rule: a line above the limit must still be
  * answered with the id of the request, so the splitter keeps its first and last 256 bytes
- * while the rest streams past, and memory stays bounded (docs/style.md#style-edges). Pure: no node:*.
+ * while the rest streams past, and memory stays bounded (docs/lines.md#lines-limits, docs/limits.md#limits-lines). Pure: no node:*.
  */
 
 /** One line of input, or the trace of a line that was longer than the limit. */

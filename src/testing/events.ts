@@ -1,5 +1,5 @@
 /**
- * Event builders for marble diagrams of the operators (docs/style.md#style-marbles rule 10): the upstream
+ * Event builders for marble diagrams of the operators (docs/testing.md#testing-infrastructure): the upstream
  * events that `reopenListen` and `driveInputRounds` read, the outputs of `driveInputRounds`, the
  * client answers, and a source that hands out one cold per subscription. Shipped as
  * `mcp-bridge-sdk/testing`; runtime-neutral.

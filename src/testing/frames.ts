@@ -1,5 +1,5 @@
 /**
- * Frame builders for tests and marble diagrams (docs/style.md#style-marbles rule 10): build every value of a
+ * Frame builders for tests and marble diagrams (docs/testing.md#testing-infrastructure): build every value of a
  * diagram with these instead of writing JSON inline. Shipped as `mcp-bridge-sdk/testing`.
  */
 import { bridgeError, ERROR_TABLE } from '../protocol/errors.js';

@@ -1,5 +1,5 @@
 /**
- * The marble-test scheduler of the project (docs/style.md#style-marbles rule 1). Shipped as
+ * The marble-test scheduler of the project (docs/testing.md#testing-infrastructure). Shipped as
  * `mcp-bridge-sdk/testing`, so it takes the deep-equality assertion of the caller's test runner
  * instead of importing one.
  */
