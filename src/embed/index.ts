@@ -19,6 +19,7 @@ export { serveDualEra } from './serveDualEra.js';
 export { serveDualEraHttp } from './serveDualEraHttp.js';
 export type { ServeDualEraHttpOptions } from './serveDualEraHttp.js';
 export type { HttpServer, ServeHttpOptions } from '../node/serveHttp.js';
+export type { BridgeProcessOptions } from '../node/bridgeOptions.js';
 export type { DualEraHandle, ServeDualEraOptions } from './serveDualEra.js';
 export type { SelectedEra } from './opening.js';
 export { dualEra } from './dualEra.js';

@@ -5,7 +5,7 @@
  * `mcp-bridge-sdk`.
  */
 export { serveStdio, DEFAULT_WATCHDOG_MS } from './serveStdio.js';
-export type { ServeStdioOptions, StdioUpstream } from './serveStdio.js';
+export type { BridgeProcessOptions, ServeStdioOptions, StdioUpstream } from './serveStdio.js';
 export { serveHttp } from './serveHttp.js';
 export type { HttpServer, ServeHttpOptions } from './serveHttp.js';
 export { spawnChildUpstream } from '../edges/childProcess.js';

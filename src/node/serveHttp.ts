@@ -6,30 +6,30 @@
  * when the server closes. Node only.
  */
 import { defer, map, of, shareReplay, take, tap } from 'rxjs';
-import type { Observable, OperatorFunction } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
-import type { BridgeLimits } from '../bridge/config.js';
-import type { InputSchemaChecks } from '../codec/input/checks.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { startHttpFront } from '../edges/httpFront/server.js';
 import type { ModernLeg } from '../edges/httpFront/server.js';
 import { isLoopback } from '../edges/httpFront/rules.js';
 import type { FlowControl } from '../edges/flowControl.js';
-import type { Logger } from '../ports/logger.js';
-import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 import { createProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
 import { DEFAULT_MAX_DEPTH } from '../protocol/parseLine.js';
 import type { Frame, RequestId } from '../protocol/jsonrpc.js';
-import type { Inbound } from '../protocol/parseLine.js';
 import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
+import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
+import type { BridgeProcessOptions } from './bridgeOptions.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 
-/** Settings of serveHttp; every limit has a default (docs/serve.md#serve-limits). */
-export interface ServeHttpOptions {
+/**
+ * Settings of serveHttp: those of the bridge (BridgeProcessOptions; `limits.maxInFlight` is per
+ * session) and of the HTTP front end, every limit with a default (docs/serve.md#serve-limits).
+ */
+export interface ServeHttpOptions extends BridgeProcessOptions {
   /** Address to bind. Default 127.0.0.1; another than loopback needs `token`. */
   readonly host?: string;
   /** Port to bind; 0 (the default) takes a free one. */
@@ -50,25 +50,6 @@ export interface ServeHttpOptions {
   readonly keepAliveMs?: number;
   /** Frames kept per session while it has no GET stream. Default 256. */
   readonly maxBufferedFrames?: number;
-  /** The bridge's version, the fallback `serverInfo.version`. Default `0.0.0`. */
-  readonly version?: string;
-  /** `serverInfo.name` when the upstream gives none. */
-  readonly name?: string;
-  /** Default: lines on stderr from level `info`. */
-  readonly logger?: Logger;
-  /** Limits of each session's bridge; `maxInFlight` is per session. */
-  readonly limits?: Partial<BridgeLimits>;
-  /** Longest line of a child upstream, in bytes. Default 64 MiB. */
-  readonly maxLineBytes?: number;
-  /** Largest HTTP upstream response body. Default 64 MiB. */
-  readonly maxResponseBytes?: number;
-  /** The environment of the HTTP upstream (proxy variables). Default process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The sign-in of a URL upstream, shared by every session (one sign-in, one refresh). */
-  readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
-  readonly checks?: InputSchemaChecks;
-  /** Wraps the bridge in operators of the product's own, as in serveStdio. */
-  readonly compose?: (bridge: OperatorFunction<Inbound, Frame>) => OperatorFunction<Inbound, Frame>;
 }
 
 /** A running server. */
@@ -82,7 +63,6 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** The default largest POST body (ServeHttpOptions.maxBodyBytes). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -202,7 +182,7 @@ export async function serveHttpOn(
   const profileBridge = createProfileBridge(
     profile,
     {
-      version: options.version ?? '0.0.0',
+      version: options.version ?? packageVersion(),
       fallbackName: fallbackServerName({
         ...(options.name === undefined ? {} : { name: options.name }),
         ...link.fallback,

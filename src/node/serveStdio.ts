@@ -4,17 +4,13 @@
  * the exit code (docs/lifecycle.md#lifecycle-end-of-input, docs/cli.md#cli-forms). The upstream, started or reached on
  * `initialize` (or a child started before), is upstreamConnector.ts. Node only.
  */
-import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Subject, takeUntil, tap } from 'rxjs';
-import type { OperatorFunction } from 'rxjs';
 import { decodeLines } from '../../operators/decodeLines.js';
 import { encodeFrames } from '../../operators/encodeFrames.js';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
-import type { BridgeLimits } from '../bridge/config.js';
-import type { Logger } from '../ports/logger.js';
-import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
-import type { InputSchemaChecks } from '../codec/input/checks.js';
+import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
+import type { BridgeProcessOptions } from './bridgeOptions.js';
 import { exitLines, stdoutErrorLine } from './exitReport.js';
 import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
@@ -26,67 +22,28 @@ import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
-import type { Frame } from '../protocol/jsonrpc.js';
-import type { Inbound } from '../protocol/parseLine.js';
 
 export type { StdioUpstream } from './upstreamConnector.js';
+export type { BridgeProcessOptions } from './bridgeOptions.js';
 
-/** Settings of serveStdio. */
-export interface ServeStdioOptions {
-  /** The bridge's version, the fallback `serverInfo.version`. Default: this package's version. */
-  readonly version?: string;
-  /** `serverInfo.name` when the upstream gives none. Default: command basename, URL host, profile name. */
-  readonly name?: string;
-  /** Default: lines `<profile name>: <scope>: <level>: <text>` on stderr from level `info`. */
-  readonly logger?: Logger;
-  /** Limits of the bridge; missing ones take DEFAULT_LIMITS. */
-  readonly limits?: Partial<BridgeLimits>;
-  /** Longest line from the client or a child upstream, in bytes. Default 64 MiB. */
-  readonly maxLineBytes?: number;
-  /** Largest HTTP response body, in bytes. Default 64 MiB. */
-  readonly maxResponseBytes?: number;
+/** Settings of serveStdio: those of the bridge (BridgeProcessOptions) and of stdio. */
+export interface ServeStdioOptions extends BridgeProcessOptions {
   /** After the end of stdin, how long the bridge may take to stop, in ms. Default 8000 (docs/lifecycle.md#lifecycle-end-of-input). */
   readonly watchdogMs?: number;
-  /**
-   * Wraps the bridge in operators of the product's own (an allow-list, a tracing tap): gets the
-   * bridge, returns the chain from decoded client lines to client frames. Default: the bridge.
-   */
-  readonly compose?: (bridge: OperatorFunction<Inbound, Frame>) => OperatorFunction<Inbound, Frame>;
   /** Warnings logged at start (e.g. from the product's own option checks). */
   readonly warnings?: readonly string[];
   /** Default process.stdin and process.stdout. */
   readonly stdin?: Readable;
   readonly stdout?: Writable;
-  /** The environment of the HTTP edge (proxy variables). Default process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /**
-   * The sign-in of a URL upstream (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent), set up by the caller (token
-   * store, authorization server) and released by it after serveStdio resolved: the HTTP upstream
-   * asks `auth` for its Authorization header, each client connection binds `consent`, and a
-   * completed sign-in (`auth.signedIn$`) reopens the listen stream. Absent: no sign-in.
-   */
-  readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
   /**
    * The scope of serveStdio's own log lines (the start warnings, the watchdog, a failed stdout);
    * default `bridge`. `mcp-bridge-vscode` logs them under `vscode` (docs/lifecycle.md#lifecycle-end-of-input).
    */
   readonly scope?: string;
-  /**
-   * The schema checks of input rounds (BridgeDeps.checks). Default: ajvInputChecks of this entry,
-   * which load ajv and the 2025-11-25 schema on the first input round.
-   */
-  readonly checks?: InputSchemaChecks;
 }
 
 /** docs/lifecycle.md#lifecycle-end-of-input: the watchdog after the end of stdin. */
 export const DEFAULT_WATCHDOG_MS = 8_000;
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-
-function packageVersion(): string {
-  const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-  const version = (JSON.parse(text) as { version?: unknown }).version;
-  return typeof version === 'string' ? version : '0.0.0';
-}
 
 /**
  * Serves one MCP 2025-11-25 client on stdio from a 2026-07-28 upstream, as `mcp-bridge-vscode`
