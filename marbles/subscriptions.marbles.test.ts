@@ -98,10 +98,13 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], li
     },
   }).connection;
   const session: Session = createSession();
-  Object.assign(session, { phase: 'ready', upstream, declared, initialized: true });
-  session.client = { info: { name: 'vscode', version: '1' }, capabilities: {}, upstreamCapabilities: {} };
-  session.ready$.next(upstream);
-  session.initialized$.next();
+  session.becomeReady({
+    client: { info: { name: 'vscode', version: '1' }, capabilities: {}, upstreamCapabilities: {} },
+    revision: '2025-11-25',
+    upstream,
+    declared,
+  });
+  session.markInitialized();
   const logger: Logger = {
     log: (_scope, level, text) => lines.push(`${level}: ${text}`),
     enabled: () => false,
@@ -327,7 +330,7 @@ describe('listener and subscriptions', () => {
       const harness = setup(ALL, [start, silent]);
       calls = harness.calls;
       const cancel = hot('      -----c').pipe(
-        tap(() => harness.session.cancels$.next(11)),
+        tap(() => harness.session.cancel(11)),
         ignoreElements(),
       );
       expectObservable(merge(harness.run(hot('l-s', client)), cancel), '^ 1s !').toBe('-T', out);
@@ -354,9 +357,9 @@ describe('listener and subscriptions', () => {
       const next = cold('       -k', up);
       const harness = setup(ALL, [start, next]);
       calls = harness.calls;
-      harness.session.logLevel = 'info';
+      harness.session.setLogLevel('info');
       const setLevel = hot('    100ms l').pipe(
-        tap(() => (harness.session.logLevel = 'debug')),
+        tap(() => harness.session.setLogLevel('debug')),
         ignoreElements(),
       );
       expectObservable(merge(harness.run(hot('-')), setLevel), '^ 1s !').toBe('- 503ms (TPL)', out);

@@ -5,9 +5,7 @@
  * round 1 of a forwarded request on its own sink, without an observable around the exchange.
  */
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-
-/** Node timers fire at once above 2^31-1 ms; a longer limit is no limit in practice. */
-export const MAX_LIMIT_MS = 2_147_483_647;
+import { MAX_TIMER_MS } from '../../src/ports/timerLimit.js';
 
 /** The work a limit watches; its functions are called as its methods. */
 export interface LimitedWork {
@@ -22,9 +20,9 @@ export interface LimitedWork {
   failAtLimit(this: LimitedWork, failure: unknown): void;
 }
 
-/** Schedules the limit of `work`, `limitMs` from now, capped at MAX_LIMIT_MS. */
+/** Schedules the limit of `work`, `limitMs` from now, capped at MAX_TIMER_MS. */
 export function armLimit(scheduler: SchedulerLike, limitMs: number, work: LimitedWork): Subscription {
-  return scheduler.schedule(atLimit, Math.min(limitMs, MAX_LIMIT_MS), work);
+  return scheduler.schedule(atLimit, Math.min(limitMs, MAX_TIMER_MS), work);
 }
 
 function atLimit(this: SchedulerAction<LimitedWork>, work?: LimitedWork): void {

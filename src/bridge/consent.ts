@@ -7,6 +7,7 @@
 import { Subscription, filter, merge, take } from 'rxjs';
 import { cancelledFrame, elicitationCompleteFrame } from '../codec/input/step.js';
 import { BridgeError } from '../protocol/bridgeError.js';
+import { CLIENT_CANCEL_REASON } from '../protocol/cancelReasons.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isObject, request } from '../protocol/jsonrpc.js';
 import type { Logger } from '../ports/logger.js';
@@ -86,7 +87,7 @@ export function sessionConsent(session: Session, send: (frame: Frame) => void, l
         let settled = false;
         const onAbort = (): void => {
           subscription.unsubscribe();
-          send(cancelledFrame(id, 'the client canceled the request'));
+          send(cancelledFrame(id, CLIENT_CANCEL_REASON));
           reject(new BridgeError('closed', { detail: 'the request stopped before the sign-in completed' }));
         };
         const settle = (): void => {
@@ -97,7 +98,7 @@ export function sessionConsent(session: Session, send: (frame: Frame) => void, l
         signal.addEventListener('abort', onAbort, { once: true });
         // The answer is watched before the question goes out, so that none is missed.
         subscription.add(
-          merge(session.answers$.pipe(filter((answer) => answer.id === id)), session.abortAll$)
+          merge(session.answers$.pipe(filter((answer) => answer.id === id)), session.aborted$)
             .pipe(take(1))
             .subscribe((event) => {
               settle();

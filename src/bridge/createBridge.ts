@@ -9,7 +9,6 @@ import {
   Subject,
   concat,
   defer,
-  filter,
   finalize,
   merge,
   mergeMap,
@@ -27,6 +26,7 @@ import { downgradeFrame } from '../codec/downgrade.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
 import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
+import { CLIENT_CLOSED_REASON, UPSTREAM_STOPPED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
@@ -118,14 +118,10 @@ function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
     switchMap((upstream) => upstream.exit$),
     take(1),
     tap(({ code, signal }) => {
-      session.phase = 'closing';
       const how = signal === null ? `exited with code ${String(code)}` : `stopped on signal ${signal}`;
       // The one line of this exit with code 1: the cause and the error code.
       deps.logger.log('bridge', 'err', `the upstream server ${how} (upstream_exited)`);
-      session.abortAll$.next({
-        reason: 'the upstream server stopped',
-        error: bridgeError('upstream_exited'),
-      });
+      session.upstreamLost({ reason: UPSTREAM_STOPPED_REASON, error: bridgeError('upstream_exited') });
     }),
     mergeMap(() => EMPTY),
   );
@@ -146,12 +142,12 @@ export function createBridge(
       const unbind = deps.consent?.bind(
         sessionConsent(session, (frame) => signInFrames$.next(frame), deps.logger),
       );
-      const ended$ = session.abortAll$.pipe(take(1));
+      const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
 
       const main$ = clientIn$.pipe(
         // docs/lifecycle.md#lifecycle-end-of-input: the end of input cancels everything in flight; the rest may then finish.
-        tap({ complete: () => session.abortAll$.next({ reason: 'the client closed the connection' }) }),
+        tap({ complete: () => session.abortAll({ reason: CLIENT_CLOSED_REASON }) }),
         limitInFlight(
           {
             maxInFlight: config.limits.maxInFlight,
@@ -186,7 +182,7 @@ export function createBridge(
         switchMap((abort) => {
           upstreamGone = abort.error !== undefined;
           const grace$ = timer(config.limits.shutdownGraceMs, scheduler);
-          return upstreamGone ? race(grace$, idle(session)) : grace$;
+          return upstreamGone ? race(grace$, session.idle()) : grace$;
         }),
       );
 
@@ -196,8 +192,7 @@ export function createBridge(
       ).pipe(
         finalize(() => {
           unbind?.();
-          session.lanes.dispose();
-          session.upstream?.close();
+          session.dispose();
         }),
       );
     });
@@ -270,16 +265,4 @@ function tagged(
     const id = inbound.frame.id;
     return dispatch(inbound).pipe(tap((frame) => onRequestFrame(frame, id)));
   };
-}
-
-/** Emits once no task runs any more. */
-function idle(session: Session): Observable<unknown> {
-  return defer(() =>
-    session.tasks === 0
-      ? of(0)
-      : session.taskEnded$.pipe(
-          filter(() => session.tasks === 0),
-          take(1),
-        ),
-  );
 }

@@ -30,7 +30,7 @@ const isBridgeId = (id: unknown): id is string => typeof id === 'string' && id.s
 /** docs/lines.md#lines-client-responses: only answers to `b-` ids reach the pending table; everything else is dropped silently. */
 function routeAnswer(session: Session, frame: ResponseFrame): void {
   if (!isBridgeId(frame.id)) return;
-  session.answers$.next(
+  session.answer(
     isErrorResponse(frame) ? { id: frame.id, error: frame.error } : { id: frame.id, result: frame.result },
   );
 }
@@ -39,13 +39,10 @@ function handleNotification(ctx: DispatchContext, frame: NotificationFrame): voi
   const { session, deps } = ctx;
   if (frame.method === 'notifications/cancelled') {
     const id = frame.params?.['requestId'];
-    if (typeof id === 'string' || typeof id === 'number') session.cancels$.next(id);
+    if (typeof id === 'string' || typeof id === 'number') session.cancel(id);
   } else if (frame.method === 'notifications/initialized') {
     // docs/lifecycle.md#lifecycle-client-notifications: only after the initialize result was written; a second one is a no-op.
-    if (session.phase === 'ready' && !session.initialized) {
-      session.initialized = true;
-      session.initialized$.next();
-    }
+    session.markInitialized();
   } else if (frame.method !== 'notifications/roots/list_changed' && deps.logger.enabled('debug')) {
     deps.logger.log('bridge', 'debug', `ignored the notification ${frame.method} of the client`);
   }
@@ -54,7 +51,7 @@ function handleNotification(ctx: DispatchContext, frame: NotificationFrame): voi
 function setLevel(session: Session, request: RequestFrame): Frame {
   const level = request.params?.['level'];
   if (!isLogLevel(level)) return bridgeErrorFrame(request.id, 'invalid_params');
-  session.logLevel = level;
+  session.setLogLevel(level);
   return result(request.id, {});
 }
 
@@ -124,7 +121,7 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
         // For the catch-up of the first listen acknowledgment (README.md "List changes and
         // subscriptions").
-        session.listsFetched |= listOfRequest(method);
+        session.listFetched(listOfRequest(method));
         return forwardOf(ctx, cache, client, upstream)(request);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
@@ -143,7 +140,7 @@ export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Ob
     if (inbound.kind === 'bad') {
       // docs/lines.md#lines-bad-line: a broken answer to a bridge request resolves it instead of getting an error.
       if (isBridgeId(inbound.id)) {
-        session.answers$.next({ id: inbound.id, badLine: true });
+        session.answer({ id: inbound.id, badLine: true });
         return EMPTY;
       }
       const detail = 'detail' in inbound ? inbound.detail : undefined;

@@ -52,16 +52,8 @@ export function createForward(ctx: ForwardContext): (request: RequestFrame) => O
       upstream,
       meta: (request) => roundMeta(ctx, request),
       toClient: (request, output) => outputFrame(ctx, request, output),
-      track: (id, stop) => {
-        session.tasks += 1;
-        session.track(id, stop);
-      },
-      untrack: (id, stop) => {
-        session.untrack(id, stop);
-        session.tasks -= 1;
-        // A Subject's next costs even without observers; only the stop after an upstream loss listens.
-        if (session.taskEnded$.observed) session.taskEnded$.next();
-      },
+      track: session.track,
+      untrack: session.untrack,
       rounds: {
         answers$: session.answers$,
         clientCapabilities: client.capabilities,

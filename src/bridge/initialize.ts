@@ -26,12 +26,12 @@ import {
   bridgeError,
   formatDuration,
 } from '../protocol/errors.js';
-import type { ErrorObject, Frame, JsonObject, RequestFrame } from '../protocol/jsonrpc.js';
+import type { ErrorObject, Frame, JsonObject, RequestFrame, ResponseFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, isObject, result } from '../protocol/jsonrpc.js';
 import { frozenJson } from '../codec/requestText.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import type { Logger } from '../ports/logger.js';
-import type { ClientContext, Session } from './session.js';
+import type { ClientContext, Initialized, Session } from './session.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 import { withVersionRetry } from './versionRetry.js';
 
@@ -109,12 +109,71 @@ export interface InitializeContext {
   readonly scheduler: SchedulerLike | undefined;
 }
 
+/**
+ * What one `server/discover` response decides: the frame for the client and, when it
+ * succeeded, what the session becomes ready with. Made without touching the session; the
+ * caller applies it (`Session.becomeReady` or `Session.initializeFailed`).
+ */
+export interface InitializeOutcome {
+  readonly frame: Frame;
+  readonly ready?: Initialized;
+}
+
+/** The settings of one `initialize` that the outcome of its discover depends on. */
+interface Attempt {
+  readonly request: RequestFrame;
+  readonly config: BridgeConfig;
+  readonly logger: Logger;
+  readonly client: ClientContext;
+  readonly revision: ClientRevision;
+  readonly connection: UpstreamConnection;
+}
+
+/**
+ * The outcome of a discover response (docs/lifecycle.md#lifecycle-initialize): an unsupported
+ * version or an upstream error fails the attempt; a complete result makes the initialize result
+ * of the client's revision. Throws `invalid_response` for a result that is not one.
+ */
+function discoverOutcome(attempt: Attempt, frame: ResponseFrame): InitializeOutcome {
+  const { request, config, logger, connection, revision } = attempt;
+  if (isErrorResponse(frame)) {
+    const offered = offeredVersions(frame.error);
+    if (offered !== undefined)
+      return { frame: errorResponse(request.id, unsupportedVersion(offered, logger)) };
+    // The upstream code is kept (except -32042) with our message, its message as detail.
+    const code = frame.error.code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : frame.error.code;
+    logger.log(
+      'bridge',
+      'err',
+      `server/discover failed: the upstream server answered with the error ${frame.error.code}`,
+    );
+    return { frame: errorResponse(request.id, bridgeError('discover_failed', frame.error.message, code)) };
+  }
+  const classified = classifyResult('server/discover', frame.result);
+  if (classified.kind !== 'complete' || !isObject(classified.result['capabilities'] ?? {})) {
+    throw new BridgeError('invalid_response', { detail: 'server/discover' });
+  }
+  const initializeResult = downgradeInitializeResult(
+    buildInitializeResult(classified.result, {
+      fallbackName: config.fallbackName,
+      bridgeVersion: config.version,
+      remote: connection.remote,
+    }),
+    revision,
+  );
+  const capabilities = isObject(initializeResult['capabilities']) ? initializeResult['capabilities'] : {};
+  return {
+    frame: result(request.id, initializeResult),
+    ready: { client: attempt.client, revision, upstream: connection, declared: declaredLists(capabilities) },
+  };
+}
+
 export function handleInitialize(ctx: InitializeContext, request: RequestFrame): Observable<Frame> {
   const { session, config, deps } = ctx;
   const logger = deps.logger;
   const limitMs = config.limits.discoverTimeoutMs;
   return defer(() => {
-    session.phase = 'initializing';
+    session.beginInitialize();
     const passthrough = config.metaPassthrough ?? REFERENCE_PASSTHROUGH;
     const revision = negotiateRevision(request.params?.['protocolVersion']);
     let upstream: UpstreamConnection | undefined;
@@ -123,16 +182,26 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
       // docs/lifecycle.md#lifecycle-states: a failed or cancelled initialize returns to awaiting_initialize; the client may retry.
       if (settled) return;
       settled = true;
-      session.phase = session.phase === 'closing' ? 'closing' : 'awaiting_initialize';
+      session.initializeFailed();
       upstream?.close();
     };
-    const stop$ = merge(session.cancels$.pipe(filter((id) => id === request.id)), session.abortAll$).pipe(
+    /** The outcome of a discover response, applied before its frame goes to the client. */
+    const apply = (outcome: InitializeOutcome): void => {
+      if (outcome.ready === undefined) {
+        reset();
+        return;
+      }
+      settled = true;
+      session.becomeReady(outcome.ready);
+    };
+    const stop$ = merge(session.cancels$.pipe(filter((id) => id === request.id)), session.aborted$).pipe(
       take(1),
     );
 
     const discover$ = (connection: UpstreamConnection): Observable<Frame> => {
       // Made per attempt: which icons of the client may travel depends on the upstream (remote).
       const client = clientContext(request.params, passthrough, connection.remote, revision);
+      const attempt: Attempt = { request, config, logger, client, revision, connection };
       return connection
         .request('server/discover', {
           _meta: buildUpstreamMeta(
@@ -151,48 +220,9 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
             error: () => new BridgeError('timeout'),
           }),
           filter((event) => event.type === 'response'),
-          map((event): Frame => {
-            const frame = event.frame;
-            if (isErrorResponse(frame)) {
-              const offered = offeredVersions(frame.error);
-              if (offered !== undefined) {
-                reset();
-                return errorResponse(request.id, unsupportedVersion(offered, logger));
-              }
-              // The upstream code is kept (except -32042) with our message, its message as detail.
-              const code = frame.error.code === URL_ELICITATION_REQUIRED ? INTERNAL_ERROR : frame.error.code;
-              logger.log(
-                'bridge',
-                'err',
-                `server/discover failed: the upstream server answered with the error ${frame.error.code}`,
-              );
-              reset();
-              return errorResponse(request.id, bridgeError('discover_failed', frame.error.message, code));
-            }
-            const classified = classifyResult('server/discover', frame.result);
-            if (classified.kind !== 'complete' || !isObject(classified.result['capabilities'] ?? {})) {
-              throw new BridgeError('invalid_response', { detail: 'server/discover' });
-            }
-            const initializeResult = downgradeInitializeResult(
-              buildInitializeResult(classified.result, {
-                fallbackName: config.fallbackName,
-                bridgeVersion: config.version,
-                remote: connection.remote,
-              }),
-              revision,
-            );
-            const capabilities = isObject(initializeResult['capabilities'])
-              ? initializeResult['capabilities']
-              : {};
-            settled = true;
-            session.client = client;
-            session.revision = revision;
-            session.upstream = connection;
-            session.declared = declaredLists(capabilities);
-            session.phase = 'ready';
-            session.ready$.next(connection);
-            return result(request.id, initializeResult);
-          }),
+          map((event) => discoverOutcome(attempt, event.frame)),
+          tap(apply),
+          map((outcome) => outcome.frame),
         );
     };
 

@@ -17,21 +17,19 @@ import type { UpstreamConnection } from '../ports/upstream.js';
 import { asFrame, isObject, isRequestId } from '../protocol/jsonrpc.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
+import { MAX_TIMER_MS } from '../ports/timerLimit.js';
 import { linkServer } from './serverLink.js';
-
-/** The longest timer Node keeps (withDeadline caps there): no limit in practice. */
-const NO_LIMIT_MS = 2_147_483_647;
 
 /**
  * The limits of embedded mode: those of the bridge without a time limit per request, because
- * the server runs in the same process (docs/embedded.md#embedded-selection "no per-request time limit; input wait keeps 1 h").
+ * the server runs in the same process; the longest timer (MAX_TIMER_MS) is no limit in practice (docs/embedded.md#embedded-selection "no per-request time limit; input wait keeps 1 h").
  */
 export const EMBEDDED_LIMITS: BridgeLimits = Object.freeze({
   ...DEFAULT_LIMITS,
-  discoverTimeoutMs: NO_LIMIT_MS,
-  listTimeoutMs: NO_LIMIT_MS,
-  readTimeoutMs: NO_LIMIT_MS,
-  callTimeoutMs: NO_LIMIT_MS,
+  discoverTimeoutMs: MAX_TIMER_MS,
+  listTimeoutMs: MAX_TIMER_MS,
+  readTimeoutMs: MAX_TIMER_MS,
+  callTimeoutMs: MAX_TIMER_MS,
 });
 
 /** Settings of the legacy path of the embedded mode. */

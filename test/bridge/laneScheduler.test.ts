@@ -6,7 +6,7 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import type { SchedulerAction } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createLaneScheduler } from '../../operators/internal/laneScheduler.js';
+import { createLaneScheduler } from '../../src/bridge/laneScheduler.js';
 import { createSession } from '../../src/bridge/session.js';
 import type { Abort } from '../../src/bridge/session.js';
 
@@ -130,7 +130,7 @@ describe('the stops of the session, by client id', () => {
     session.track(7, stop('a twin'));
     session.track('7', stop('string 7'));
     session.track(8, stop('b'));
-    session.cancels$.next(7);
+    session.cancel(7);
     expect(stopped).toEqual([
       'a: the client canceled the request',
       'a twin: the client canceled the request',
@@ -145,9 +145,9 @@ describe('the stops of the session, by client id', () => {
     session.track(1, a);
     session.track(1, b);
     session.untrack(1, a);
-    session.cancels$.next(1);
+    session.cancel(1);
     session.untrack(1, b);
-    session.cancels$.next(1);
+    session.cancel(1);
     expect(stopped).toEqual(['b']);
   });
 
@@ -160,7 +160,7 @@ describe('the stops of the session, by client id', () => {
     session.track(1, newer);
     session.untrack(1, newer);
     session.untrack('1', older);
-    session.cancels$.next(1);
+    session.cancel(1);
     expect(stopped).toEqual(['older']);
   });
 
@@ -169,7 +169,7 @@ describe('the stops of the session, by client id', () => {
     const stopped: string[] = [];
     session.track(1, (abort) => stopped.push(`1: ${abort.reason}`));
     session.track('x', (abort) => stopped.push(`x: ${abort.reason}`));
-    session.abortAll$.next(abortOf('the client closed the connection'));
+    session.abortAll(abortOf('the client closed the connection'));
     session.track(2, (abort) => stopped.push(`2: ${abort.reason}`));
     expect(stopped).toEqual([
       '1: the client closed the connection',

@@ -48,13 +48,17 @@ function setup(declared: DeclaredLists, logLevel?: string) {
   const calls = fake.requests;
   const upstream = fake.connection;
   const session: Session = createSession();
-  Object.assign(session, { phase: 'ready', upstream, declared, logLevel });
-  session.client = {
-    info: { name: 'vscode', version: '1.99' },
-    capabilities: {},
-    upstreamCapabilities: { elicitation: {} },
-  };
-  session.ready$.next(upstream);
+  if (logLevel !== undefined) session.setLogLevel(logLevel);
+  session.becomeReady({
+    client: {
+      info: { name: 'vscode', version: '1.99' },
+      capabilities: {},
+      upstreamCapabilities: { elicitation: {} },
+    },
+    revision: '2025-11-25',
+    upstream,
+    declared,
+  });
   const logger: Logger = {
     log: (_scope, level, text) => lines.push(`${level}: ${text}`),
     enabled: () => false,
@@ -84,8 +88,7 @@ function setup(declared: DeclaredLists, logLevel?: string) {
     return frames;
   };
   const initialized = (): void => {
-    session.initialized = true;
-    session.initialized$.next();
+    session.markInitialized();
   };
   return { session, calls, lines, output, subscription, notify, ack, answer, send, initialized };
 }

@@ -10,10 +10,10 @@
  */
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
-import { append, unlink } from '../../src/ports/linkedList.js';
-import type { LinkedList, ListNode } from '../../src/ports/linkedList.js';
+import { append, unlink } from '../ports/linkedList.js';
+import type { LinkedList, ListNode } from '../ports/linkedList.js';
 // Node fires timers above 2^31-1 ms at once: the lanes cap there, as every time limit does.
-import { MAX_LIMIT_MS } from './timeLimit.js';
+import { MAX_TIMER_MS } from '../ports/timerLimit.js';
 
 /** A scheduler of lanes; `dispose` drops every action: nothing runs afterwards. */
 export interface LaneScheduler extends SchedulerLike {
@@ -91,7 +91,7 @@ export function createLaneScheduler(scheduler: SchedulerLike = asyncScheduler): 
     delayMs = 0,
     state?: T,
   ): Subscription => {
-    const delay = Math.min(Math.max(0, delayMs), MAX_LIMIT_MS);
+    const delay = Math.min(Math.max(0, delayMs), MAX_TIMER_MS);
     // Requests come with a few delays: the lane of the last one is looked up without the Map.
     let lane = delay === lastDelay ? lastLane : lanes.get(delay);
     if (lane === undefined) {
