@@ -54,39 +54,90 @@ export function below(layer) {
 /** A relative import specifier that reaches into the folder of `layer` (by its last segment). */
 const intoLayer = (layer) => `^\\.\\.?/(?:.*/)?${layer.split('/').pop()}/`;
 
-/** One `no-restricted-imports` zone per layer: every import against the arrows is an error. */
+/**
+ * How deep below its layer's folder the zones go one by one (`src/oauth/store/lock.ts` is depth
+ * 1); the zone of this depth also takes every file below it.
+ */
+const MAX_DEPTH = 4;
+
+/**
+ * The specifier of the root entry `src/index.ts` from a file `depth` folders below `layer`: the
+ * root entry is the package's face to its users, so no layer imports it (ARCHITECTURE.md). The
+ * zone of a depth names it exactly, so `../index.js` of a nested folder (src/oauth/store/index.ts)
+ * stays allowed.
+ */
+function rootEntry(layer, depth) {
+  const ups = layer.split('/').length - 1 + depth + (layer === 'operators' ? 1 : 0);
+  const up = depth === MAX_DEPTH ? `(?:\\.\\./){${ups},}` : ups === 0 ? '\\./' : '(?:\\.\\./)'.repeat(ups);
+  return `^${up}${layer === 'operators' ? 'src/' : ''}index(?:\\.[jt]s)?$`;
+}
+
+/** The import restrictions of one layer for its files `depth` folders below its folder. */
+function layerPatterns(layer, depth) {
+  const folders = Object.keys(LAYERS).filter((name) => !name.endsWith('.ts'));
+  const allowed = below(layer);
+  const patterns = folders
+    .filter((other) => other !== layer && !allowed.has(other))
+    .map((other) => ({
+      regex: intoLayer(other),
+      message: `${layer} does not import ${other} (ARCHITECTURE.md).`,
+    }));
+  // A self-import through the package name would go around the zones.
+  patterns.push({ regex: '^mcp-bridge-sdk(?:/|$)', message: 'Import the sources, not the package.' });
+  if (layer !== 'src/index.ts') {
+    patterns.push({
+      regex: rootEntry(layer, depth),
+      message: `${layer} does not import the root entry src/index.ts: import the file that has what it needs (ARCHITECTURE.md).`,
+    });
+  }
+  if (layer !== 'operators') {
+    // What operators/internal/ holds is the operators' own business: it has no stable shape.
+    patterns.push({
+      regex: '(?:^|/)operators/internal/',
+      message: `${layer} does not import operators/internal/: only operators/ does (ARCHITECTURE.md).`,
+    });
+  }
+  if (NEUTRAL.includes(layer)) {
+    patterns.push({ group: ['node:*'], message: `${layer} runs in any runtime: no Node built-in module.` });
+  }
+  if (layer === 'src/protocol' || layer === 'src/codec') {
+    patterns.push({ group: ['rxjs', 'rxjs/*'], message: `${layer} is pure: no rxjs.` });
+  }
+  if (layer === 'src/ports') {
+    patterns.push({
+      group: ['rxjs', 'rxjs/*'],
+      allowTypeImports: true,
+      message: 'src/ports loads no rxjs: its types only.',
+    });
+  }
+  if (layer === 'operators') {
+    patterns.push({ group: ['rxjs/internal/*'], message: 'Operators use the public rxjs API.' });
+  }
+  return patterns;
+}
+
+/**
+ * The `no-restricted-imports` zones of the layers: every import against the arrows is an error.
+ * One zone per layer and depth of folder, because the specifier of the root entry depends on it.
+ */
 function layerZones() {
-  const folders = Object.keys(LAYERS).filter((layer) => !layer.endsWith('.ts'));
-  return Object.keys(LAYERS).map((layer) => {
-    const allowed = below(layer);
-    const patterns = folders
-      .filter((other) => other !== layer && !allowed.has(other))
-      .map((other) => ({
-        regex: intoLayer(other),
-        message: `${layer} does not import ${other} (ARCHITECTURE.md).`,
-      }));
-    // A self-import through the package name would go around the zones.
-    patterns.push({ regex: '^mcp-bridge-sdk(?:/|$)', message: 'Import the sources, not the package.' });
-    if (NEUTRAL.includes(layer)) {
-      patterns.push({ group: ['node:*'], message: `${layer} runs in any runtime: no Node built-in module.` });
+  return Object.keys(LAYERS).flatMap((layer) => {
+    if (layer.endsWith('.ts')) {
+      return [
+        {
+          files: [layer],
+          rules: {
+            '@typescript-eslint/no-restricted-imports': ['error', { patterns: layerPatterns(layer, 0) }],
+          },
+        },
+      ];
     }
-    if (layer === 'src/protocol' || layer === 'src/codec') {
-      patterns.push({ group: ['rxjs', 'rxjs/*'], message: `${layer} is pure: no rxjs.` });
-    }
-    if (layer === 'src/ports') {
-      patterns.push({
-        group: ['rxjs', 'rxjs/*'],
-        allowTypeImports: true,
-        message: 'src/ports loads no rxjs: its types only.',
-      });
-    }
-    if (layer === 'operators') {
-      patterns.push({ group: ['rxjs/internal/*'], message: 'Operators use the public rxjs API.' });
-    }
-    return {
-      files: [layer.endsWith('.ts') ? layer : `${layer}/**/*.ts`],
-      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
-    };
+    return Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => ({
+      files: [`${layer}/${'*/'.repeat(depth)}${depth === MAX_DEPTH ? '**/' : ''}*.ts`],
+      rules: {
+        '@typescript-eslint/no-restricted-imports': ['error', { patterns: layerPatterns(layer, depth) }],
+      },
+    }));
   });
 }
 
