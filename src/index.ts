@@ -25,7 +25,7 @@ export type { RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { LineTransport } from './ports/lineTransport.js';
 export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './ports/upstream.js';
 export { BridgeError, isBridgeError } from './protocol/bridgeError.js';
-export type { BridgeErrorInit } from './protocol/bridgeError.js';
+export type { BridgeErrorData, BridgeErrorInit } from './protocol/bridgeError.js';
 export { shapeResult } from './codec/results.js';
 export type { InputSchemaChecks, SpecDefinition } from './codec/input/checks.js';
 export type { ShapeOptions } from './codec/results.js';
