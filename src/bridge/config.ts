@@ -4,6 +4,8 @@
 import type { SchedulerLike } from 'rxjs';
 import { DEFAULT_FORWARD_REQUEST_CONFIG } from '../../operators/forwardRequest.js';
 import type { ForwardRequestConfig } from '../../operators/forwardRequest.js';
+import { DEFAULT_LIMIT_IN_FLIGHT_CONFIG } from '../../operators/limitInFlight.js';
+import { DEFAULT_REOPEN_LISTEN_CONFIG } from '../../operators/reopenListen.js';
 import type { Observable } from 'rxjs';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
@@ -28,17 +30,19 @@ export interface BridgeLimits extends Omit<ForwardRequestConfig, 'scheduler'> {
 }
 
 /**
- * The reference defaults of BridgeLimits; those of a forwarded request (its limits per method,
- * rounds, slow-request lines) are forwardRequest's.
+ * The reference defaults of BridgeLimits. Each default that an operator has is taken from its
+ * operator, so it is written once: a forwarded request's (its limits per method, rounds,
+ * slow-request lines) from forwardRequest, the in-flight limit from limitInFlight, the listen
+ * backoff from reopenListen.
  */
 export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
   ...DEFAULT_FORWARD_REQUEST_CONFIG,
-  maxInFlight: 256,
+  maxInFlight: DEFAULT_LIMIT_IN_FLIGHT_CONFIG.maxInFlight,
   discoverTimeoutMs: 60_000,
   shutdownGraceMs: 2_000,
-  listenBackoffMs: 500,
-  listenMaxBackoffMs: 30_000,
-  listenResetAfterMs: 10_000,
+  listenBackoffMs: DEFAULT_REOPEN_LISTEN_CONFIG.initialMs,
+  listenMaxBackoffMs: DEFAULT_REOPEN_LISTEN_CONFIG.maxMs,
+  listenResetAfterMs: DEFAULT_REOPEN_LISTEN_CONFIG.resetAfterMs,
 });
 
 /** The fixed settings of a bridge: its version, fallback name and limits. */

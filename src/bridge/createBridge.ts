@@ -25,7 +25,8 @@ import { limitInFlight } from '../../operators/limitInFlight.js';
 import { downgradeFrame } from '../codec/downgrade.js';
 import { toLegacyLogMessage } from '../codec/logMessage.js';
 import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
-import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
+import { BridgeError } from '../protocol/bridgeError.js';
+import { errorName } from '../ports/causeOf.js';
 import { CLIENT_CLOSED_REASON, UPSTREAM_STOPPED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
@@ -49,10 +50,6 @@ function isTask(session: Session, inbound: Inbound): boolean {
     session.phase !== 'closing'
   );
 }
-
-/** The name of a thrown value for a log line: never its message, which may hold frame contents. */
-export const nameOf = (error: unknown): string =>
-  isBridgeError(error) ? error.code : error instanceof Error ? error.name : typeof error;
 
 /**
  * A client line whose handling threw or failed (a bug in shaping a result, building a frame, a
@@ -79,13 +76,13 @@ function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observ
   if (frame !== undefined && isRequest(frame)) {
     say(
       'err',
-      `request ${String(frame.id)} (${frame.method}) failed inside the bridge (${nameOf(error)}); the connection goes on`,
+      `request ${String(frame.id)} (${frame.method}) failed inside the bridge (${errorName(error)}); the connection goes on`,
     );
     if (stack !== undefined) say('debug', stack);
     return of(bridgeErrorFrame(frame.id, 'internal'));
   }
   const what = frame !== undefined && isNotification(frame) ? `the notification ${frame.method}` : 'a line';
-  say('err', `dropped ${what} of the client: the bridge failed on it (${nameOf(error)})`);
+  say('err', `dropped ${what} of the client: the bridge failed on it (${errorName(error)})`);
   if (stack !== undefined) say('debug', stack);
   return EMPTY;
 }
@@ -103,7 +100,7 @@ function logMessages(session: Session, deps: BridgeDeps): Observable<Frame> {
         deps.logger.log(
           'bridge',
           'err',
-          `dropped the notification ${frame.method} of the upstream server: the bridge failed on it (${nameOf(error)})`,
+          `dropped the notification ${frame.method} of the upstream server: the bridge failed on it (${errorName(error)})`,
         );
         return EMPTY;
       }
@@ -243,7 +240,7 @@ function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFuncti
             deps.logger.log(
               'bridge',
               'err',
-              `dropped a frame for the client: the bridge failed on it (${nameOf(error)})`,
+              `dropped a frame for the client: the bridge failed on it (${errorName(error)})`,
             );
           }
           if (shaped !== undefined) subscriber.next(shaped);

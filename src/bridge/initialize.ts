@@ -19,6 +19,7 @@ import { offeredVersions } from '../codec/versionRefusal.js';
 import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
+import { failureText } from '../ports/causeOf.js';
 import {
   INTERNAL_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
@@ -233,11 +234,10 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
       tap((connection) => (upstream = connection)),
       mergeMap(discover$),
       catchError((error: unknown) => {
-        const code = isBridgeError(error) ? error.code : 'internal failure';
         // The detail says why (a sign-in's HTTP status and error code, a certificate problem);
         // details never hold the URL, a header value or frame contents (src/ports/upstream.ts).
-        const detail = isBridgeError(error) && error.detail !== undefined ? ` (${error.detail})` : '';
-        if (code !== 'spawn_failed') logger.log('bridge', 'err', `server/discover failed: ${code}${detail}`);
+        if (!isBridgeError(error) || error.code !== 'spawn_failed')
+          logger.log('bridge', 'err', `server/discover failed: ${failureText(error)}`);
         reset();
         return of(errorResponse(request.id, discoverError(error, limitMs)));
       }),

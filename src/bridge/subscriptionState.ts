@@ -16,7 +16,8 @@ import type { ExchangeEvent } from '../ports/upstream.js';
 import { ALL_LISTS, LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
-import { isBridgeError } from '../protocol/bridgeError.js';
+import { failureText } from '../ports/causeOf.js';
+import { CLIENT_CLOSED_REASON, LISTEN_REPLACED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeError } from '../protocol/errors.js';
 import type { ErrorObject, Frame, RequestFrame } from '../protocol/jsonrpc.js';
 import { errorResponse, isErrorResponse, result } from '../protocol/jsonrpc.js';
@@ -43,16 +44,8 @@ export interface Chain {
   readonly kill$: Subject<void>;
 }
 
-export const CLOSED = 'the client closed the connection';
-const REPLACED = 'the bridge replaced the listen stream';
-
-/** A failure for the log: its code and details, never frame contents. */
-export const describe = (error: unknown): string => {
-  if (!isBridgeError(error)) return 'internal failure';
-  const status = error.httpStatus === undefined ? undefined : `HTTP status ${error.httpStatus}`;
-  const details = [error.detail, status].filter((part) => part !== undefined);
-  return details.length === 0 ? error.code : `${error.code} (${details.join(', ')})`;
-};
+export const CLOSED = CLIENT_CLOSED_REASON;
+const REPLACED = LISTEN_REPLACED_REASON;
 
 export interface SubscriptionState {
   /** The URIs of the active chain (the subscriptions the client holds). */
@@ -166,7 +159,7 @@ export function createSubscriptionState(
       } catch (error: unknown) {
         log(
           'warn',
-          `dropped the listen event ${event.frame.method}: the bridge failed on it (${describe(error)})`,
+          `dropped the listen event ${event.frame.method}: the bridge failed on it (${failureText(error)})`,
         );
         return [];
       }

@@ -16,7 +16,9 @@ import { decideListenEnd } from '../codec/listenEnd.js';
 import { bridgeError, formatDuration } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { toErrorObject } from './session.js';
-import { CLOSED, describe } from './subscriptionState.js';
+import { CLOSED } from './subscriptionState.js';
+import { failureText } from '../ports/causeOf.js';
+import { TIMEOUT_REASON } from '../protocol/cancelReasons.js';
 import type { Chain, SubscriptionState } from './subscriptionState.js';
 
 export interface ChainStreamOptions {
@@ -51,7 +53,7 @@ function ackDeadline(state: SubscriptionState, options: ChainStreamOptions, chai
     catchError(() => {
       if (chain.acks === 0 && state.pending.has(change)) {
         state.fail(chain, bridgeError('timeout', detail), detail);
-        state.kill(chain, 'the request timed out');
+        state.kill(chain, TIMEOUT_REASON);
       }
       return EMPTY;
     }),
@@ -96,7 +98,7 @@ export function runChain(
       },
     }),
     catchError((error: unknown) => {
-      state.fail(chain, toErrorObject(error), describe(error));
+      state.fail(chain, toErrorObject(error), failureText(error));
       return EMPTY;
     }),
     // Outside reopenListen: a reopen must not restart the clock of the change.

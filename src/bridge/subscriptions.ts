@@ -6,6 +6,7 @@
  * subscriptionState.ts; the listen stream of one chain and its reopening in
  * subscriptionStream.ts. Everything here lives inside one subscription of the listener.
  */
+import { CLIENT_CANCEL_REASON } from '../protocol/cancelReasons.js';
 import {
   EMPTY,
   Observable,
@@ -84,8 +85,7 @@ export function createSubscriptions(options: SubscriptionsOptions): Subscription
   /** Drops a waiting change without a response; its chain is cancelled unless it committed. */
   const drop = (change: Change): void => {
     if (!pending.has(change)) return;
-    if (change.chain !== undefined && change.chain.acks === 0)
-      state.kill(change.chain, 'the client canceled the request');
+    if (change.chain !== undefined && change.chain.acks === 0) state.kill(change.chain, CLIENT_CANCEL_REASON);
     state.settle(change, undefined);
   };
 

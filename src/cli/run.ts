@@ -25,7 +25,7 @@ import type { StdioUpstream } from '../node/serveStdio.js';
 import type { SignInSetup } from './signInSetup.js';
 import { packageVersion } from './version.js';
 import type { Profile } from '../profiles/profile.js';
-import { CHILD_STOP_GRACE_MS } from '../edges/childStart.js';
+import { CHILD_STOP_GRACE_MS, sameArgv } from '../edges/childStart.js';
 import { dropPrestart } from './prestart.js';
 import type { Prestart } from './prestart.js';
 
@@ -73,9 +73,6 @@ const executableBridge =
         }),
       );
   };
-
-const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((arg, i) => arg === b[i]);
 
 /**
  * The upstream of serveStdio: the command (with the child main.ts started for it), or

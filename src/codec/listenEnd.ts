@@ -3,6 +3,7 @@
  * new stream, a wait for a sign-in, or nothing. Pure; `operators/reopenListen.ts` runs it.
  */
 import { isBridgeError } from '../protocol/bridgeError.js';
+import { failureText } from '../ports/causeOf.js';
 import type { ErrorObject } from '../protocol/jsonrpc.js';
 
 /** How one stream ended. */
@@ -17,10 +18,6 @@ export interface ListenNext {
 
 const retryableStatus = (status: number): boolean =>
   status === 408 || status === 429 || (status >= 500 && status <= 599 && status !== 501);
-const describe = (error: unknown): string =>
-  !isBridgeError(error)
-    ? 'internal failure'
-    : error.code + (error.detail === undefined ? '' : ` (${error.detail})`);
 
 /** The reaction to the end of a stream (docs/notifications.md#notifications-reconnect, docs/http-upstream.md#http-listen-stream). Pure. */
 export function decideListenEnd(end: ListenEnd, canSignIn: boolean): ListenNext {
@@ -45,7 +42,7 @@ export function decideListenEnd(end: ListenEnd, canSignIn: boolean): ListenNext 
   const gone = isBridgeError(error) && (error.code === 'upstream_exited' || error.code === 'closed');
   return gone && status === undefined
     ? { kind: 'stop' }
-    : { kind: 'reopen', why: `the listen stream ended: ${describe(error)}` };
+    : { kind: 'reopen', why: `the listen stream ended: ${failureText(error)}` };
 }
 
 /** Throws a RangeError for a backoff that cannot work, when the operator is built. */

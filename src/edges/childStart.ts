@@ -205,3 +205,7 @@ export function stopUpstreamChild(child: UpstreamChild, graceMs: number): Promis
     child.escalate(graceMs);
   });
 }
+
+/** True when two command lines are the same, argument by argument (a prestarted child serves only its own). */
+export const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((arg, i) => arg === b[i]);

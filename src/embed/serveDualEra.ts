@@ -3,6 +3,7 @@
  * (docs/embedded.md#embedded-selection). This is a composition root like src/cli/main.ts: the only place of
  * embedded mode with Node streams and Promises.
  */
+import { errorName } from '../ports/causeOf.js';
 import type { Readable, Writable } from 'node:stream';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import { ajvInputChecks } from '../node/inputChecks.js';
@@ -107,8 +108,11 @@ export function serveDualEra(factory: McpServerFactory, options: ServeDualEraOpt
     readChunks(input)
       .pipe(
         catchError((error: unknown) => {
-          const name = error instanceof Error ? error.name : 'unknown';
-          logger.log('embed', 'warn', `reading the input failed (${name}); this ends the connection`);
+          logger.log(
+            'embed',
+            'warn',
+            `reading the input failed (${errorName(error)}); this ends the connection`,
+          );
           return EMPTY;
         }),
         decodeLines({ maxLineBytes, maxDepth }),

@@ -13,6 +13,7 @@ import type { UpstreamConnection } from '../ports/upstream.js';
 import { killGroup, spawnChildUpstream } from '../edges/childProcess.js';
 import {
   CHILD_STOP_GRACE_MS,
+  sameArgv,
   startUpstreamChild,
   stopUpstreamChild,
   terminateGroup,
@@ -68,9 +69,6 @@ export interface UpstreamConnector {
    */
   readonly settle: (watchdogFired: boolean) => Promise<void>;
 }
-
-const sameArgv = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((arg, i) => arg === b[i]);
 
 function httpConnect(upstream: StdioUpstream & { kind: 'url' }, s: ConnectorSettings) {
   // Loaded for a URL only: the HTTP edge and undici take 150 ms or more of every start-up.

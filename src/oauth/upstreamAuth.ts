@@ -23,6 +23,7 @@
  * Steps 2-4 run in renewUnderLock.ts. Each new token is written to the store, which keeps a newer
  * record it finds (the record it returns is the one used).
  */
+import { errorName } from '../ports/causeOf.js';
 import { Subject } from 'rxjs';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { openBrowser } from './browser.js';
@@ -175,11 +176,7 @@ export function createUpstreamAuth(
           detail: 'the request stopped before the sign-in completed',
         });
       }
-      logger.log(
-        SCOPE,
-        'err',
-        `the sign-in failed inside the bridge (${error instanceof Error ? error.name : 'unknown'})`,
-      );
+      logger.log(SCOPE, 'err', `the sign-in failed inside the bridge (${errorName(error)})`);
       throw new BridgeError('sign_in_failed', { detail: 'the sign-in failed inside the bridge' });
     }
   };

@@ -5,6 +5,7 @@
  * direct connection to `localhost` or a `*.localhost` name goes to a loopback address without any
  * DNS query (RFC 6761 §6.3, lookup.ts).
  */
+import { errorName } from '../../ports/causeOf.js';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import tls from 'node:tls';
@@ -206,10 +207,9 @@ export function createDispatcher(target: URL, config: DispatcherConfig): Dispatc
     });
     return { ok: true, proxied: true, dispatcher };
   } catch (error) {
-    const name = error instanceof Error ? error.name : 'Error';
     return {
       ok: false,
-      reason: `${choice.kind === 'proxy' ? choice.variable : 'agent'}: undici refused the settings (${name})`,
+      reason: `${choice.kind === 'proxy' ? choice.variable : 'agent'}: undici refused the settings (${errorName(error)})`,
     };
   }
 }

@@ -5,6 +5,7 @@
  * with its tool's current definition (docs/http-upstream.md#http-x-mcp-header, toolList.ts), and closes. One exchange per request,
  * with its POST, answer and cancellation, is exchange.ts.
  */
+import { PROTOCOL_VERSION } from '../../codec/meta.js';
 import { NEVER, Subject } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../ports/logger.js';
@@ -54,7 +55,7 @@ export interface HttpUpstreamConfig {
 
 export const DEFAULT_HTTP_UPSTREAM_CONFIG = Object.freeze({
   maxResponseBytes: 64 * 1024 * 1024,
-  protocolVersion: '2026-07-28',
+  protocolVersion: PROTOCOL_VERSION,
 });
 
 /** An HTTP upstream: an {@link UpstreamConnection} that also knows the tool definitions it saw. */
