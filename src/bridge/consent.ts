@@ -66,7 +66,7 @@ export function declaresUrlElicitation(capabilities: unknown): boolean {
  * Rules (test/oauth/consent.test.ts):
  * 1. `initializing` until `notifications/initialized` arrived in state ready, then `ready`
  * 2. the question is `elicitation/create` with a bridge id `b-N` of the connection's counter, and
- *    the answer comes through the pending table of the input rounds (`session.answers$`)
+ *    the answer comes through the open bridge requests of the session (`session.answers$`)
  * 3. an answer that is an error or not an action of the schema counts as `cancel` (with a warning)
  * 4. an abort of the signal (client cancel of the request behind it) sends `notifications/cancelled`
  *    for the question and rejects

@@ -27,7 +27,7 @@ export interface DispatchContext {
 
 const isBridgeId = (id: unknown): id is string => typeof id === 'string' && id.startsWith('b-');
 
-/** docs/lines.md#lines-client-responses: only answers to `b-` ids reach the pending table; everything else is dropped silently. */
+/** docs/lines.md#lines-client-responses: only answers to `b-` ids reach the open bridge requests (`Session.answer`); everything else is dropped silently. */
 function routeAnswer(session: Session, frame: ResponseFrame): void {
   if (!isBridgeId(frame.id)) return;
   session.answer(

@@ -119,7 +119,7 @@ export interface Session {
   readonly setLogLevel: (level: string) => void;
   /** The bridge forwarded a list request of these lists. */
   readonly listFetched: (lists: ListSet) => void;
-  /** A client answer to a bridge request: to the pending table of the input rounds (`answers$`). */
+  /** A client answer to a bridge request: to the open bridge requests of the input rounds and the sign-in (`answers$`). */
   readonly answer: (answer: ClientAnswer) => void;
   /** A client `notifications/cancelled`: stops every running request of that id, then emits `cancels$`. */
   readonly cancel: (id: RequestId) => void;
