@@ -63,20 +63,54 @@ const describeId = (id: string | number | undefined): string =>
     ? 'no client request'
     : `client request ${typeof id === 'string' ? JSON.stringify(id) : id}`;
 
-export function createExchanges(context: ExchangeContext): Exchanges {
-  const {
-    origin,
-    path,
-    made,
-    staticHeaders,
-    protocolVersion,
-    maxResponseBytes,
-    bodies,
-    tools,
-    route,
-    logger,
+/** One exchange while it runs: what its POST, its events and its debug line share. */
+interface Running {
+  readonly method: string;
+  readonly controller: Canceller;
+  readonly started: number;
+  /** The id of the last POST (a retry after a sign-in posts again with a new id). */
+  id: number;
+  status: number | undefined;
+  /** For the debug line: `response`, `error response`, `failed (<code>)`, else `cancelled`. */
+  outcome: string;
+  answered: boolean;
+}
+
+/**
+ * The headers of a `tools/call` from its tool's arguments, or the failure of a hidden tool
+ * (docs/http-upstream.md#http-endpoint); none for other methods.
+ */
+function toolHeaders(
+  tools: ToolHeaderCache,
+  method: string,
+  params: JsonObject,
+): Array<readonly [string, string]> | BridgeError {
+  const toolName = method === 'tools/call' ? params['name'] : undefined;
+  if (typeof toolName !== 'string') return [];
+  const reason = tools.invalidReason(toolName);
+  if (reason !== undefined)
+    return new BridgeError('invalid_params', { detail: `the tool is hidden: ${reason}` });
+  return tools.headersFor(toolName, params['arguments']);
+}
+
+/** The debug line of an ended exchange (docs/logging.md#logging-debug-lines). */
+function logEnd(context: ExchangeContext, running: Running, options: ExchangeOptions): void {
+  const { logger, scope } = context;
+  if (!logger.enabled('debug')) return;
+  const ms = Math.round(performance.now() - running.started);
+  const http = running.status === undefined ? '' : ` (HTTP status ${running.status})`;
+  const round = options.trace?.round ?? 1;
+  logger.log(
     scope,
-  } = context;
+    'debug',
+    `upstream request ${running.id} (${running.method}, round ${round} of ${describeId(options.trace?.clientId)}): ` +
+      `${running.outcome} after ${ms} ms${http}`,
+  );
+}
+
+export function createExchanges(context: ExchangeContext): Exchanges {
+  const { origin, path, made, staticHeaders, protocolVersion, maxResponseBytes, bodies, tools, route } =
+    context;
   const dispatcher = made.ok ? made.dispatcher : undefined;
   const inFlight = new Set<Canceller>();
   let nextId = 1;
@@ -96,39 +130,95 @@ export function createExchanges(context: ExchangeContext): Exchanges {
     });
   };
 
+  /**
+   * The events of one exchange for `subscriber`, from the messages of its POST. One subscriber for
+   * the whole exchange rather than a chain of operators: this runs for every call. The response
+   * ends the exchange; a stream that ends without one fails it
+   * (docs/http-upstream.md#http-stream-loss); every failure is a BridgeError (failureOf).
+   */
+  const events = (
+    running: Running,
+    messages$: Observable<Frame>,
+    options: ExchangeOptions,
+  ): Observable<ExchangeEvent> =>
+    new Observable<ExchangeEvent>((subscriber) => {
+      const { method } = running;
+      const fail = (error: unknown) => {
+        const failure = failureOf(error, method, running.status);
+        running.outcome = `failed (${failure.code})`;
+        subscriber.error(failure);
+      };
+      const messages = messages$.subscribe({
+        next: (frame) => {
+          if (running.answered) return;
+          let event: ExchangeEvent | undefined;
+          try {
+            event = route(frame, method);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          if (event === undefined) return;
+          if (event.type !== 'response') {
+            subscriber.next(event);
+            return;
+          }
+          running.answered = true;
+          running.outcome = 'error' in event.frame ? 'error response' : 'response';
+          subscriber.next(event);
+          subscriber.complete();
+        },
+        error: fail,
+        complete: () => {
+          if (running.answered) return;
+          fail(
+            new BridgeError('closed', {
+              detail: `${method}: the response stream ended before the response`,
+              ...(running.status === undefined ? {} : { httpStatus: running.status }),
+            }),
+          );
+        },
+      });
+      return () => {
+        // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
+        messages.unsubscribe();
+        inFlight.delete(running.controller);
+        // Cancels a POST still under way (docs/http-upstream.md#http-cancellation). Once the response is read the body has ended
+        // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
+        // only costs a DOMException with its stack, on every call.
+        if (!running.answered) running.controller.abort();
+        logEnd(context, running, options);
+      };
+    });
+
   const send = (method: string, params: JsonObject, options: ExchangeOptions): Observable<ExchangeEvent> =>
     defer(() => {
       if (closed) return throwError(closedError);
       if (dispatcher === undefined) {
         return throwError(() => new BridgeError('connect_failed', made.ok ? {} : { detail: made.reason }));
       }
-      let paramHeaders: Array<readonly [string, string]> = [];
-      const toolName = method === 'tools/call' ? params['name'] : undefined;
-      if (typeof toolName === 'string') {
-        const reason = tools.invalidReason(toolName);
-        if (reason !== undefined) {
-          return throwError(
-            () => new BridgeError('invalid_params', { detail: `the tool is hidden: ${reason}` }),
-          );
-        }
-        paramHeaders = tools.headersFor(toolName, params['arguments']);
-      }
+      const paramHeaders = toolHeaders(tools, method, params);
+      if (paramHeaders instanceof BridgeError) return throwError(() => paramHeaders);
       const meta = isObject(params['_meta']) ? params['_meta'] : {};
       const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
       const controller = canceller();
       inFlight.add(controller);
-      const started = performance.now();
-      let id = 0;
-      let status: number | undefined;
-      let outcome = 'cancelled';
-      let answered = false;
+      const running: Running = {
+        method,
+        controller,
+        started: performance.now(),
+        id: 0,
+        status: undefined,
+        outcome: 'cancelled',
+        answered: false,
+      };
 
       // One POST; the retry after a sign-in is a new request with a new id (docs/sign-in.md#sign-in-trigger).
       const post = (authorization: Record<string, string>) =>
         defer(() => {
-          id = nextId++;
+          running.id = nextId++;
           const body = JSON.stringify(
-            requestFrame(id, method, { ...params, _meta: { ...meta, progressToken: id } }),
+            requestFrame(running.id, method, { ...params, _meta: { ...meta, progressToken: running.id } }),
           );
           return dispatcher.request({
             origin,
@@ -141,81 +231,20 @@ export function createExchanges(context: ExchangeContext): Exchanges {
             ...NO_TIMEOUTS,
           });
         });
-
-      // One subscriber for the whole exchange rather than a chain of operators: this runs for
-      // every call. The response ends the exchange; a stream that ends without one
-      // fails it (docs/http-upstream.md#http-stream-loss); every failure is a BridgeError (failureOf).
-      return new Observable<ExchangeEvent>((subscriber) => {
-        const fail = (error: unknown) => {
-          const failure = failureOf(error, method, status);
-          outcome = `failed (${failure.code})`;
-          subscriber.error(failure);
-        };
-        const signIn = {
-          auth: context.auth,
-          method,
-          get signal() {
-            return controller.abortSignal;
-          },
-        };
-        const messages = withSignIn(post, signIn)
-          .pipe(
-            mergeMap((response) => {
-              status = response.statusCode;
-              return responseMessages(response, { id, method, maxResponseBytes, bodies });
-            }),
-          )
-          .subscribe({
-            next: (frame) => {
-              if (answered) return;
-              let event: ExchangeEvent | undefined;
-              try {
-                event = route(frame, method);
-              } catch (error) {
-                fail(error);
-                return;
-              }
-              if (event === undefined) return;
-              if (event.type !== 'response') {
-                subscriber.next(event);
-                return;
-              }
-              answered = true;
-              outcome = 'error' in event.frame ? 'error response' : 'response';
-              subscriber.next(event);
-              subscriber.complete();
-            },
-            error: fail,
-            complete: () => {
-              if (answered) return;
-              fail(
-                new BridgeError('closed', {
-                  detail: `${method}: the response stream ended before the response`,
-                  ...(status === undefined ? {} : { httpStatus: status }),
-                }),
-              );
-            },
-          });
-        return () => {
-          // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
-          messages.unsubscribe();
-          inFlight.delete(controller);
-          // Cancels a POST still under way (docs/http-upstream.md#http-cancellation). Once the response is read the body has ended
-          // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
-          // only costs a DOMException with its stack, on every call.
-          if (!answered) controller.abort();
-          if (!logger.enabled('debug')) return;
-          const ms = Math.round(performance.now() - started);
-          const http = status === undefined ? '' : ` (HTTP status ${status})`;
-          const round = options.trace?.round ?? 1;
-          logger.log(
-            scope,
-            'debug',
-            `upstream request ${id} (${method}, round ${round} of ${describeId(options.trace?.clientId)}): ` +
-              `${outcome} after ${ms} ms${http}`,
-          );
-        };
-      });
+      const signIn = {
+        auth: context.auth,
+        method,
+        get signal() {
+          return controller.abortSignal;
+        },
+      };
+      const messages$ = withSignIn(post, signIn).pipe(
+        mergeMap((response) => {
+          running.status = response.statusCode;
+          return responseMessages(response, { id: running.id, method, maxResponseBytes, bodies });
+        }),
+      );
+      return events(running, messages$, options);
     });
 
   return {
