@@ -29,8 +29,8 @@ export type Stop = (abort: Abort) => void;
 export interface ClientContext {
   readonly info: JsonObject;
   /**
-   * As declared in `initialize`, reduced to what the client's revision can have
-   * (clientCapabilitiesFor): decides which input kinds may be asked.
+   * As declared in `initialize`, whatever the client's revision (docs/revisions.md#revisions-declared):
+   * decides which input kinds may be asked.
    */
   readonly capabilities: JsonObject;
   /** Translated for the upstream `_meta` (docs/lifecycle.md#lifecycle-capabilities-upstream). */

@@ -310,13 +310,17 @@ describe.concurrent('schema validation of whole sessions', () => {
         exchange(peer, req(nextId++, method, params) as Frame & { id: number }, TIMEOUT_MS);
       const tool = (name: string, args: object = {}, meta?: object): Promise<Frame> =>
         call('tools/call', { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) });
-      // The client asks for its revision and declares what VS Code declares: the bridge answers in
-      // that revision and keeps only what it can have (docs/revisions.md).
+      // The client asks for its revision and declares what that revision can have: the bridge
+      // answers in that revision (docs/revisions.md).
       peer.send({
         ...initializeRequest(1),
         params: {
           protocolVersion: revision,
-          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
+          capabilities: {
+            roots: { listChanged: true },
+            sampling: {},
+            ...(revision === '2025-06-18' ? { elicitation: {} } : {}),
+          },
           clientInfo: { name: 'older-client', version: '1.0.0' },
         },
       });
@@ -343,7 +347,7 @@ describe.concurrent('schema validation of whole sessions', () => {
       expect(textOf(await tool('log'))).toBe('logged 4 messages');
       if (revision === '2025-06-18') expect(textOf(await tool('ask_form'))).toMatch(/^form: accept /);
       else expect(await tool('ask_form')).toHaveProperty('error');
-      // No revision before 2025-11-25 has URL elicitation: the request ends with an error.
+      // No revision before 2025-11-25 has URL elicitation, and none declared it: an error.
       expect(await tool('ask_url')).toHaveProperty('error');
       expect(textOf(await tool('ask_sample'))).toBe('model: hello');
       expect(textOf(await tool('ask_roots'))).toBe('roots: file:///work/project');
