@@ -25,6 +25,11 @@ export interface BridgeLimits extends Omit<ForwardRequestConfig, 'scheduler'> {
   readonly listenBackoffMs: number;
   readonly listenMaxBackoffMs: number;
   readonly listenResetAfterMs: number;
+  /**
+   * How long a list request that reaches the bridge before the first acknowledgment of the
+   * listen stream waits for it, in ms (docs/notifications.md#notifications-first-list).
+   */
+  readonly firstAckWaitMs: number;
 }
 
 /**
@@ -39,6 +44,7 @@ export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
   listenBackoffMs: 500,
   listenMaxBackoffMs: 30_000,
   listenResetAfterMs: 10_000,
+  firstAckWaitMs: 2_000,
 });
 
 /** The fixed settings of a bridge: its version, fallback name and limits. */

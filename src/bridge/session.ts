@@ -74,6 +74,11 @@ export interface Session {
   readonly ready$: ReplaySubject<UpstreamConnection>;
   /** `notifications/initialized` accepted in state ready. */
   readonly initialized$: ReplaySubject<void>;
+  /**
+   * The first acknowledgment of the connection's listen stream came, after its catch-up was
+   * made: list requests waiting for it go on (docs/notifications.md#notifications-first-list).
+   */
+  readonly listenAcknowledged$: ReplaySubject<void>;
   /** A task ended (for the stop after an upstream loss). */
   readonly taskEnded$: Subject<void>;
   /**
@@ -143,6 +148,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
     abortAll$: new ReplaySubject(1),
     ready$: new ReplaySubject(1),
     initialized$: new ReplaySubject(1),
+    listenAcknowledged$: new ReplaySubject(1),
     taskEnded$: new Subject(),
     track(id, stop) {
       if (aborted !== undefined) {
