@@ -44,7 +44,7 @@ const up: Record<string, ExchangeEvent> = {
   x: { type: 'response', frame: errWith(1, -32603, 'Subscription filter too large') },
 };
 // Client requests (inbound): s subscribe A, z subscribe B, q unsubscribe A; l tools/list,
-// m resources/templates/list (forwarded, never answered here).
+// m resources/templates/list (forwarded, answered only where a test says so).
 const client: Record<string, RequestFrame> = {
   s: req(11, 'resources/subscribe', { uri: A }),
   z: req(12, 'resources/subscribe', { uri: B }),
@@ -63,6 +63,7 @@ const out: Record<string, Frame> = {
   Z: res(12, {}),
   Q: res(13, {}),
   X: errWith(11, -32603, 'Subscription filter too large'),
+  R: res(21, { tools: [] }),
   O: {
     jsonrpc: '2.0',
     id: 11,
@@ -80,7 +81,12 @@ const letter = (frame: Frame): string =>
  * A ready session whose upstream hands out `streams[n]` for the n-th listen request; any other
  * upstream request gets no answer.
  */
-function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], limits = DEFAULT_LIMITS) {
+function setup(
+  declared: DeclaredLists,
+  streams: Observable<ExchangeEvent>[],
+  limits = DEFAULT_LIMITS,
+  onToolsList?: () => void,
+) {
   const calls: FakeRequest[] = [];
   const order: string[] = [];
   const lines: string[] = [];
@@ -93,7 +99,11 @@ function setup(declared: DeclaredLists, streams: Observable<ExchangeEvent>[], li
   const upstream = createFakeUpstream({
     methods: {
       'subscriptions/listen': listen,
-      'tools/list': () => NEVER,
+      'tools/list': () => {
+        if (onToolsList === undefined) return NEVER;
+        onToolsList();
+        return { tools: [] };
+      },
       'resources/templates/list': () => NEVER,
     },
   }).connection;
@@ -157,17 +167,58 @@ describe('listener and subscriptions', () => {
     });
   });
 
+  it('a list request before the first ack waits for it and gets no list change', () => {
+    const virtual = scheduler();
+    const listed: number[] = [];
+    virtual.run(({ cold, hot, expectObservable }) => {
+      const start = cold('      ---k 10ms t', up);
+      const requests = hot('    -l', client);
+      const { run } = setup(ALL, [start], DEFAULT_LIMITS, () => listed.push(virtual.now()));
+      // Answered after the ack; the only list change is the real one at frame 14.
+      expectObservable(run(requests), '^ 1s !').toBe('---R 10ms T', out);
+    });
+    expect(listed).toEqual([3]);
+  });
+
+  it('a list request waits for the first ack at most firstAckWaitMs, then it is answered and the ack lists it', () => {
+    const virtual = scheduler();
+    const listed: number[] = [];
+    virtual.run(({ cold, hot, expectObservable }) => {
+      const start = cold('      3s k', up);
+      const requests = hot('    -l', client);
+      const { run } = setup(ALL, [start], DEFAULT_LIMITS, () => listed.push(virtual.now()));
+      expectObservable(run(requests), '^ 4s !').toBe('2001ms R 998ms T', out);
+    });
+    expect(listed).toEqual([2001]);
+  });
+
+  it('a client cancel of a list request that waits for the first ack ends it without a response or a forward', () => {
+    const virtual = scheduler();
+    const listed: number[] = [];
+    virtual.run(({ cold, hot, expectObservable }) => {
+      const start = cold('      50ms k', up);
+      const harness = setup(ALL, [start], DEFAULT_LIMITS, () => listed.push(virtual.now()));
+      const cancel = hot('      -----c').pipe(
+        tap(() => harness.session.cancel(21)),
+        ignoreElements(),
+      );
+      expectObservable(merge(harness.run(hot('-l', client)), cancel), '^ 1s !').toBe('-', out);
+    });
+    expect(listed).toEqual([]);
+  });
+
   it('the first ack lists each list whose request the bridge forwarded before it, and a later gap lists all', () => {
     scheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const start = cold('      --#', up); // lost before its ack: still no catch-up
-      const first = cold('                  ---k 10ms #', up); // the first ack, at 505
+      const first = cold('                  1600ms k 10ms #', up); // the first ack, at 2102
       const later = cold('                    -k', up); // after the gap, 1 s later
-      // tools/list and resources/templates/list, both still unanswered at the first ack.
+      // tools/list and resources/templates/list waited 2 s, then went; both still unanswered at
+      // the first ack.
       const requests = hot('    lm', client);
       const { run } = setup(ALL, [start, first, later]);
-      expectObservable(run(requests), '^ 2s !').toBe('505ms (TL) 1008ms (TPL)', out);
-      expectSubscriptions(first.subscriptions).toBe('502ms ^ 13ms !');
-      expectSubscriptions(later.subscriptions).toBe('1516ms ^ 484ms !');
+      expectObservable(run(requests), '^ 4s !').toBe('2102ms (TL) 1008ms (TPL)', out);
+      expectSubscriptions(first.subscriptions).toBe('502ms ^ 1610ms !');
+      expectSubscriptions(later.subscriptions).toBe('3113ms ^ 887ms !');
     });
   });
 
@@ -316,7 +367,8 @@ describe('listener and subscriptions', () => {
       const silent = cold('       -', up); // never acknowledged
       const harness = setup(ALL, [start, silent]);
       calls = harness.calls;
-      expectObservable(harness.run(hot('l-s', client)), '^ 10ms !').toBe('-T', out);
+      // The tools/list waited for the first ack: no list change for it.
+      expectObservable(harness.run(hot('l-s', client)), '^ 10ms !').toBe('-', out);
       expectSubscriptions(silent.subscriptions).toBe('--^ 8ms !');
     });
     expect(calls[1]?.cancelReason).toBe('the client closed the connection');
@@ -333,7 +385,7 @@ describe('listener and subscriptions', () => {
         tap(() => harness.session.cancel(11)),
         ignoreElements(),
       );
-      expectObservable(merge(harness.run(hot('l-s', client)), cancel), '^ 1s !').toBe('-T', out);
+      expectObservable(merge(harness.run(hot('l-s', client)), cancel), '^ 1s !').toBe('-', out);
       expectSubscriptions(silent.subscriptions).toBe('--^--!');
     });
     expect(calls[1]?.cancelReason).toBe('the client canceled the request');
@@ -345,7 +397,7 @@ describe('listener and subscriptions', () => {
       const start = cold('      -k-#', up);
       const harness = setup(ALL, [start]);
       calls = harness.calls;
-      expectObservable(harness.run(hot('l', client)), '^ 100ms !').toBe('-T', out);
+      expectObservable(harness.run(hot('l', client)), '^ 100ms !').toBe('-', out);
     });
     expect(calls).toHaveLength(1);
   });

@@ -27,6 +27,11 @@ export interface BridgeLimits extends Omit<ForwardRequestConfig, 'scheduler'> {
   readonly listenBackoffMs: number;
   readonly listenMaxBackoffMs: number;
   readonly listenResetAfterMs: number;
+  /**
+   * How long a list request that reaches the bridge before the first acknowledgment of the
+   * listen stream waits for it, in ms (docs/notifications.md#notifications-first-list).
+   */
+  readonly firstAckWaitMs: number;
 }
 
 /**
@@ -43,6 +48,7 @@ export const DEFAULT_LIMITS: BridgeLimits = Object.freeze({
   listenBackoffMs: DEFAULT_REOPEN_LISTEN_CONFIG.initialMs,
   listenMaxBackoffMs: DEFAULT_REOPEN_LISTEN_CONFIG.maxMs,
   listenResetAfterMs: DEFAULT_REOPEN_LISTEN_CONFIG.resetAfterMs,
+  firstAckWaitMs: 2_000,
 });
 
 /** The fixed settings of a bridge: its version, fallback name and limits. */

@@ -1,7 +1,7 @@
 /**
  * What the front end does with each client line (docs/lifecycle.md#lifecycle-before-ready–docs/lines.md#lines-client-responses).
  */
-import { EMPTY, of } from 'rxjs';
+import { EMPTY, defer, of } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { listOfRequest } from '../codec/listen.js';
 import { isLogLevel } from '../codec/logMessage.js';
@@ -13,6 +13,7 @@ import type { Inbound } from '../protocol/parseLine.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { FORWARDED_METHODS, createForward, shapeOptions } from './forward.js';
 import type { ForwardContext } from './forward.js';
+import { afterFirstAck, watchesList } from './firstList.js';
 import { handleInitialize } from './initialize.js';
 import { handleSubscription } from './listener.js';
 import type { ClientContext, Session } from './session.js';
@@ -119,10 +120,15 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       const { client, upstream } = session;
       if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
-        // For the catch-up of the first listen acknowledgment (README.md "List changes and
-        // subscriptions").
-        session.listFetched(listOfRequest(method));
-        return forwardOf(ctx, cache, client, upstream)(request);
+        const forward = forwardOf(ctx, cache, client, upstream);
+        if (!watchesList(session, method)) return forward(request);
+        // A list the listen stream watches: fetched once its first acknowledgment came, or
+        // counted for the catch-up of that acknowledgment (docs/notifications.md#notifications-first-list).
+        const forward$ = defer(() => {
+          session.listFetched(listOfRequest(method));
+          return forward(request);
+        });
+        return afterFirstAck(session, request, ctx.config.limits.firstAckWaitMs, ctx.scheduler, forward$);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
         return handleSubscription(session, request);

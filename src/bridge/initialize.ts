@@ -16,7 +16,7 @@ import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 import { classifyResult } from '../codec/results.js';
 import { offeredVersions } from '../codec/versionRefusal.js';
-import { clientCapabilitiesFor, negotiateRevision } from '../codec/revisions.js';
+import { negotiateRevision } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import { failureText } from '../ports/causeOf.js';
@@ -39,16 +39,15 @@ import { withVersionRetry } from './versionRetry.js';
 /**
  * The client's identity and capabilities from the `initialize` params, as `passthrough` lets them
  * travel to this upstream (src/codec/clientInfo.ts, capabilities.ts); lenient on shape. The
- * capabilities are those its revision can have, also those sent upstream.
+ * capabilities are the declared ones, also when the client's revision predates a member: what a
+ * client declares, it gets (docs/revisions.md#revisions-declared).
  */
 function clientContext(
   params: JsonObject | undefined,
   passthrough: MetaPassthrough,
   remote: boolean,
-  revision: ClientRevision,
 ): ClientContext {
-  const declared = isObject(params?.['capabilities']) ? params['capabilities'] : {};
-  const capabilities = clientCapabilitiesFor(declared, revision);
+  const capabilities = isObject(params?.['capabilities']) ? params['capabilities'] : {};
   const info = upstreamClientInfo(params?.['clientInfo'], passthrough.fullClientInfo, remote);
   // Deep-frozen: they go in the _meta of every upstream request, whose text is then made once
   // for them (src/codec/requestText.ts).
@@ -201,7 +200,7 @@ export function handleInitialize(ctx: InitializeContext, request: RequestFrame):
 
     const discover$ = (connection: UpstreamConnection): Observable<Frame> => {
       // Made per attempt: which icons of the client may travel depends on the upstream (remote).
-      const client = clientContext(request.params, passthrough, connection.remote, revision);
+      const client = clientContext(request.params, passthrough, connection.remote);
       const attempt: Attempt = { request, config, logger, client, revision, connection };
       return connection
         .request('server/discover', {

@@ -71,26 +71,30 @@ function listenRequest(
  * client; unsubscribing (end of input, upstream loss) cancels every listen stream and drops
  * the upstream subscriptions (VS Code never unsubscribes by itself).
  *
- * The reconnect is the one of reopenListen.
+ * The reconnect is the one of reopenListen. The wait of list requests for the first
+ * acknowledgment is in firstList.ts.
  *
  * Rules (marbles/subscriptions.marbles.test.ts):
  * 1. gap replay after each ack lists tools, prompts, resources, then each subscribed URI
  * 2. the first ack of a connection lists no list the client has not fetched
- * 3. the first ack lists each list whose request the bridge forwarded before it, and a later gap lists all
- * 4. a second ack within one stream replays again
- * 5. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows
- * 6. the subscribe response precedes the cancellation of the old stream and any update of the URI
- * 7. an update of a replaced stream is dropped
- * 8. events of a stream that is not yet acknowledged are dropped
- * 9. a failed replacement keeps the old stream and reports the upstream error
- * 10. the last unsubscribe with no declared lists ends the stream and opens none
- * 11. a subscribe-only upstream opens its first stream on the first subscribe, without a replay
- * 12. two concurrent subscribes both answer {} and the second stream has both URIs
- * 13. a change that waits when the listener stops gets no response
- * 14. a client cancel of a waiting subscribe cancels its stream and gets no response
- * 15. the end of input during a backoff wait opens no stream
- * 16. each listen stream carries the log level current at its start
- * 17. a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays
+ * 3. a list request before the first ack waits for it and gets no list change
+ * 4. a list request waits for the first ack at most firstAckWaitMs, then it is answered and the ack lists it
+ * 5. a client cancel of a list request that waits for the first ack ends it without a response or a forward
+ * 6. the first ack lists each list whose request the bridge forwarded before it, and a later gap lists all
+ * 7. a second ack within one stream replays again
+ * 8. an upstream notifications/cancelled ends the stream without reaching the client, and a new one follows
+ * 9. the subscribe response precedes the cancellation of the old stream and any update of the URI
+ * 10. an update of a replaced stream is dropped
+ * 11. events of a stream that is not yet acknowledged are dropped
+ * 12. a failed replacement keeps the old stream and reports the upstream error
+ * 13. the last unsubscribe with no declared lists ends the stream and opens none
+ * 14. a subscribe-only upstream opens its first stream on the first subscribe, without a replay
+ * 15. two concurrent subscribes both answer {} and the second stream has both URIs
+ * 16. a change that waits when the listener stops gets no response
+ * 17. a client cancel of a waiting subscribe cancels its stream and gets no response
+ * 18. the end of input during a backoff wait opens no stream
+ * 19. each listen stream carries the log level current at its start
+ * 20. a replacement stream that is never acknowledged fails the change with timeout after the list time limit, and the old stream stays
  */
 export function startListener(ctx: ListenerContext): Observable<Frame> {
   const { session, deps, limits } = ctx;
@@ -105,6 +109,7 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
         const subscriptions = createSubscriptions({
           declared,
           fetchedLists: () => session.listsFetched,
+          firstAck: session.acknowledgeListen,
           openStream: listenRequest(session, client, upstream, declared),
           reopen: {
             initialMs: limits.listenBackoffMs,

@@ -34,8 +34,8 @@ export type Stop = (abort: Abort) => void;
 export interface ClientContext {
   readonly info: JsonObject;
   /**
-   * As declared in `initialize`, reduced to what the client's revision can have
-   * (clientCapabilitiesFor): decides which input kinds may be asked.
+   * As declared in `initialize`, whatever the client's revision (docs/revisions.md#revisions-declared):
+   * decides which input kinds may be asked.
    */
   readonly capabilities: JsonObject;
   /** Translated for the upstream `_meta` (docs/lifecycle.md#lifecycle-capabilities-upstream). */
@@ -98,6 +98,11 @@ export interface Session {
   readonly ready$: Observable<UpstreamConnection>;
   /** `notifications/initialized` accepted in state ready; replayed for late subscribers. */
   readonly initialized$: Observable<void>;
+  /**
+   * The first acknowledgment of the connection's listen stream came, after its catch-up was
+   * made: list requests waiting for it go on (docs/notifications.md#notifications-first-list).
+   */
+  readonly listenAcknowledged$: Observable<void>;
   /** Emits once no forwarded request runs any more (at once when none runs), then completes. */
   readonly idle: () => Observable<unknown>;
 
@@ -119,6 +124,8 @@ export interface Session {
   readonly setLogLevel: (level: string) => void;
   /** The bridge forwarded a list request of these lists. */
   readonly listFetched: (lists: ListSet) => void;
+  /** The first acknowledgment of the listen stream came: emits `listenAcknowledged$`. */
+  readonly acknowledgeListen: () => void;
   /** A client answer to a bridge request: to the open bridge requests of the input rounds and the sign-in (`answers$`). */
   readonly answer: (answer: ClientAnswer) => void;
   /** A client `notifications/cancelled`: stops every running request of that id, then emits `cancels$`. */
@@ -172,6 +179,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
   const aborted$ = new ReplaySubject<Abort>(1);
   const ready$ = new ReplaySubject<UpstreamConnection>(1);
   const initialized$ = new ReplaySubject<void>(1);
+  const listenAcknowledged$ = new ReplaySubject<void>(1);
   const taskEnded$ = new Subject<void>();
   const lanes = createLaneScheduler(scheduler);
 
@@ -226,6 +234,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
     aborted$: aborted$.asObservable(),
     ready$: ready$.asObservable(),
     initialized$: initialized$.asObservable(),
+    listenAcknowledged$: listenAcknowledged$.asObservable(),
     idle: () =>
       defer(() =>
         tasks === 0
@@ -262,6 +271,7 @@ export function createSession(scheduler?: SchedulerLike): Session {
     listFetched: (lists) => {
       listsFetched |= lists;
     },
+    acknowledgeListen: () => listenAcknowledged$.next(),
     answer: (answer) => answers$.next(answer),
     cancel: (id) => {
       for (const stop of stopsOf(id)) stop(CLIENT_CANCEL);

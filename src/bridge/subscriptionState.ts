@@ -70,21 +70,26 @@ export interface SubscriptionState {
 /**
  * `fetched` reads the lists the client fetched so far: the catch-up of the first acknowledgment
  * of the connection covers only those, every later one all declared lists (README.md "List
- * changes and subscriptions").
+ * changes and subscriptions"). `firstAck` is called at that first acknowledgment, after its
+ * catch-up was made.
  */
 export function createSubscriptionState(
   declared: DeclaredLists,
   log: (level: 'info' | 'warn', text: string) => void,
   fetched: () => ListSet,
+  firstAck: () => void = () => undefined,
 ): SubscriptionState {
   /** An acknowledgment of the active chain already came: a later catch-up covers every list. */
   let acknowledged = false;
   const replay = (): Frame[] => {
     const first = !acknowledged;
     acknowledged = true;
-    if (!state.gap) return [];
+    const events = state.gap ? gapReplay(declared, state.uris, first ? fetched() : ALL_LISTS) : [];
     state.gap = false;
-    return gapReplay(declared, state.uris, first ? fetched() : ALL_LISTS);
+    // Told after the catch-up was made: a list request it releases is not in it
+    // (docs/notifications.md#notifications-first-list).
+    if (first) firstAck();
+    return events;
   };
 
   /** The first acknowledgment of a change's chain: respond, then cancel the old chain (docs/notifications.md#notifications-subscribe). */

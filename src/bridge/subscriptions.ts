@@ -34,6 +34,8 @@ export interface SubscriptionsOptions extends ChainStreamOptions {
   readonly declared: DeclaredLists;
   /** The lists the client fetched so far, for the catch-up of the first acknowledgment (README.md). */
   readonly fetchedLists: () => ListSet;
+  /** Called once, at the first acknowledgment of the connection, after its catch-up was made. */
+  readonly firstAck?: () => void;
   readonly log: (level: 'info' | 'warn', text: string) => void;
   /** Client `notifications/cancelled`, by request id: a waiting change is dropped without a response. */
   readonly cancels$: Observable<RequestId>;
@@ -49,7 +51,7 @@ export interface Subscriptions {
 /** The listener state machine of one connection. Call it inside `defer`: it holds state. */
 export function createSubscriptions(options: SubscriptionsOptions): Subscriptions {
   const { declared } = options;
-  const state = createSubscriptionState(declared, options.log, options.fetchedLists);
+  const state = createSubscriptionState(declared, options.log, options.fetchedLists, options.firstAck);
   const { pending } = state;
   const opens = new Subject<Chain>();
   const changes = new Subject<Change>();

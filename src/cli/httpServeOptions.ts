@@ -4,7 +4,7 @@
  * variable MCP_BRIDGE_SERVE_TOKEN) and its limits. A listen address other than loopback needs the
  * token (docs/serve.md#serve-security). Diagnostics never hold a value of the token.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgv } from './argvParse.js';
 import { decimal, envValue, last, nonEmpty, rangeHint } from './optionValues.js';
 import type { Values } from './optionValues.js';
@@ -42,19 +42,63 @@ const origin = (text: string): string | undefined =>
     ? text
     : undefined;
 
+/**
+ * The rule of a serve token (docs/serve.md#serve-security): at least 32 characters of RFC 6750's
+ * `b64token` (letters, digits, `-._~+/`, `=` at the end), so 128 bits at least when it is hex
+ * (`openssl rand -hex 16`) and more as base64 (`openssl rand -base64 24`).
+ */
+export const MIN_TOKEN_CHARS = 32;
+const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** Why `token` is not a serve token, or undefined; never names the token. */
+function weakToken(token: string): string | undefined {
+  if (!TOKEN_SYNTAX.test(token)) return 'it has characters other than letters, digits and -._~+/=';
+  if (token.length < MIN_TOKEN_CHARS)
+    return `it has ${token.length} characters; at least ${MIN_TOKEN_CHARS} are needed (128 bits as hex)`;
+  return undefined;
+}
+
+/**
+ * Why the token file may not be used, or undefined: it must be the user's own and not open to
+ * others (another user of the machine must not read or replace it; POSIX only).
+ */
+function exposedFile(file: string): string | undefined {
+  if (typeof process.getuid !== 'function') return undefined;
+  const info = statSync(file, { throwIfNoEntry: false });
+  if (info === undefined) return undefined; // the read names it
+  if (info.uid !== process.getuid()) return 'it belongs to another user';
+  if ((info.mode & 0o077) !== 0) return 'other users may read or write it (chmod 600 it)';
+  return undefined;
+}
+
+/** The one line of a token file: a trailing newline is fine, a second line is not. */
+function oneTokenLine(text: string): string | undefined {
+  const line = text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
+  return /[\r\n]/.test(line) ? undefined : line;
+}
+
 function tokenOf(values: Values, env: Readonly<Record<string, string | undefined>>): string | undefined {
   const file = last(values, 'auth-token-file', nonEmpty, 'it must not be empty');
-  if (file === undefined) return envValue(env, SERVE_TOKEN_ENV);
-  const why = notRegularFile(file);
+  if (file === undefined) {
+    const token = envValue(env, SERVE_TOKEN_ENV);
+    const weak = token === undefined ? undefined : weakToken(token);
+    if (weak !== undefined) throw new UsageError(`the token of ${SERVE_TOKEN_ENV} is not valid: ${weak}`);
+    return token;
+  }
+  const why = notRegularFile(file) ?? exposedFile(file);
   if (why !== undefined) throw new UsageError(`the value of --auth-token-file is not valid: ${why}`);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8').trim();
+    text = readFileSync(file, 'utf8');
   } catch {
     throw new UsageError('the file of --auth-token-file cannot be read');
   }
-  if (text === '') throw new UsageError('the file of --auth-token-file is empty');
-  return text;
+  if (text.trim() === '') throw new UsageError('the file of --auth-token-file is empty');
+  const token = oneTokenLine(text);
+  if (token === undefined) throw new UsageError('the file of --auth-token-file has more than one line');
+  const weak = weakToken(token);
+  if (weak !== undefined) throw new UsageError(`the token of --auth-token-file is not valid: ${weak}`);
+  return token;
 }
 
 /** The serve-only options of `argv` (the arguments after the word `serve`). */

@@ -13,6 +13,7 @@ import type { StdioUpstream } from '../node/serveStdio.js';
 import type { Profile } from '../profiles/profile.js';
 import { executableInputChecks } from './inputChecks.js';
 import { packageVersion } from './version.js';
+import { SERVE_TOKEN_ENV } from './httpServeOptions.js';
 import type { SignInSetup } from './signInSetup.js';
 
 function upstreamOf(options: ServeOptions): StdioUpstream {
@@ -79,7 +80,8 @@ export async function runServeHttp(
       },
       maxLineBytes: options.maxLineBytes,
       maxResponseBytes: options.maxResponseBytes,
-      env: process.env,
+      // The serve token is for the clients only, never for the upstream child (docs/serve.md#serve-security).
+      env: withoutServeToken(process.env),
       checks: executableInputChecks,
       ...(signIn?.ok === true ? { signIn: { auth: signIn.auth, consent: signIn.consent } } : {}),
     });
@@ -104,4 +106,10 @@ export async function runServeHttp(
     process.off('SIGTERM', stop);
   });
   return 0;
+}
+
+/** The environment of the upstream child: the process's, without the serve token. */
+function withoutServeToken(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { [SERVE_TOKEN_ENV]: _token, ...rest } = env;
+  return rest;
 }

@@ -6,6 +6,7 @@
  * listed, 1 none found, 2 bad arguments or a forced store that does not open.
  */
 import type { Logger, LogLevel } from '../ports/logger.js';
+import { oneLine } from '../ports/terminalText.js';
 import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
 import type { TokenRecord } from '../oauth/store/types.js';
@@ -70,18 +71,22 @@ export function serverOf(url: string): string {
 
 export function statusOf(record: TokenRecord, store: StoreKind, now: number): SignInStatus {
   const expires = record.expiresAt;
+  // What an authorization server or a server chose (the issuer, the granted scope, the URL) is
+  // printed without its control characters, also in the JSON (src/ports/terminalText.ts).
   return {
-    server: serverOf(record.url),
-    account: accountOf(record.identity),
+    server: oneLine(serverOf(record.url)),
+    account: oneLine(accountOf(record.identity)),
     store,
-    issuer: record.issuer,
-    scopes: (record.scope ?? '').split(' ').filter((scope) => scope !== ''),
+    issuer: oneLine(record.issuer),
+    scopes: oneLine(record.scope ?? '')
+      .split(' ')
+      .filter((scope) => scope !== ''),
     accessTokenExpiresAt: expires === undefined ? null : new Date(expires).toISOString(),
     accessTokenExpired: expires === undefined ? null : expires <= now,
     refreshable: record.refreshToken !== undefined,
     lastRefreshAt: new Date(record.savedAt).toISOString(),
     client: record.client.source,
-    redirectUri: redirectUriOf(record.identity),
+    redirectUri: oneLine(redirectUriOf(record.identity)),
   };
 }
 

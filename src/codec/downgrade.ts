@@ -15,25 +15,25 @@ import type { ClientRevision } from './revisions.js';
 export { downgradeBlock, downgradeInitializeResult, downgradeResult } from './downgradeResults.js';
 
 /**
- * A notification or a request of the bridge for a client of `revision`, or `undefined` for a
- * notification the revision does not have (`notifications/elicitation/complete` before
- * 2025-11-25). Progress loses `message` before 2025-03-26; `elicitation/create` loses `mode`
- * before 2025-11-25 (its schema was reduced when the round was planned, formSchemaFor);
- * `sampling/createMessage` loses what planRound's check (samplingParamsFor) reduces. Responses
- * pass: results are shaped with their method (downgradeResult).
+ * A notification or a request of the bridge for a client of `revision`. Progress loses
+ * `message` before 2025-03-26; a form's `elicitation/create` loses `mode` before 2025-11-25 (its
+ * schema was reduced when the round was planned, formSchemaFor); `sampling/createMessage` loses
+ * what planRound's check (samplingParamsFor) reduces. A URL `elicitation/create` and
+ * `notifications/elicitation/complete` pass as they are: only a client that declared URL
+ * elicitation is ever sent one (planRound, the sign-in's consent port), and it gets what it
+ * declared (docs/revisions.md#revisions-declared). Responses pass: results are shaped with their
+ * method (downgradeResult).
  */
 export function downgradeFrame(frame: Frame, revision: ClientRevision): Frame | undefined {
   if (revision === NEWEST_CLIENT_REVISION || !('method' in frame)) return frame;
   const params = frame.params;
   switch (frame.method) {
-    case 'notifications/elicitation/complete':
-      return undefined;
     case 'notifications/progress':
       return hasSince(revision, '2025-03-26') || params === undefined || !Object.hasOwn(params, 'message')
         ? frame
         : { ...frame, params: omit(params, ['message']) };
     case 'elicitation/create':
-      return params === undefined || !Object.hasOwn(params, 'mode')
+      return params === undefined || !Object.hasOwn(params, 'mode') || params['mode'] === 'url'
         ? frame
         : { ...frame, params: omit(params, ['mode']) };
     case 'sampling/createMessage': {

@@ -29,15 +29,15 @@ function titledEnum(property: JsonObject): JsonObject | undefined {
 }
 
 /**
- * A form's `requestedSchema` for a client of `revision` (2025-06-18 at the oldest: before it no
- * revision has elicitation), or `undefined` when the revision cannot carry it. 2025-11-25 added
+ * A form's `requestedSchema` for a client of `revision`, or `undefined` when the revision cannot
+ * carry it. A client older than 2025-06-18 gets a form only when it declared elicitation, and
+ * then in the shape of 2025-06-18, the revision that added forms (docs/revisions.md#revisions-declared). 2025-11-25 added
  * defaults on strings, numbers and enums, titled enums in `oneOf` and multi-select enums
  * (arrays): a 2025-06-18 form gets a titled enum as `enum` with `enumNames` and no defaults but
  * the boolean one; a multi-select enum has no 2025-06-18 form.
  */
 export function formSchemaFor(schema: JsonObject, revision: ClientRevision): JsonObject | undefined {
   if (revision === NEWEST_CLIENT_REVISION) return schema;
-  if (!hasSince(revision, '2025-06-18')) return undefined;
   const properties = schema['properties'];
   if (!isObject(properties)) return schema;
   let changed: JsonObject | undefined;
@@ -57,10 +57,12 @@ export function formSchemaFor(schema: JsonObject, revision: ClientRevision): Jso
  * The params of `sampling/createMessage` for a client of `revision`, or `undefined` when the
  * revision cannot carry them. Before 2025-11-25 a message has one content block (a list of one
  * is unwrapped) and no `_meta`, and there are no tools (planRound refuses sampling with tools
- * for a client that did not declare them); before 2025-03-26 there is no audio.
+ * for a client that did not declare them); before 2025-03-26 there is no audio. Sampling with
+ * tools reaches only a client that declared `sampling.tools` (planRound), in the shape of
+ * 2025-11-25 that the client declared (docs/revisions.md#revisions-declared).
  */
 export function samplingParamsFor(params: JsonObject, revision: ClientRevision): JsonObject | undefined {
-  if (revision === NEWEST_CLIENT_REVISION) return params;
+  if (revision === NEWEST_CLIENT_REVISION || usesTools(params)) return params;
   const messages = params['messages'];
   if (!Array.isArray(messages)) return params;
   let refused = false;
@@ -81,4 +83,17 @@ export function samplingParamsFor(params: JsonObject, revision: ClientRevision):
   });
   if (refused) return undefined;
   return withMember(without(params, ['tools', 'toolChoice']), 'messages', shaped);
+}
+
+/** Sampling uses tools with `tools`, `toolChoice`, or tool use and tool result content. */
+export function usesTools(params: JsonObject): boolean {
+  if (params['tools'] !== undefined || params['toolChoice'] !== undefined) return true;
+  const messages = Array.isArray(params['messages']) ? params['messages'] : [];
+  return messages.some((message) => {
+    const content = isObject(message) ? message['content'] : undefined;
+    const blocks = Array.isArray(content) ? content : [content];
+    return blocks.some(
+      (block) => isObject(block) && (block['type'] === 'tool_use' || block['type'] === 'tool_result'),
+    );
+  });
 }

@@ -103,6 +103,15 @@ const PROMPTS_LIST: ListSet = 2;
 const RESOURCES_LIST: ListSet = 4;
 export const ALL_LISTS: ListSet = TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST;
 
+/** The lists whose `listChanged` the `initialize` result declared: a listen stream watches them. */
+export function declaredListSet(declared: DeclaredLists): ListSet {
+  return (
+    (declared.tools ? TOOLS_LIST : NO_LISTS) |
+    (declared.prompts ? PROMPTS_LIST : NO_LISTS) |
+    (declared.resources ? RESOURCES_LIST : NO_LISTS)
+  );
+}
+
 /**
  * The list a client request fetches, or NO_LISTS for any other method. `resources/templates/list`
  * counts for the resources list: `notifications/resources/list_changed` makes clients fetch

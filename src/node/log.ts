@@ -3,6 +3,7 @@
  * `mcp-bridge-vscode: <scope>: <level>: <text>`, one write per line.
  */
 import { levelEnabled, type Logger, type LogLevel } from '../ports/logger.js';
+import { oneLine } from '../ports/terminalText.js';
 
 export const PROGRAM_NAME = 'mcp-bridge-vscode';
 
@@ -13,10 +14,8 @@ const LEVEL_TEXT: Readonly<Record<LogLevel, string>> = {
   debug: 'debug',
 };
 
-/** Keeps a text on one line: line breaks become spaces, other control characters U+FFFD. */
-export const oneLine = (text: string): string =>
-  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
-  text.replace(/\r\n|[\n\r\u2028\u2029\u0085]/g, ' ').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '\uFFFD');
+// The terminal rule of every printed text has one home (src/ports/terminalText.ts).
+export { oneLine };
 
 /** One log line, with its newline. */
 export const formatLogLine = (

@@ -26,13 +26,28 @@ const ICON = { src: 'data:image/png;base64,AAAA', mimeType: 'image/png' };
 const NOTES = 'file:///fixture/notes.txt';
 const CAPS_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
-/** What VS Code declares (2025-11-25), sent by every client here to see it reduced. */
+/** What VS Code declares (2025-11-25). */
 const FULL_CAPABILITIES = {
   roots: { listChanged: true },
   sampling: { tools: {}, context: {} },
   elicitation: { form: {}, url: {} },
   tasks: { list: {} },
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+};
+
+/** What a client of each revision can declare, from the ClientCapabilities of its schema. */
+const REVISION_CAPABILITIES: Readonly<Record<ClientRevision, JsonObject>> = {
+  '2025-11-25': FULL_CAPABILITIES,
+  '2025-06-18': { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+  '2025-03-26': { roots: { listChanged: true }, sampling: {} },
+  '2024-11-05': { roots: { listChanged: true }, sampling: {} },
+};
+
+/** Codex 0.169's `initialize`: 2025-06-18 with the modes of 2025-11-25's elicitation. */
+const CODEX_INITIALIZE = {
+  protocolVersion: '2025-06-18',
+  capabilities: { elicitation: { form: {}, url: {} } },
+  clientInfo: { name: 'codex-mcp-client', version: '0.169.0' },
 };
 
 const TOOL = {
@@ -146,7 +161,10 @@ function richUpstream(): { upstream: UpstreamConnection; requests: readonly Fake
     },
     capabilities: { ...EVERY_CAPABILITY, extensions: { 'io.modelcontextprotocol/ui': {} } },
     listen: {
-      events: [{ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } }],
+      events: [
+        { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+        { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } },
+      ],
     },
     toolList: [TOOL],
     resources: [RESOURCE],
@@ -239,23 +257,23 @@ const errorOf = (frames: Frame[]): { code: number; data: { cause: string; detail
   (frames.at(-1) as unknown as { error: { code: number; data: { cause: string; detail?: string } } }).error;
 
 /** The whole session of one client; returns the client for the checks. */
-function runSession(revision: ClientRevision) {
+function runSession(revision: ClientRevision, capabilities = REVISION_CAPABILITIES[revision]) {
   const client = clientOf(revision);
   const { call } = client;
   const init = call('initialize', {
     protocolVersion: revision,
-    capabilities: FULL_CAPABILITIES,
+    capabilities,
     clientInfo: { name: 'client', version: '1.0.0' },
   });
-  // Fetched before the listen stream is acknowledged: the acknowledgment's catch-up then writes
-  // a list change for each (README "List changes and subscriptions"), more frames to check.
+  // The fake acknowledges the listen stream at once, then changes the tools list: a list change to
+  // check. A list fetched before the acknowledgment would wait for it (docs/notifications.md).
+  client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const lists = {
     tools: resultOf(call('tools/list')),
     resources: resultOf(call('resources/list')),
     templates: resultOf(call('resources/templates/list')),
     prompts: resultOf(call('prompts/list')),
   };
-  client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const prompt = resultOf(call('prompts/get', { name: 'greet', arguments: { who: 'Ada' } }));
   const read = resultOf(call('resources/read', { uri: NOTES }));
   call('completion/complete', {
@@ -337,7 +355,7 @@ describe('a session of each client revision', () => {
       expect(kinds, kind).toContain(kind);
     }
     if (revision >= '2025-06-18') expect(kinds).toContain('elicitation/create');
-    expect(session.client.out.length).toBeGreaterThanOrEqual(25);
+    expect(session.client.out.length).toBeGreaterThanOrEqual(20);
   });
 });
 
@@ -371,7 +389,7 @@ describe('what each revision gets', () => {
     }
   });
 
-  it('the upstream is told only the capabilities the revision can have', () => {
+  it('the upstream is told the capabilities the client declared, without tasks', () => {
     const caps = (revision: ClientRevision): unknown[] => upstreamCapabilities(runSession(revision).client);
     expect(caps('2025-11-25')).toEqual([
       JSON.stringify({
@@ -504,23 +522,17 @@ describe('what each revision gets', () => {
     expect((runSession('2025-11-25').sample.at(-1) as { params: unknown }).params).toEqual(SAMPLE.params);
   });
 
-  it('an input request the revision cannot carry ends its request with a clear error', () => {
+  it('an input request the client did not declare, or that its revision cannot carry, ends its request with a clear error', () => {
     const detail = (frames: Frame[]): string | undefined => errorOf(frames).data.detail;
     const june = runSession('2025-06-18');
     expect(errorOf(june.url)).toMatchObject({ code: -32603, data: { cause: 'undeclared_input_request' } });
-    expect(detail(june.url)).toBe(
-      "input request 'ask': the client speaks MCP 2025-06-18, which has no URL elicitation",
-    );
+    expect(detail(june.url)).toBe("input request 'ask': the client did not declare elicitation.url");
     expect(detail(june.multi)).toBe(
       "input request 'ask': the client speaks MCP 2025-06-18, which has no multi-select enums in forms",
     );
     const march = runSession('2025-03-26');
-    expect(detail(march.form)).toBe(
-      "input request 'ask': the client speaks MCP 2025-03-26, which has no elicitation",
-    );
-    expect(detail(march.url)).toBe(
-      "input request 'ask': the client speaks MCP 2025-03-26, which has no URL elicitation",
-    );
+    expect(detail(march.form)).toBe("input request 'ask': the client did not declare elicitation.form");
+    expect(detail(march.url)).toBe("input request 'ask': the client did not declare elicitation.url");
     // No frame of a revision the client lacks went out.
     expect(
       march.client.out.filter((frame) => 'method' in frame && frame.method === 'elicitation/create'),
@@ -548,5 +560,55 @@ describe('what each revision gets', () => {
         },
       ]);
     }
+  });
+});
+
+describe('what a client declares, it gets (docs/revisions.md#revisions-declared)', () => {
+  it("Codex's 2025-06-18 initialize with elicitation.url: the upstream is told URL mode and a URL question reaches the client", () => {
+    const client = clientOf('2025-06-18');
+    const init = client.call('initialize', CODEX_INITIALIZE);
+    expect(resultOf(init)['protocolVersion']).toBe('2025-06-18');
+    client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const url = client.call('tools/call', { name: 'ask_url', arguments: {} });
+    expect(url.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 'b-1',
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: 'Sign in.',
+        url: 'https://example.com/sign-in',
+        elicitationId: 'elicitation-1',
+      },
+    });
+    const end = client.answerLast({ action: 'accept' });
+    expect(resultOf(end)).toEqual({
+      content: [{ type: 'text', text: '{"ask":{"action":"accept"}}' }],
+    });
+    expect(upstreamCapabilities(client)).toEqual([JSON.stringify({ elicitation: { form: {}, url: {} } })]);
+  });
+
+  it('an older client that declares sampling.tools and elicitation gets sampling and forms in the shape that defines them', () => {
+    const session = runSession('2025-03-26', {
+      sampling: { tools: {} },
+      elicitation: {},
+    });
+    expect(upstreamCapabilities(session.client)).toEqual([
+      JSON.stringify({ elicitation: {}, sampling: { tools: {} } }),
+    ]);
+    expect(session.form.at(-1)).toMatchObject({
+      method: 'elicitation/create',
+      params: {
+        message: 'Pick a colour.',
+        requestedSchema: {
+          properties: {
+            colour: { type: 'string', title: 'Colour', enum: ['r', 'g'], enumNames: ['Red', 'Green'] },
+          },
+        },
+      },
+    });
+    expect(resultOf(session.formEnd)).toEqual({
+      content: [{ type: 'text', text: '{"ask":{"action":"accept","content":{"colour":"g"}}}' }],
+    });
   });
 });

@@ -2,6 +2,9 @@
  * The command line of `serve` (docs/cli.md#cli-serve): its forms, its own options and the token
  * that a listen address other than loopback needs.
  */
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../src/cli/args.js';
 import { genericProfile } from '../../src/profiles/generic.js';
@@ -66,9 +69,46 @@ describe('serve', () => {
         'a listen address other than loopback needs a token: give --auth-token-file, or set MCP_BRIDGE_SERVE_TOKEN',
     });
     const parsed = parse(['serve', '--listen', '0.0.0.0:8808', '--', 'node'], {
-      MCP_BRIDGE_SERVE_TOKEN: 'tok',
+      MCP_BRIDGE_SERVE_TOKEN: '0123456789abcdef0123456789abcdef',
     });
-    expect(parsed.kind === 'serve-http' ? parsed.http.token : undefined).toBe('tok');
+    expect(parsed.kind === 'serve-http' ? parsed.http.token : undefined).toBe(
+      '0123456789abcdef0123456789abcdef',
+    );
+  });
+
+  it('takes a token file of the user, closed to others, of one line with at least 32 token characters; refuses the rest without echoing the token', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'serve-token-'));
+    const TOKEN = 'Zk3q9Vw2Lx7Tn4Rb8Hc1Md6Py5Sa0Ue2';
+    const tokenFile = (name: string, text: string, mode = 0o600): string => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      chmodSync(file, mode);
+      return file;
+    };
+    const outcome = (file: string): unknown => {
+      const parsed = parse(['serve', '--auth-token-file', file, '--', 'node']);
+      return parsed.kind === 'serve-http' ? parsed.http.token : parsed;
+    };
+    expect(outcome(tokenFile('ok', `${TOKEN}\n`))).toBe(TOKEN);
+    expect(outcome(tokenFile('crlf', `${TOKEN}\r\n`))).toBe(TOKEN);
+    expect(outcome(tokenFile('open', `${TOKEN}\n`, 0o644))).toEqual({
+      kind: 'error',
+      message: 'the value of --auth-token-file is not valid: other users may read or write it (chmod 600 it)',
+    });
+    expect(outcome(tokenFile('two', `${TOKEN}\n${TOKEN}\n`))).toEqual({
+      kind: 'error',
+      message: 'the file of --auth-token-file has more than one line',
+    });
+    expect(outcome(tokenFile('short', 'abc\n'))).toEqual({
+      kind: 'error',
+      message:
+        'the token of --auth-token-file is not valid: it has 3 characters; at least 32 are needed (128 bits as hex)',
+    });
+    expect(parse(['serve', '--', 'node'], { MCP_BRIDGE_SERVE_TOKEN: 'tok' })).toEqual({
+      kind: 'error',
+      message:
+        'the token of MCP_BRIDGE_SERVE_TOKEN is not valid: it has 3 characters; at least 32 are needed (128 bits as hex)',
+    });
   });
 
   it('refuses a bad listen address and a bad origin without echoing them', () => {

@@ -111,6 +111,31 @@ describe('status', () => {
     expect(logger.lines).toEqual([]);
   });
 
+  it('prints the issuer and the granted scope of an authorization server without their control characters, as text and as JSON', async () => {
+    const opened = await openTokenStore(
+      { tokenStore: 'file', env: { MCP_BRIDGE_TOKEN_KEY: KEY_A }, service: 's', directory: dir },
+      recordingLogger(),
+    );
+    if (!opened.ok) throw new Error(opened.message);
+    await opened.store.write(
+      makeRecord({
+        issuer: 'https://as.example.test\x1b]0;owned\x07',
+        scope: 'mcp:read\x1b[2J\x9b31m mcp:write\r\nfake: line',
+        savedAt: NOW,
+      }),
+    );
+    const text = (await status()).out;
+    expect(text).toContain('  issuer:        https://as.example.test\uFFFD]0;owned\uFFFD\n');
+    expect(text).toContain('  scopes:        mcp:read\uFFFD[2J\uFFFD31m mcp:write fake: line\n');
+    const json = JSON.parse((await status({ json: true })).out) as { issuer: string; scopes: string[] }[];
+    expect(json.map(({ issuer, scopes }) => ({ issuer, scopes }))).toEqual([
+      {
+        issuer: 'https://as.example.test\uFFFD]0;owned\uFFFD',
+        scopes: ['mcp:read\uFFFD[2J\uFFFD31m', 'mcp:write', 'fake:', 'line'],
+      },
+    ]);
+  });
+
   it('--json prints an array with the stable field names', async () => {
     await seed();
     const { code, out } = await status({ json: true, account: 'work' });

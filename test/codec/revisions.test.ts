@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { downgradeFrame, downgradeResult } from '../../src/codec/downgrade.js';
 import { formSchemaFor } from '../../src/codec/downgradeRounds.js';
-import { clientCapabilitiesFor, negotiateRevision } from '../../src/codec/revisions.js';
-import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
+import { negotiateRevision } from '../../src/codec/revisions.js';
+import type { Frame } from '../../src/protocol/jsonrpc.js';
 
 describe('negotiateRevision (docs/revisions.md)', () => {
   it('keeps a revision the bridge speaks and answers anything else with 2025-11-25', () => {
@@ -15,33 +15,6 @@ describe('negotiateRevision (docs/revisions.md)', () => {
     expect([undefined, '2026-07-28', '2024-10-07', '2025-06-18 ', 20250618].map(negotiateRevision)).toEqual(
       Array(5).fill('2025-11-25'),
     );
-  });
-});
-
-describe('clientCapabilitiesFor', () => {
-  const declared: JsonObject = {
-    roots: { listChanged: true },
-    sampling: { tools: {}, context: {} },
-    elicitation: { form: {}, url: {} },
-    tasks: { list: {} },
-    experimental: { x: {} },
-    extensions: { 'io.modelcontextprotocol/ui': {} },
-  };
-  it('reduces what a client declared to what its revision can have', () => {
-    expect(clientCapabilitiesFor(declared, '2025-11-25')).toBe(declared);
-    expect(clientCapabilitiesFor(declared, '2025-06-18')).toEqual({
-      experimental: { x: {} },
-      roots: { listChanged: true },
-      sampling: {},
-      elicitation: {},
-    });
-    expect(clientCapabilitiesFor(declared, '2025-03-26')).toEqual({
-      experimental: { x: {} },
-      roots: { listChanged: true },
-      sampling: {},
-    });
-    // URL mode alone is no form mode.
-    expect(clientCapabilitiesFor({ elicitation: { url: {} } }, '2025-06-18')).toEqual({});
   });
 });
 
@@ -59,17 +32,41 @@ describe('downgrade steps', () => {
     expect(downgradeFrame(frame, '2024-11-05')).toBe(frame);
   });
 
-  it('drop notifications/elicitation/complete before 2025-11-25', () => {
-    const frame: Frame = {
+  it('pass a URL elicitation and its completion to an older client as they are (only one that declared URL mode gets them)', () => {
+    const complete: Frame = {
       jsonrpc: '2.0',
       method: 'notifications/elicitation/complete',
       params: { elicitationId: 'elicitation-1' },
     };
-    expect(downgradeFrame(frame, '2025-11-25')).toBe(frame);
-    expect(downgradeFrame(frame, '2025-06-18')).toBeUndefined();
+    const ask: Frame = {
+      jsonrpc: '2.0',
+      id: 'b-1',
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: 'Sign in.',
+        url: 'https://example.com/',
+        elicitationId: 'elicitation-1',
+      },
+    };
+    expect(downgradeFrame(complete, '2025-06-18')).toBe(complete);
+    expect(downgradeFrame(ask, '2025-06-18')).toBe(ask);
+    // A form loses its mode, which 2025-06-18 lacks.
+    const form: Frame = {
+      jsonrpc: '2.0',
+      id: 'b-2',
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+    };
+    expect(downgradeFrame(form, '2025-06-18')).toEqual({
+      jsonrpc: '2.0',
+      id: 'b-2',
+      method: 'elicitation/create',
+      params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+    });
   });
 
-  it('reduce a form to 2025-06-18 and refuse one with a multi-select enum', () => {
+  it('reduce a form to 2025-06-18 (also for an older client) and refuse one with a multi-select enum', () => {
     const schema = {
       type: 'object',
       properties: {
@@ -78,20 +75,22 @@ describe('downgrade steps', () => {
         sure: { type: 'boolean', default: true },
       },
     };
-    expect(formSchemaFor(schema, '2025-06-18')).toEqual({
+    const june = {
       type: 'object',
       properties: {
         size: { type: 'string', enum: ['s', 'm'] },
         count: { type: 'integer' },
         sure: { type: 'boolean', default: true },
       },
-    });
+    };
+    expect(formSchemaFor(schema, '2025-06-18')).toEqual(june);
+    // An older client that declared elicitation gets the shape of 2025-06-18, the first with forms.
+    expect(formSchemaFor(schema, '2025-03-26')).toEqual(june);
     const multi = {
       type: 'object',
       properties: { tags: { type: 'array', items: { anyOf: [{ const: 'a', title: 'A' }] } } },
     };
     expect(formSchemaFor(multi, '2025-06-18')).toBeUndefined();
     expect(formSchemaFor(multi, '2025-11-25')).toBe(multi);
-    expect(formSchemaFor(schema, '2025-03-26')).toBeUndefined();
   });
 });

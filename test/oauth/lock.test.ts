@@ -198,6 +198,23 @@ describe('sign-in lock across processes', () => {
     expect(await readdir(locks)).toEqual([]);
   });
 
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    'a holder that gets %s while it holds the lock (nothing else handles it) deletes its lock file and ends on the signal',
+    async (signal) => {
+      const locks = path.join(dir, 'locks');
+      // As a sign-in that waits for the browser: the work under the lock never ends by itself.
+      const holder = start({ mode: 'hold', dir: locks });
+      await holder.line((line) => line === 'held');
+      expect(await readdir(locks)).toEqual([LOCK_NAME]);
+      const exited = new Promise((resolve) =>
+        holder.process.once('exit', (code, by) => resolve({ code, by })),
+      );
+      holder.process.kill(signal);
+      expect(await exited).toEqual({ code: null, by: signal });
+      expect(await readdir(locks)).toEqual([]);
+    },
+  );
+
   it('takes over from a hung holder (alive, heartbeat stopped) after the stale bound', async () => {
     const locks = path.join(dir, 'locks');
     const holder = start({ mode: 'hang', dir: locks, lock: { heartbeatMs: 200 } });

@@ -5,10 +5,13 @@
  * root on Linux, a real connection of the user `nobody`.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../src/oauth/receiver.js';
 import type { Receiver, ReceiverOptions } from '../../src/oauth/receiver.js';
-import { procNetOwner } from '../../src/oauth/loopback/peerOwner.js';
+import { procNetOwner, scanTable } from '../../src/oauth/loopback/peerOwner.js';
 import { endpointHex, findOwner } from '../../src/oauth/loopback/peerTable.js';
 import { get, open, readAll, recordingLogger } from './receiverHttp.js';
 
@@ -57,6 +60,24 @@ describe('the socket table of Linux (pure)', () => {
     expect(endpointHex({ address: '127.0.0.256', port: 80 }, true)).toBeUndefined();
   });
 
+  it('reads the whole table: a row behind 60 000 others (about 9 MB) is found, also across the pieces of the read', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'proc-net-'));
+    try {
+      const file = path.join(dir, 'tcp');
+      const filler = (n: number): string =>
+        `${String(n).padStart(6)}: 0100007F:${(n % 60_000).toString(16).toUpperCase().padStart(4, '0')} 0100007F:0001 0A 00000000:00000000 00:00000000 00000000  1002        0 ${n} 1 0000000000000000 100 0 0 10 0`;
+      const rows = Array.from({ length: 60_000 }, (_, n) => filler(n));
+      rows.push(
+        '  60000: 0100007F:CE4A 0100007F:A3C6 01 00000000:00000000 00:00000000 00000000  1001        0 7 1',
+      );
+      writeFileSync(file, `${TABLE.split('\n')[0]}\n${rows.join('\n')}\n`);
+      expect(scanTable(file, '0100007F:CE4A', '0100007F:A3C6')).toBe(1001);
+      expect(scanTable(file, '0100007F:CE4B', '0100007F:A3C6')).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('finds the uid of the client row: local is the peer, remote is the receiver', () => {
     // Peer 127.0.0.1:52810 (0xCE4A) connected to the receiver on 41926 (0xA3C6).
     expect(findOwner(TABLE, '0100007F:CE4A', '0100007F:A3C6')).toBe(1001);
@@ -94,18 +115,21 @@ describe('the receiver with an injected owner lookup', () => {
     ]);
   });
 
-  it('looks a row that is not found up once more; a row still not found is a forwarded connection, served unchecked', async () => {
-    const answers: Array<'missing' | 'own'> = ['missing', 'own', 'missing', 'missing'];
+  it('looks a row that is not found up once more; a row still in no table that could be read is refused', async () => {
+    const answers: Array<'missing' | 'own'> = ['missing', 'own', 'missing', 'missing', 'own'];
     const { port, logger, result } = await receiver({
       peerOwner: () => (answers.shift() === 'own' ? { kind: 'uid', uid: 1000 } : { kind: 'missing' }),
     });
     // Found at the second look: served.
     expect((await get(port, '/callback?code=c-9&state=st-2')).status).toBe(400);
-    // Not in the table at either look (WSL 2 mirrored networking, a port forward): served too.
+    // Not in the table at either look (a row pushed out of reach, an IPv6 peer): refused, unread.
+    expect(await callback(port, 'hidden-1')).toBe('');
     expect((await get(port, '/callback?code=c-1&state=st-1')).status).toBe(200);
     expect(answers).toEqual([]);
     expect((await result).code).toBe('c-1');
-    expect(logger.lines.filter((line) => line.includes('refused a connection'))).toEqual([]);
+    expect(logger.lines.filter((line) => line.includes('refused a connection'))).toEqual([
+      'oauth: warn: the loopback receiver refused a connection whose owner is in no connection table',
+    ]);
   });
 
   it('serves a connection of root (the relay of a forwarded port), who can read the bridge anyway', async () => {

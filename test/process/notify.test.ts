@@ -409,9 +409,31 @@ describe('the listener of a connection to the fixture server with every list and
     expectValidTranscript(own);
   });
 
-  it('in a session of its own: a client that fetched the tools before notifications/initialized gets one tools list change at the acknowledgment, none for prompts and resources', async () => {
+  it('in a session of its own: a client that lists everything right after notifications/initialized gets no list change at start, and a later change of the tools is notified', async () => {
     const own = startBridge({ upstream: tapped() });
     await request(own, 'own-init', 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
+    // As VS Code does: the lists go out with notifications/initialized, before the listen stream
+    // is acknowledged; each waits for that acknowledgment (docs/notifications.md#notifications-first-list).
+    own.send(note('notifications/initialized'));
+    const lists = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'];
+    const answers = await Promise.all(lists.map((method) => request(own, `own-${method}`, method)));
+    expect(answers.map((answer) => Object.keys(answer.result ?? {}))).toEqual([
+      ['tools'],
+      ['prompts'],
+      ['resources'],
+      ['resourceTemplates'],
+    ]);
+    // add_tool changes the tools after the lists: its list change is the only one.
+    await callTool(own, 'own-add', 'add_tool');
+    expect(notificationsSince(own, 0)).toEqual([TOOLS]);
+    own.kill();
+  });
+
+  it('in a session of its own: a tools/list before notifications/initialized is answered after the 2 s wait for the acknowledgment, and gets one tools list change at the acknowledgment, none for prompts and resources', async () => {
+    const own = startBridge({ upstream: tapped() });
+    await request(own, 'own-init', 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
+    // real timer: without notifications/initialized no listen stream opens, so the list waits the
+    // whole bound of firstAckWaitMs (2 s, which the CLI cannot set) before it goes upstream.
     expect((await request(own, 'own-tools', 'tools/list')).result).toHaveProperty('tools');
     own.send(note('notifications/initialized'));
     await untilUpstream(own, '<', isAck);

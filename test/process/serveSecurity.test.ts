@@ -82,7 +82,7 @@ describe('security', () => {
   it('requires the bearer token of --auth-token-file, also on loopback', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'serve-token-'));
     const file = join(dir, 'token');
-    writeFileSync(file, 's3cret-token\n', { mode: 0o600 });
+    writeFileSync(file, 's3cret-token-0123456789abcdef0123\n', { mode: 0o600 });
     const guarded = await startServe(['--auth-token-file', file]);
     const none = await raw(guarded.port, 'POST', POST_HEADERS, INITIALIZE);
     expect(none.status).toBe(401);
@@ -93,14 +93,14 @@ describe('security', () => {
     const wrong = await raw(
       guarded.port,
       'POST',
-      { ...POST_HEADERS, authorization: 'Bearer s3cret-tokem' },
+      { ...POST_HEADERS, authorization: 'Bearer s3cret-token-0123456789abcdef0124' },
       INITIALIZE,
     );
     expect(wrong.status).toBe(401);
     const right = await raw(
       guarded.port,
       'POST',
-      { ...POST_HEADERS, authorization: 'Bearer s3cret-token' },
+      { ...POST_HEADERS, authorization: 'Bearer s3cret-token-0123456789abcdef0123' },
       INITIALIZE,
     );
     expect(right.status).toBe(200);

@@ -5,7 +5,8 @@
 export { checkAnswer, failureOutcome, settleRound } from './answer.js';
 export type { AnswerCheck, RoundSettlement } from './answer.js';
 export { keyDetail, MAX_QUOTED_CHARS, quote } from './detail.js';
-export { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, declaresForm, planRound, usesTools } from './plan.js';
+export { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, declaresForm, planRound } from './plan.js';
+export { usesTools } from '../downgradeRounds.js';
 export type { PlanContext, PlanOutcome } from './plan.js';
 export { refusedStateRule, refusedStateText } from './refusedState.js';
 export type { RefusedStateOutcome } from './refusedState.js';

@@ -6,7 +6,7 @@
  */
 import { isObject } from '../../protocol/jsonrpc.js';
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
-import { formSchemaFor, samplingParamsFor } from '../downgradeRounds.js';
+import { formSchemaFor, samplingParamsFor, usesTools } from '../downgradeRounds.js';
 import { NEWEST_CLIENT_REVISION } from '../revisions.js';
 import type { ClientRevision } from '../revisions.js';
 import { keyDetail } from './detail.js';
@@ -131,7 +131,8 @@ function checkInputRequest(
       if (!isObject(params)) return notSchemaShape(key);
       const mode = params['mode'];
       if (mode === 'url') {
-        if (revision !== NEWEST_CLIENT_REVISION) return notInRevision(key, revision, 'URL elicitation');
+        // Whatever the client's revision: a client that declared URL mode gets it in the shape of
+        // 2025-11-25, the revision that defines it (docs/revisions.md#revisions-declared).
         if (!isObject(elicitation) || !isObject(elicitation['url']))
           return undeclared(key, 'elicitation.url');
         const { message, url } = params;
@@ -142,7 +143,6 @@ function checkInputRequest(
       }
       if (mode !== undefined && mode !== 'form')
         return invalid(keyDetail(key, 'the elicitation mode is unknown'));
-      if (revision < '2025-06-18') return notInRevision(key, revision, 'elicitation');
       if (!declaresForm(capabilities)) return undeclared(key, 'elicitation.form');
       const { message, requestedSchema } = params;
       const sent = { mode: 'form', message, requestedSchema } as JsonObject;
@@ -198,19 +198,6 @@ export function declaresForm(capabilities: JsonObject): boolean {
   if (!isObject(elicitation)) return false;
   if (elicitation['form'] === undefined && elicitation['url'] === undefined) return true;
   return isObject(elicitation['form']);
-}
-
-/** Sampling uses tools with `tools`, `toolChoice`, or tool use and tool result content. */
-export function usesTools(params: JsonObject): boolean {
-  if (params['tools'] !== undefined || params['toolChoice'] !== undefined) return true;
-  const messages = Array.isArray(params['messages']) ? params['messages'] : [];
-  return messages.some((message) => {
-    const content = isObject(message) ? message['content'] : undefined;
-    const blocks = Array.isArray(content) ? content : [content];
-    return blocks.some(
-      (block) => isObject(block) && (block['type'] === 'tool_use' || block['type'] === 'tool_result'),
-    );
-  });
 }
 
 function buildPlan(drafts: readonly Draft[], result: JsonObject, context: PlanContext): RoundPlan {

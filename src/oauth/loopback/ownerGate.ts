@@ -5,12 +5,12 @@
  * anyway and owns the relays of forwarded ports (WSL, some container set-ups).
  *
  * A row that is not in the table is looked up once more after `retryMs` (the client's socket is
- * established before the server accepts, so this is not expected for a local client). A socket
- * that is still not in the table does not belong to this network namespace at all: a connection
- * forwarded from another machine or VM (a Windows browser in front of WSL 2 in mirrored mode, a
- * port forward into a container), which no local user of this namespace can hide behind. It
- * passes unchecked, like a connection on a platform without a table, so the start URL watch of
- * the receiver applies to it. Where the platform has no table the connection passes unchecked.
+ * established before the server accepts, so this is not expected for a local client). A
+ * connection whose row is still in no table that could be read, whole, is refused: its owner is
+ * unknown, and letting it through let another user hide a connection (an IPv6 peer, or a row
+ * pushed past the part that was read). A forwarded connection whose socket lives in another
+ * network namespace (a port forward into a container) is refused too; root's relays are in the
+ * table and pass. Where the platform has no table the connection passes unchecked.
  */
 import type { Socket } from 'node:net';
 import type { PeerOwnerLookup } from './peerOwner.js';
@@ -39,7 +39,11 @@ export function ownerGate(options: OwnerGateOptions): OwnerGate {
     );
     if (owner.kind === 'unavailable') return pass(false);
     if (owner.kind === 'missing') {
-      if (retried) return pass(false);
+      if (retried) {
+        socket.destroy();
+        options.refused('the loopback receiver refused a connection whose owner is in no connection table');
+        return;
+      }
       setTimeout(() => check(socket, pass, true), options.retryMs);
       return;
     }

@@ -2,7 +2,8 @@
  * Who owns the client end of a loopback connection: on Linux the uid of its row in
  * `/proc/net/tcp` (or `/proc/net/tcp6` for a dual-stack client socket), parsed by peerTable.ts.
  * Elsewhere, or when the table cannot be read, the answer is `unavailable` and the receiver
- * accepts the connection unchecked (SECURITY.md, "Shared hosts").
+ * accepts the connection unchecked; a connection that is in no table that could be read is
+ * `missing`, and refused (SECURITY.md, "Shared hosts").
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
@@ -19,46 +20,47 @@ export type PeerOwner =
 export type PeerOwnerLookup = (peer: Endpoint, local: Endpoint) => PeerOwner;
 
 /**
- * At most this much of each table is read (a row is about 150 bytes: some 28 000 sockets), so a
- * machine with very many sockets costs a bounded read; a row past it counts as missing.
+ * Finds the row of `local` → `remote` in a table of `/proc` (whose size reads as 0), read whole in
+ * pieces: another user who opens tens of thousands of sockets cannot push the row out of reach
+ * (SECURITY.md, "Shared hosts"). Only the unfinished last line of a piece is kept between pieces.
  */
-export const MAX_TABLE_BYTES = 4 * 1024 * 1024;
-
-/** The start of a file of `/proc` (whose size reads as 0), up to `MAX_TABLE_BYTES`. */
-function readCapped(path: string): string {
+export function scanTable(path: string, local: string, remote: string): number | undefined {
   const fd = openSync(path, 'r');
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total < MAX_TABLE_BYTES) {
-      const chunk = Buffer.alloc(Math.min(64 * 1024, MAX_TABLE_BYTES - total));
+    const chunk = Buffer.alloc(64 * 1024);
+    let rest = '';
+    for (;;) {
       const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      chunks.push(chunk.subarray(0, read));
-      total += read;
+      if (read === 0) return findOwner(rest, local, remote);
+      const text = rest + chunk.toString('latin1', 0, read);
+      const end = text.lastIndexOf('\n');
+      rest = text.slice(end + 1);
+      const uid = findOwner(text.slice(0, end + 1), local, remote);
+      if (uid !== undefined) return uid;
     }
-    return Buffer.concat(chunks).toString('latin1');
   } finally {
     closeSync(fd);
   }
 }
 
-/** The lookup of Linux; `unavailable` where `/proc/net/tcp` cannot be read. */
+/**
+ * The lookup of Linux; `unavailable` where `/proc/net/tcp` cannot be read, `missing` when the row
+ * is in neither table (`/proc/net/tcp6` absent: a machine without IPv6, nothing more to read).
+ */
 export const procNetOwner: PeerOwnerLookup = (peer, local) => {
   const little = endianness() === 'LE';
   const peerHex = endpointHex(peer, little);
   const localHex = endpointHex(local, little);
   if (peerHex === undefined || localHex === undefined) return { kind: 'missing' };
-  let table: string;
+  let uid: number | undefined;
   try {
-    table = readCapped('/proc/net/tcp');
+    uid = scanTable('/proc/net/tcp', peerHex.v4, localHex.v4);
   } catch {
     return { kind: 'unavailable' };
   }
-  let uid = findOwner(table, peerHex.v4, localHex.v4);
   if (uid === undefined) {
     try {
-      uid = findOwner(readCapped('/proc/net/tcp6'), peerHex.v6, localHex.v6);
+      uid = scanTable('/proc/net/tcp6', peerHex.v6, localHex.v6);
     } catch {
       // No IPv6 on this machine: the IPv4 table was the only place to look.
     }

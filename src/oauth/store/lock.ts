@@ -90,23 +90,41 @@ async function readHolder(file: string): Promise<Holder | undefined> {
  * runs no `finally` of the work under the lock) deletes it at its `exit` event, synchronously and
  * only if it still holds our owner id; a waiter then need not wait for the stale time. A killed
  * process (SIGKILL) runs nothing: the pid check of the waiters covers it on the same host.
+ *
+ * SIGTERM, SIGINT and SIGHUP end a process without its `exit` event when nothing handles them
+ * (`serve`, a sign-in that waits for the browser), so each deletes the held files too
+ * (SECURITY.md, docs/sign-in.md#sign-in-lock). When no other handler of the signal is there, the
+ * signal is then raised again without ours, so the process ends as it would have.
  */
 const heldFiles = new Map<string, string>();
 let exitHook = false;
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+function deleteHeldFiles(): void {
+  for (const [held, id] of heldFiles) {
+    try {
+      if ((JSON.parse(readFileSync(held, 'utf8')) as Partial<Holder>).owner === id) unlinkSync(held);
+    } catch {
+      // Gone, or taken over and rewritten: not ours to delete.
+    }
+  }
+  heldFiles.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  deleteHeldFiles();
+  if (process.listenerCount(signal) > 1) return; // another handler stops the process its way
+  for (const name of STOP_SIGNALS) process.off(name, onStopSignal);
+  exitHook = false;
+  process.kill(process.pid, signal);
+}
 
 function releaseAtExit(file: string, owner: string): void {
   heldFiles.set(file, owner);
   if (exitHook) return;
   exitHook = true;
-  process.on('exit', () => {
-    for (const [held, id] of heldFiles) {
-      try {
-        if ((JSON.parse(readFileSync(held, 'utf8')) as Partial<Holder>).owner === id) unlinkSync(held);
-      } catch {
-        // Gone, or taken over and rewritten: not ours to delete.
-      }
-    }
-  });
+  process.once('exit', deleteHeldFiles);
+  for (const name of STOP_SIGNALS) process.on(name, onStopSignal);
 }
 
 /** True when `pid` names a live process on this host (EPERM: it exists but is not ours). */
