@@ -32,6 +32,7 @@ import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
+import { takesInFlightPlace } from '../ports/inFlight.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { declaresUrlElicitation, sessionConsent } from './consent.js';
 import { createDispatcher } from './dispatch.js';
@@ -41,14 +42,7 @@ import { createSession } from './session.js';
 
 /** Requests that run as tasks and take a place of the in-flight limit (docs/requests.md#requests-in-flight). */
 function isTask(session: Session, inbound: Inbound): boolean {
-  if (inbound.kind !== 'frame' || !('method' in inbound.frame) || !('id' in inbound.frame)) return false;
-  const method = inbound.frame.method;
-  return (
-    method !== 'ping' &&
-    method !== 'logging/setLevel' &&
-    method !== 'server/discover' &&
-    session.phase !== 'closing'
-  );
+  return takesInFlightPlace(inbound) && session.phase !== 'closing';
 }
 
 /**

@@ -145,7 +145,8 @@ SIGINT or SIGTERM stops it with 0.
   --auth-token-file <path>   regular file with the bearer token every request must send;
                              or MCP_BRIDGE_SERVE_TOKEN (no token by default); the file is
                              yours, chmod 600, one line; at least 32 characters (hex: 128 bits)
-  --max-sessions <n>         sessions at once, 1 to 1000000 (default: 100)
+  --max-sessions <n>         sessions at once, 1 to 1000000 (default: 100); when full, the
+                             idle session used longest ago ends for a new one
   --max-requests <n>         requests in flight in all sessions, 1 to 1000000 (default: 1024)
   --max-session-requests <n> requests in flight in one session, 1 to 1000000 (default: 256)
   --max-body-bytes <n>       largest POST body, in bytes, 1 to 1073741824 (default: 4194304)

@@ -31,6 +31,10 @@ export const ERROR_TABLE = {
   invalid_meta: [INVALID_PARAMS, 'The request has a _meta key that the bridge cannot send upstream.'],
   // No trailing period: docs/requests.md#requests-in-flight and docs/requests.md#requests-in-flight.
   too_many_requests: [INTERNAL_ERROR, 'The connection has too many requests in flight'],
+  duplicate_request_id: [
+    INVALID_REQUEST,
+    'A request with this id is still in flight on this connection. Send the request with another id.',
+  ],
   timeout: [INTERNAL_ERROR, `The upstream server did not answer in time. ${UPSTREAM_LOG}`],
   closed: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],
   upstream_exited: [INTERNAL_ERROR, `The upstream server process stopped. ${UPSTREAM_LOG}`],

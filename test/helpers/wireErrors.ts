@@ -19,6 +19,10 @@ export const WIRE_ERRORS = {
   invalid_params: [-32602, 'The parameters of the request are not valid.'],
   invalid_meta: [-32602, 'The request has a _meta key that the bridge cannot send upstream.'],
   too_many_requests: [-32603, 'The connection has too many requests in flight'],
+  duplicate_request_id: [
+    -32600,
+    'A request with this id is still in flight on this connection. Send the request with another id.',
+  ],
   timeout: [-32603, `The upstream server did not answer in time. ${SEE_LOG}`],
   closed: [-32603, `The upstream server process stopped. ${SEE_LOG}`],
   upstream_exited: [-32603, `The upstream server process stopped. ${SEE_LOG}`],

@@ -44,6 +44,17 @@ async function holdSlowCall(serve: ServeProcess, session: string, id: number): P
   return () => abort.abort();
 }
 
+/** An `add` call posted again while the in-flight limit refuses it: its first answer that is not a refusal. */
+async function addWhenFree(serve: ServeProcess, session: string, id: number): Promise<unknown> {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
+    const next = await raw(serve.port, 'POST', inSession(session), call(id, 'add', { a: 1, b: 1 }));
+    const body = JSON.parse(next.body) as { error?: { data?: { cause?: string } } };
+    if (body.error?.data?.cause !== 'too_many_requests') return body;
+  }
+  throw new Error(`call ${id}: refused for ${WAIT_MS} ms`);
+}
+
 describe('bad input', () => {
   let serve: ServeProcess;
   let session: string;
@@ -211,20 +222,88 @@ describe('limits of all sessions', () => {
     sessions.push(await rawSession(serve.port), await rawSession(serve.port));
   });
 
-  it('answers an initialize above --max-sessions with 503', async () => {
-    const reply = await raw(serve.port, 'POST', POST_HEADERS, INITIALIZE);
-    expect(reply.status).toBe(503);
-    expect(JSON.parse(reply.body)).toEqual(
-      refusal(-32000, 'The server has as many sessions as its limit.', 'too_many_sessions', 1),
-    );
-  });
-
   it('answers a request above --max-requests of all sessions with too_many_requests', async () => {
     const stop = await holdSlowCall(serve, sessions[0]!, 20);
     const reply = await raw(serve.port, 'POST', inSession(sessions[1]!), call(21, 'add', { a: 1, b: 1 }));
     stop();
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toEqual(TOO_MANY(21));
+  });
+
+  it('answers ping at the --max-requests limit with {}', async () => {
+    const stop = await holdSlowCall(serve, sessions[0]!, 22);
+    const reply = await raw(
+      serve.port,
+      'POST',
+      inSession(sessions[1]!),
+      JSON.stringify({ jsonrpc: '2.0', id: 23, method: 'ping' }),
+    );
+    stop();
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual({ jsonrpc: '2.0', id: 23, result: {} });
+  });
+
+  it('answers a request whose id is in flight in its session with duplicate_request_id, and takes no place', async () => {
+    // The place of the slow call of the test before is free once its dropped stream was seen.
+    await addWhenFree(serve, sessions[1]!, 26);
+    const stop = await holdSlowCall(serve, sessions[0]!, 24);
+    const reply = await raw(serve.port, 'POST', inSession(sessions[0]!), call(24, 'add', { a: 1, b: 1 }));
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 24,
+      error: {
+        code: -32600,
+        message:
+          'A request with this id is still in flight on this connection. Send the request with another id.',
+        data: { cause: 'duplicate_request_id' },
+      },
+    });
+    stop();
+    // The one place comes back once the dropped slow call is cancelled; the duplicate held none.
+    expect(await addWhenFree(serve, sessions[1]!, 25)).toEqual({
+      jsonrpc: '2.0',
+      id: 25,
+      result: { content: [{ type: 'text', text: '2' }] },
+    });
+  });
+
+  it('answers an initialize above --max-sessions with 503 while every session has a stream open', async () => {
+    const listening = sessions.map(() => new AbortController());
+    await Promise.all(
+      sessions.map(async (session, i) => {
+        const response = await fetch(serve.url, {
+          headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+          signal: listening[i]!.signal,
+        });
+        expect(response.status).toBe(200);
+      }),
+    );
+    const reply = await raw(serve.port, 'POST', POST_HEADERS, INITIALIZE);
+    for (const abort of listening) abort.abort();
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toEqual(
+      refusal(-32000, 'The server has as many sessions as its limit.', 'too_many_sessions', 1),
+    );
+  });
+});
+
+describe('without a session', () => {
+  it('answers server/discover with -32601 and its id, status 200, as over stdio', async () => {
+    const serve = await startServe();
+    const reply = await raw(
+      serve.port,
+      'POST',
+      POST_HEADERS,
+      JSON.stringify({ jsonrpc: '2.0', id: 'probe-1', method: 'server/discover', params: {} }),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.headers['mcp-session-id']).toBeUndefined();
+    expect(JSON.parse(reply.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      error: { code: -32601, message: 'The server has no such method.', data: { cause: 'method_not_found' } },
+    });
   });
 });
 

@@ -33,6 +33,7 @@ describe('the wire error table (§3.10)', () => {
       invalid_params: -32602,
       invalid_meta: -32602,
       too_many_requests: -32603,
+      duplicate_request_id: -32600,
       timeout: -32603,
       closed: -32603,
       upstream_exited: -32603,

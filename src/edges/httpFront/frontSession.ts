@@ -1,20 +1,33 @@
 /**
  * One session of the HTTP front end (docs/serve.md#serve-sessions): one subscription of the
- * bridge, fed by the POST bodies, and the routing of its frames: a response to the POST that
+ * bridge, fed by the POST bodies, and the routing of its frames: an answer to the POST that
  * carried its request, a frame a request caused (an input request, progress) to that request's
- * stream, everything else to the GET stream, kept in a bounded buffer while none is open.
+ * stream, everything else to the GET stream (listenStream.ts). Its requests in flight are one
+ * keyed map (sessionRequests.ts); its messages reach the bridge through the in-flight limit of
+ * all sessions (sessionTable.ts); its idle timer runs on the given scheduler.
  */
-import type { ServerResponse } from 'node:http';
 import { Subject } from 'rxjs';
-import type { OperatorFunction } from 'rxjs';
+import type { Observable, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
-import { isResponse, notification } from '../../protocol/jsonrpc.js';
+import { isResponse } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
-import { createPostStream, openEventStream } from './streams.js';
-import type { EventStream, ExtraHeaders, PostStream } from './streams.js';
+import type { Exchange } from './exchange.js';
+import { createListenStream } from './listenStream.js';
+import { postMessages } from './sessionPost.js';
+import { createSessionRequests } from './sessionRequests.js';
+import type { ExtraHeaders } from './streams.js';
 
-/** What a session needs from the server. */
+/** One message on its way into a session, through the in-flight limit of all sessions. */
+export interface Admission {
+  readonly inbound: Inbound;
+  /** Gives the message to the session's bridge; completes when its request leaves the session. */
+  readonly run: Observable<never>;
+  /** Answers the request with `too_many_requests` instead; completes at once. */
+  readonly refuse: Observable<never>;
+}
+
+/** What a session needs from the table. */
 export interface FrontSessionSettings {
   readonly id: string;
   /** The bridge; one subscription is this session. */
@@ -22,12 +35,15 @@ export interface FrontSessionSettings {
   /** The client request whose handling made a frame (a server request, a notification), if any. */
   readonly originOf: (frame: Frame) => RequestId | undefined;
   readonly logger: Logger;
-  readonly keepAliveMs: number;
   /** Frames kept for the GET stream while none is open; the oldest go first. */
   readonly maxBufferedFrames: number;
-  /** Requests of this session waiting for their response changed by `delta` (the limit of all sessions). */
-  readonly onPending: (delta: number) => void;
-  /** The session ended (bridge ended, DELETE, idle, stop): the table forgets it. */
+  /** A session without a request in flight and without an open stream ends after this. */
+  readonly sessionIdleMs: number;
+  /** The clock of the idle timer and of `lastActive`. */
+  readonly scheduler: SchedulerLike;
+  /** Each message of a POST, in order: the table runs or refuses it. */
+  readonly admit: (admission: Admission) => void;
+  /** The session ended (bridge ended, DELETE, idle, initialize failed, stop): the table forgets it. */
   readonly onEnd: (id: string) => void;
 }
 
@@ -36,91 +52,88 @@ export interface FrontSession {
   readonly id: string;
   /** The revision of the initialize result; undefined before it. */
   readonly revision: string | undefined;
-  /** Time of the last HTTP request of the session (Date.now()). */
+  /** Time of the last HTTP request or stream end of the session, on the scheduler's clock. */
   readonly lastActive: number;
+  /** Requests in flight. */
+  readonly inFlight: number;
   /** Open GET and POST streams. */
   readonly openStreams: number;
-  /** The messages of one POST; `requests` are the ids of its requests, answered on `res`. */
-  post(
-    messages: readonly Inbound[],
-    requests: readonly RequestId[],
-    res: ServerResponse,
-    headers: ExtraHeaders,
-  ): void;
-  /** Answers a request without the bridge (a limit of the server), on the stream of its POST. */
-  refuse(frame: Frame, id: RequestId): void;
+  /** The messages of one POST, answered on `exchange`. */
+  post(messages: readonly Inbound[], exchange: Exchange, headers: ExtraHeaders): void;
   /** The GET stream; a newer GET replaces an open one. */
-  get(res: ServerResponse, headers: ExtraHeaders): void;
+  get(exchange: Exchange, headers: ExtraHeaders): void;
   /** Ends the session: its input ends, so its running requests are cancelled upstream. */
   end(reason: string): void;
 }
 
 export function createFrontSession(s: FrontSessionSettings): FrontSession {
   const inbound$ = new Subject<Inbound>();
-  const pending = new Map<RequestId, PostStream>();
-  const posts = new Set<PostStream>();
-  const buffer: Frame[] = [];
-  let getStream: EventStream | undefined;
+  const requests = createSessionRequests();
+  const listen = createListenStream(s.maxBufferedFrames, s.logger);
+  const posts = { open: 0 };
   let revision: string | undefined;
   let initializeId: RequestId | undefined;
-  let lastActive = Date.now();
+  let lastActive = s.scheduler.now();
   let ended = false;
-  let dropped = 0;
+  let idleTimer: Subscription | undefined;
 
-  const settle = (id: RequestId): PostStream | undefined => {
-    const stream = pending.get(id);
-    if (stream !== undefined) {
-      pending.delete(id);
-      s.onPending(-1);
+  const withId = (headers: ExtraHeaders): ExtraHeaders =>
+    ended ? headers : { ...headers, 'mcp-session-id': s.id };
+  const openStreams = (): number => posts.open + (listen.open ? 1 : 0);
+  // docs/serve.md#serve-sessions: the idle time counts from the moment the session had nothing
+  // in flight and no stream open; any activity starts it again.
+  const checkIdle = (activity: boolean): void => {
+    if (activity) {
+      lastActive = s.scheduler.now();
+      idleTimer?.unsubscribe();
+      idleTimer = undefined;
     }
-    return stream;
+    if (ended || idleTimer !== undefined || requests.size > 0 || openStreams() > 0) return;
+    idleTimer = s.scheduler.schedule(() => {
+      s.logger.log(
+        'serve',
+        'info',
+        `a session was idle for ${Math.round(s.sessionIdleMs / 1000)} s: it ends`,
+      );
+      session.end('idle');
+    }, s.sessionIdleMs);
   };
-  const toGet = (frame: Frame): void => {
-    if (getStream !== undefined && !getStream.closed) {
-      getStream.send(frame);
-      return;
+  const answer = (frame: Frame & { id: RequestId | null }): void => {
+    const id = frame.id;
+    if (id === null) return;
+    const failedInit = id === initializeId && 'error' in frame;
+    if (id === initializeId) {
+      initializeId = undefined;
+      const version = 'result' in frame ? frame.result['protocolVersion'] : undefined;
+      if (typeof version === 'string') revision = version;
     }
-    buffer.push(frame);
-    if (buffer.length > s.maxBufferedFrames) {
-      buffer.shift();
-      if (dropped++ === 0) {
-        s.logger.log(
-          'serve',
-          'warn',
-          `a session without a GET stream had more than ${s.maxBufferedFrames} frames waiting: the oldest are dropped`,
-        );
-      }
-    }
+    if (failedInit) ended = true; // its answer carries no session id: the session is gone
+    requests.take(id)?.deliver(frame, true);
+    // docs/serve.md#serve-sessions: a client retries an initialize with a new session.
+    if (failedInit) stop('its initialize failed');
+    else checkIdle(false);
   };
   const route = (frame: Frame): void => {
-    if (isResponse(frame)) {
-      const id = frame.id;
-      if (id === null) return;
-      if (id === initializeId) {
-        initializeId = undefined;
-        const version = 'result' in frame ? frame.result['protocolVersion'] : undefined;
-        if (typeof version === 'string') revision = version;
-      }
-      settle(id)?.deliver(frame, id);
-      return;
-    }
+    if (isResponse(frame)) return answer(frame);
     const origin = s.originOf(frame);
-    if (origin !== undefined) {
-      // Its request's stream; none when the request ended (its frames have no reader).
-      pending.get(origin)?.deliver(frame, undefined);
-      return;
-    }
-    toGet(frame);
+    // Its request's stream; none when the request ended (its frames have no reader).
+    if (origin !== undefined) requests.streamOf(origin)?.deliver(frame, false);
+    else listen.send(frame);
   };
   const finish = (): void => {
     ended = true;
-    for (const id of [...pending.keys()]) settle(id);
-    for (const stream of posts) stream.end();
-    posts.clear();
-    getStream?.end();
-    getStream = undefined;
-    buffer.length = 0;
+    idleTimer?.unsubscribe();
+    for (const stream of requests.takeAll()) stream.end();
+    listen.end();
     s.onEnd(s.id);
+  };
+  const stop = (reason: string): void => {
+    s.logger.log('serve', 'debug', `session ended: ${reason}`);
+    ended = true;
+    // The end of input cancels what runs upstream (docs/lifecycle.md#lifecycle-end-of-input).
+    inbound$.complete();
+    subscription.unsubscribe();
+    finish();
   };
 
   const session: FrontSession = {
@@ -131,67 +144,43 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
     get lastActive() {
       return lastActive;
     },
+    get inFlight() {
+      return requests.size;
+    },
     get openStreams() {
-      return posts.size + (getStream === undefined || getStream.closed ? 0 : 1);
+      return openStreams();
     },
-    post(messages, requests, res, headers) {
-      lastActive = Date.now();
-      if (requests.length > 0) {
-        const stream = createPostStream(res, requests, () => headers, s.keepAliveMs);
-        posts.add(stream);
-        for (const id of requests) {
-          pending.set(id, stream);
-          s.onPending(1);
-        }
-        res.once('close', () => {
-          posts.delete(stream);
-          lastActive = Date.now();
-          if (ended) return;
-          // docs/serve.md#serve-sessions: a stream dropped before its responses cancels its
-          // requests (no resumption: their frames could reach no one).
-          for (const id of [...stream.waiting]) {
-            if (settle(id) === undefined) continue;
-            inbound$.next({
-              kind: 'frame',
-              frame: notification('notifications/cancelled', {
-                requestId: id,
-                reason: 'the client closed the stream of the request',
-              }),
-            });
+    post(messages, exchange, headers) {
+      if (ended) return;
+      postMessages(messages, exchange, {
+        requests,
+        headers: () => withId(headers),
+        ended: () => ended,
+        input: (message) => {
+          if (
+            message.kind === 'frame' &&
+            'method' in message.frame &&
+            message.frame.method === 'initialize'
+          ) {
+            if ('id' in message.frame) initializeId = message.frame.id;
           }
-        });
-      }
-      for (const message of messages) {
-        if (message.kind === 'frame' && 'method' in message.frame && message.frame.method === 'initialize') {
-          if ('id' in message.frame) initializeId = message.frame.id;
-        }
-        if (ended) return;
-        inbound$.next(message);
-      }
-    },
-    refuse(frame, id) {
-      settle(id)?.deliver(frame, id);
-    },
-    get(res, headers) {
-      lastActive = Date.now();
-      getStream?.end();
-      const stream = openEventStream(res, headers, s.keepAliveMs);
-      getStream = stream;
-      res.once('close', () => {
-        lastActive = Date.now();
-        if (getStream === stream) getStream = undefined;
+          inbound$.next(message);
+        },
+        admit: s.admit,
+        streams: posts,
+        closed: () => checkIdle(true),
       });
-      for (const frame of buffer.splice(0)) stream.send(frame);
-      dropped = 0;
+      checkIdle(true);
+    },
+    get(exchange, headers) {
+      if (ended) return;
+      const stream = exchange.eventStream(withId(headers));
+      listen.attach(stream);
+      checkIdle(true);
+      exchange.onClose(() => checkIdle(true));
     },
     end(reason) {
-      if (ended) return;
-      s.logger.log('serve', 'debug', `session ended: ${reason}`);
-      ended = true;
-      // The end of input cancels what runs upstream (docs/lifecycle.md#lifecycle-end-of-input).
-      inbound$.complete();
-      subscription.unsubscribe();
-      finish();
+      if (!ended) stop(reason);
     },
   };
 
@@ -204,5 +193,6 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
       if (!ended) finish();
     },
   });
+  checkIdle(false);
   return session;
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
+import { exchangeOf } from './exchange.js';
 import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
 import { createSessionTable, refuse } from './sessionTable.js';
 import type { ExtraHeaders } from './streams.js';
@@ -140,13 +141,13 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
         if (!acceptsPost(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
         const parsed = parseBody(body, { maxDepth: config.maxDepth, maxLineBytes: config.maxBodyBytes });
         if (parsed.kind === 'bad') return sendJson(res, 400, parsed.frame, cors);
-        return table.post(req, res, parsed.messages, cors);
+        return table.post(exchangeOf(req, res, config.keepAliveMs), parsed.messages, cors);
       }
       case 'GET':
         if (!acceptsEventStream(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
-        return table.get(req, res, cors);
+        return table.get(exchangeOf(req, res, config.keepAliveMs), cors);
       case 'DELETE':
-        return table.delete(req, res, cors);
+        return table.delete(exchangeOf(req, res, config.keepAliveMs), cors);
       default:
         res.setHeader('allow', 'GET, POST, DELETE');
         return refuse(res, 'method_not_allowed', cors);

@@ -1,18 +1,23 @@
 /**
  * The sessions of the HTTP front end and the handling of POST, GET and DELETE for them
  * (docs/serve.md#serve-sessions, docs/serve.md#serve-errors): a fresh unguessable id per
- * `initialize`, the limits on sessions and on requests in flight in all sessions, the
- * MCP-Protocol-Version check, and the expiry of idle sessions.
+ * `initialize`, the limit of sessions (the idle session used longest ago ends to make room), the
+ * in-flight limit of all sessions (`limitInFlight`, with the bridge's rule of which messages
+ * count), the MCP-Protocol-Version check, and `server/discover` without a session.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OperatorFunction } from 'rxjs';
+import type { ServerResponse } from 'node:http';
+import { Subject, asyncScheduler } from 'rxjs';
+import type { OperatorFunction, SchedulerLike } from 'rxjs';
+import { limitInFlight } from '../../../operators/limitInFlight.js';
+import { takesInFlightPlace } from '../../ports/inFlight.js';
 import type { Logger } from '../../ports/logger.js';
 import { bridgeErrorFrame } from '../../protocol/errors.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
+import type { Exchange } from './exchange.js';
 import { createFrontSession } from './frontSession.js';
-import type { FrontSession } from './frontSession.js';
+import type { Admission, FrontSession } from './frontSession.js';
 import { isSessionIdShape, protocolVersionAllowed, refusalBody, REFUSALS } from './rules.js';
 import type { RefusalCause } from './rules.js';
 import { sendJson } from './streams.js';
@@ -24,19 +29,22 @@ export interface SessionTableSettings {
   readonly originOf: (frame: Frame) => RequestId | undefined;
   readonly logger: Logger;
   readonly maxSessions: number;
-  /** Requests waiting for their response in all sessions together. */
+  /** Requests in flight in all sessions together. */
   readonly maxPending: number;
   /** A session without a request and without an open stream for this long ends. */
   readonly sessionIdleMs: number;
-  readonly keepAliveMs: number;
   readonly maxBufferedFrames: number;
+  /** The clock of the sessions' idle timers. Default: asyncScheduler. */
+  readonly scheduler?: SchedulerLike;
+  /** Makes a session id. Default: 24 random bytes, base64url. */
+  readonly newId?: () => string;
 }
 
 /** The sessions of one server. */
 export interface SessionTable {
-  post(req: IncomingMessage, res: ServerResponse, messages: readonly Inbound[], headers: ExtraHeaders): void;
-  get(req: IncomingMessage, res: ServerResponse, headers: ExtraHeaders): void;
-  delete(req: IncomingMessage, res: ServerResponse, headers: ExtraHeaders): void;
+  post(exchange: Exchange, messages: readonly Inbound[], headers: ExtraHeaders): void;
+  get(exchange: Exchange, headers: ExtraHeaders): void;
+  delete(exchange: Exchange, headers: ExtraHeaders): void;
   /** Ends every session (the server stops). */
   closeAll(): void;
   readonly size: number;
@@ -55,133 +63,119 @@ export function refuse(
   sendJson(res, REFUSALS[cause][0], refusalBody(cause, id), headers);
 }
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+const refuseOn = (
+  exchange: Exchange,
+  cause: RefusalCause,
+  headers: ExtraHeaders,
+  id: RequestId | null = null,
+): void => exchange.reply(REFUSALS[cause][0], refusalBody(cause, id), headers);
 
-const requestIds = (messages: readonly Inbound[]): RequestId[] =>
-  messages.flatMap((m) => (m.kind === 'frame' && 'method' in m.frame && 'id' in m.frame ? [m.frame.id] : []));
+const requestOf = (m: Inbound | undefined): { id: RequestId; method: string } | undefined =>
+  m !== undefined && m.kind === 'frame' && 'method' in m.frame && 'id' in m.frame
+    ? { id: m.frame.id, method: m.frame.method }
+    : undefined;
 
-const isInitialize = (m: Inbound): boolean =>
-  m.kind === 'frame' && 'method' in m.frame && 'id' in m.frame && m.frame.method === 'initialize';
+/** The session used longest ago among those with nothing in flight and no open stream. */
+function leastRecentlyUsed(sessions: Iterable<FrontSession>): FrontSession | undefined {
+  let found: FrontSession | undefined;
+  for (const session of sessions) {
+    if (session.inFlight > 0 || session.openStreams > 0) continue;
+    if (found === undefined || session.lastActive < found.lastActive) found = session;
+  }
+  return found;
+}
 
 export function createSessionTable(s: SessionTableSettings): SessionTable {
+  const scheduler = s.scheduler ?? asyncScheduler;
   const sessions = new Map<string, FrontSession>();
-  let pendingAll = 0;
+  // docs/serve.md#serve-limits: one in-flight limit for every session's messages; a request
+  // takes its place from its admission until it leaves its session (sessionRequests.ts).
+  const admissions = new Subject<Admission>();
+  const admitted = admissions
+    .pipe(
+      limitInFlight(
+        { maxInFlight: s.maxPending, counts: (a: Admission) => takesInFlightPlace(a.inbound) },
+        (a) => a.run,
+        (a) => a.refuse,
+      ),
+    )
+    .subscribe();
+
+  /** docs/serve.md#serve-sessions: when the table is full, the idle session used longest ago ends. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < s.maxSessions) return true;
+    const oldest = leastRecentlyUsed(sessions.values());
+    if (oldest === undefined) return false;
+    const idleFor = Math.round((scheduler.now() - oldest.lastActive) / 1000);
+    s.logger.log(
+      'serve',
+      'info',
+      `the table of ${s.maxSessions} sessions is full: the session idle longest (${idleFor} s) ends to make room`,
+    );
+    oldest.end('evicted');
+    return sessions.size < s.maxSessions;
+  };
 
   const open = (): FrontSession => {
-    const id = newSessionId();
     const session = createFrontSession({
-      id,
+      id: (s.newId ?? newSessionId)(),
       bridge: s.bridge,
       originOf: s.originOf,
       logger: s.logger,
-      keepAliveMs: s.keepAliveMs,
       maxBufferedFrames: s.maxBufferedFrames,
-      onPending: (delta) => {
-        pendingAll += delta;
-      },
-      onEnd: (ended) => {
-        sessions.delete(ended);
-      },
+      sessionIdleMs: s.sessionIdleMs,
+      scheduler,
+      admit: (admission) => admissions.next(admission),
+      onEnd: (ended) => sessions.delete(ended),
     });
-    sessions.set(id, session);
+    sessions.set(session.id, session);
     return session;
   };
 
   /** The session of a request, or the refusal already written. */
-  const sessionOf = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: ExtraHeaders,
-  ): FrontSession | undefined => {
-    const id = header(req, 'mcp-session-id');
-    if (id === undefined) {
-      refuse(res, 'session_required', headers);
-      return undefined;
-    }
-    const session = isSessionIdShape(id) ? sessions.get(id) : undefined;
-    if (session === undefined) {
-      refuse(res, 'session_not_found', headers);
-      return undefined;
-    }
-    if (!protocolVersionAllowed(header(req, 'mcp-protocol-version'))) {
-      refuse(res, 'bad_protocol_version', headers);
-      return undefined;
-    }
-    return session;
+  const sessionOf = (exchange: Exchange, headers: ExtraHeaders): FrontSession | undefined => {
+    const id = exchange.sessionId;
+    const session = id !== undefined && isSessionIdShape(id) ? sessions.get(id) : undefined;
+    if (id === undefined) refuseOn(exchange, 'session_required', headers);
+    else if (session === undefined) refuseOn(exchange, 'session_not_found', headers);
+    else if (!protocolVersionAllowed(exchange.protocolVersion)) {
+      refuseOn(exchange, 'bad_protocol_version', headers);
+    } else return session;
+    return undefined;
   };
 
-  const withId = (session: FrontSession, headers: ExtraHeaders): ExtraHeaders => ({
-    ...headers,
-    'mcp-session-id': session.id,
-  });
-
-  const timer = setInterval(
-    () => {
-      const now = Date.now();
-      for (const session of [...sessions.values()]) {
-        if (session.openStreams === 0 && now - session.lastActive >= s.sessionIdleMs) {
-          s.logger.log(
-            'serve',
-            'info',
-            `a session was idle for ${Math.round(s.sessionIdleMs / 1000)} s: it ends`,
-          );
-          session.end('idle');
-        }
-      }
-    },
-    Math.min(Math.max(s.sessionIdleMs / 4, 50), 30_000),
-  );
-  timer.unref();
+  /** A POST without a session: an `initialize` opens one; a probe gets the stdio bridge's answer. */
+  const sessionless = (exchange: Exchange, messages: readonly Inbound[], headers: ExtraHeaders): void => {
+    const first = requestOf(messages[0]);
+    // docs/serve.md#serve-sessions: `server/discover` is no method of the 2025 revisions, so it
+    // needs no session: -32601 with its id, as over stdio, and the client falls back at once.
+    if (messages.length === 1 && first?.method === 'server/discover') {
+      return exchange.reply(200, bridgeErrorFrame(first.id, 'method_not_found'), headers);
+    }
+    const init = requestOf(messages.find((m) => requestOf(m)?.method === 'initialize'));
+    if (init === undefined) return refuseOn(exchange, 'session_required', headers);
+    if (messages.length > 1) return refuseOn(exchange, 'batch_not_supported', headers, init.id);
+    if (!makeRoom()) return refuseOn(exchange, 'too_many_sessions', headers, init.id);
+    open().post(messages, exchange, headers);
+  };
 
   return {
-    post(req, res, messages, headers) {
-      let session: FrontSession | undefined;
-      if (header(req, 'mcp-session-id') === undefined) {
-        const init = messages.find(isInitialize);
-        if (init === undefined) return refuse(res, 'session_required', headers);
-        const initId = requestIds([init])[0] ?? null;
-        if (messages.length > 1) return refuse(res, 'batch_not_supported', headers, initId);
-        if (sessions.size >= s.maxSessions) return refuse(res, 'too_many_sessions', headers, initId);
-        session = open();
-      } else {
-        session = sessionOf(req, res, headers);
-        if (session === undefined) return;
-      }
-      const ids = requestIds(messages);
-      if (ids.length === 0) {
-        session.post(messages, [], res, headers);
-        sendJson(res, 202, undefined, withId(session, headers));
-        return;
-      }
-      // docs/serve.md#serve-limits: requests above the limit of all sessions get the bridge's
-      // too_many_requests error without reaching the bridge.
-      const room = Math.max(0, s.maxPending - pendingAll);
-      const over = new Set(ids.slice(room));
-      const passed =
-        over.size === 0
-          ? messages
-          : messages.filter(
-              (m) => !(m.kind === 'frame' && 'id' in m.frame && 'method' in m.frame && over.has(m.frame.id)),
-            );
-      session.post(passed, ids, res, withId(session, headers));
-      for (const id of over) session.refuse(bridgeErrorFrame(id, 'too_many_requests'), id);
+    post(exchange, messages, headers) {
+      if (exchange.sessionId === undefined) return sessionless(exchange, messages, headers);
+      sessionOf(exchange, headers)?.post(messages, exchange, headers);
     },
-    get(req, res, headers) {
-      const session = sessionOf(req, res, headers);
-      if (session !== undefined) session.get(res, withId(session, headers));
+    get(exchange, headers) {
+      sessionOf(exchange, headers)?.get(exchange, headers);
     },
-    delete(req, res, headers) {
-      const session = sessionOf(req, res, headers);
+    delete(exchange, headers) {
+      const session = sessionOf(exchange, headers);
       if (session === undefined) return;
       session.end('the client deleted it');
-      sendJson(res, 200, undefined, headers);
+      exchange.reply(200, undefined, headers);
     },
     closeAll() {
-      clearInterval(timer);
       for (const session of [...sessions.values()]) session.end('the server stops');
+      admitted.unsubscribe();
     },
     get size() {
       return sessions.size;

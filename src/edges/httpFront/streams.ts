@@ -4,7 +4,7 @@
  * its one request's response is the first frame and turns into an event stream otherwise.
  */
 import type { ServerResponse } from 'node:http';
-import type { Frame, JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 
 /** Headers every reply of the front end carries (CORS, when the Origin is allowed). */
 export type ExtraHeaders = Readonly<Record<string, string>>;
@@ -86,49 +86,55 @@ export function openEventStream(
 
 /** The stream of one POST that carried requests. */
 export interface PostStream {
-  /** A frame for this POST; `final` when it is the response to one of its requests. */
-  deliver(frame: Frame, final: RequestId | undefined): void;
-  /** The ids whose responses have not been sent yet. */
-  readonly waiting: ReadonlySet<RequestId>;
+  /** A frame for this POST; `final` when it is the one answer of one of its requests. */
+  deliver(frame: Frame, final: boolean): void;
+  /** One of its requests gets no answer (it was cancelled); the stream ends after the last. */
+  unanswered(): void;
   /** Ends the stream whatever is still waiting (the session ended). */
   end(): void;
 }
 
 /**
- * A POST with `ids` requests. One request whose response comes first gets a JSON reply;
+ * A POST with `expected` requests. One request whose answer comes first gets a JSON reply;
  * anything else (more requests, a server request or notification first, or no frame within
- * `keepAliveMs`) opens an event stream, which ends after the last response.
+ * `keepAliveMs`) opens an event stream, which ends after the last answer. Each request gets
+ * exactly one `deliver(…, true)` or one `unanswered()`, so a count is all the stream needs.
  */
 export function createPostStream(
   res: ServerResponse,
-  ids: readonly RequestId[],
+  expected: number,
   headers: () => ExtraHeaders,
   keepAliveMs: number,
+  maxUnwrittenBytes = MAX_UNWRITTEN_BYTES,
 ): PostStream {
-  const waiting = new Set<RequestId>(ids);
+  let remaining = expected;
   let stream: EventStream | undefined;
-  const open = (): EventStream => (stream ??= openEventStream(res, headers(), keepAliveMs));
+  const open = (): EventStream =>
+    (stream ??= openEventStream(res, headers(), keepAliveMs, maxUnwrittenBytes));
   const early = setTimeout(open, keepAliveMs);
   early.unref();
   res.once('close', () => clearTimeout(early));
+  const end = (): void => {
+    clearTimeout(early);
+    remaining = 0;
+    // An event stream without an answer: the client sees its request end unanswered.
+    open().end();
+  };
   return {
     deliver(frame, final) {
-      if (final !== undefined) waiting.delete(final);
-      if (stream === undefined && ids.length === 1 && final !== undefined) {
-        clearTimeout(early);
+      clearTimeout(early);
+      if (final) remaining -= 1;
+      if (stream === undefined && expected === 1 && final) {
         sendJson(res, 200, frame, headers());
         return;
       }
-      clearTimeout(early);
       open().send(frame);
-      if (waiting.size === 0) stream?.end();
+      if (remaining <= 0) stream?.end();
     },
-    waiting,
-    end() {
-      clearTimeout(early);
-      waiting.clear();
-      // An event stream without a response: the client sees its request end unanswered.
-      open().end();
+    unanswered() {
+      remaining -= 1;
+      if (remaining <= 0) end();
     },
+    end,
   };
 }
