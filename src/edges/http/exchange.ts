@@ -157,6 +157,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
           get signal() {
             return controller.abortSignal;
           },
+          consent: options.consent,
         };
         const messages = withSignIn(post, signIn)
           .pipe(

@@ -5,12 +5,12 @@
  * with its tool's current definition (docs/http-upstream.md#http-x-mcp-header, toolList.ts), and closes. One exchange per request,
  * with its POST, answer and cancellation, is exchange.ts.
  */
-import { NEVER, Subject } from 'rxjs';
+import { NEVER } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../ports/logger.js';
 import type { UpstreamAuth } from '../../ports/signIn.js';
 import type { ExchangeEvent, UpstreamConnection } from '../../ports/upstream.js';
-import type { Frame, NotificationFrame } from '../../protocol/jsonrpc.js';
+import type { Frame } from '../../protocol/jsonrpc.js';
 import { isRequest, isResponse } from '../../protocol/jsonrpc.js';
 import { createBodyGate } from '../bodyGate.js';
 import type { FlowControl } from '../flowControl.js';
@@ -99,12 +99,11 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   // This connection's bodies pause with the inputs of its client connection (bodyGate.ts).
   const bodies = createBodyGate();
   const removeGate = config.flow?.add(bodies);
-  const logMessages = new Subject<NotificationFrame>();
 
   /**
    * Routes one message of a response: the response (a `tools/list` result teaches the tool cache
-   * and may lose hidden tools), request-scoped notifications to the exchange, logs to
-   * notifications$; undefined when the message goes nowhere in the exchange.
+   * and may lose hidden tools), notifications (progress, log messages) to the exchange; undefined
+   * when the message goes nowhere in the exchange.
    */
   const toEvent = (frame: Frame, method: string): ExchangeEvent | undefined => {
     if (isResponse(frame)) {
@@ -132,10 +131,8 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       }
       return undefined;
     }
-    if (frame.method === 'notifications/message') {
-      logMessages.next(frame);
-      return undefined;
-    }
+    // A log message too stays with its exchange: it belongs to the request whose stream carried
+    // it, and reaches that request's client only (docs/serve.md#serve-routing).
     return { type: 'notification', frame };
   };
 
@@ -168,7 +165,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       method === 'tools/call' && dispatcher !== undefined
         ? callTool(params, options)
         : exchange(method, params, options),
-    notifications$: logMessages.asObservable(),
+    notifications$: NEVER,
     exit$: NEVER,
     remote: true,
     invalidTools: () => tools.invalidTools(),
@@ -177,7 +174,6 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       if (exchanges.closed) return;
       exchanges.close();
       removeGate?.();
-      logMessages.complete();
       dispatcher?.destroy().catch(() => undefined);
     },
   };
