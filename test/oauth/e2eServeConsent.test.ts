@@ -72,7 +72,7 @@ describe('mcp-bridge serve <url>: the sign-in question of a request', () => {
     const asked: Record<'owner' | 'later', string[]> = { owner: [], later: [] };
     const connect = async (name: 'owner' | 'later'): Promise<Client> => {
       const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
         const params = request.params;
         if (params.mode !== 'url') return { action: 'decline' };
         asked[name].push(params.message);
@@ -93,7 +93,9 @@ describe('mcp-bridge serve <url>: the sign-in question of a request', () => {
     // The owner's step-up is asked of the owner.
     expect(text(await owner.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
     expect(asked).toEqual({
-      owner: ['The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.'],
+      owner: [
+        'The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.',
+      ],
       later: [],
     });
     // One browser start in all: the step-up after initialized never opens one.
