@@ -256,6 +256,8 @@ function runSession(revision: ClientRevision) {
     prompts: resultOf(call('prompts/list')),
   };
   client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // The fake sends its update on every listen stream: it reaches the client for a URI it subscribed to.
+  call('resources/subscribe', { uri: NOTES });
   const prompt = resultOf(call('prompts/get', { name: 'greet', arguments: { who: 'Ada' } }));
   const read = resultOf(call('resources/read', { uri: NOTES }));
   call('completion/complete', {

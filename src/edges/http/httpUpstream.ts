@@ -5,12 +5,12 @@
  * with its tool's current definition (docs/http-upstream.md#http-x-mcp-header, toolList.ts), and closes. One exchange per request,
  * with its POST, answer and cancellation, is exchange.ts.
  */
-import { NEVER } from 'rxjs';
+import { NEVER, Subject } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../../ports/logger.js';
 import type { UpstreamAuth } from '../../ports/signIn.js';
 import type { ExchangeEvent, UpstreamConnection } from '../../ports/upstream.js';
-import type { Frame } from '../../protocol/jsonrpc.js';
+import type { Frame, NotificationFrame } from '../../protocol/jsonrpc.js';
 import { isRequest, isResponse } from '../../protocol/jsonrpc.js';
 import { createBodyGate } from '../bodyGate.js';
 import type { FlowControl } from '../flowControl.js';
@@ -99,6 +99,8 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   // This connection's bodies pause with the inputs of its client connection (bodyGate.ts).
   const bodies = createBodyGate();
   const removeGate = config.flow?.add(bodies);
+  // No notification of an HTTP upstream belongs to no exchange: this only completes at close.
+  const unbound = new Subject<NotificationFrame>();
 
   /**
    * Routes one message of a response: the response (a `tools/list` result teaches the tool cache
@@ -165,7 +167,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       method === 'tools/call' && dispatcher !== undefined
         ? callTool(params, options)
         : exchange(method, params, options),
-    notifications$: NEVER,
+    notifications$: unbound.asObservable(),
     exit$: NEVER,
     remote: true,
     invalidTools: () => tools.invalidTools(),
@@ -174,6 +176,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       if (exchanges.closed) return;
       exchanges.close();
       removeGate?.();
+      unbound.complete();
       dispatcher?.destroy().catch(() => undefined);
     },
   };
