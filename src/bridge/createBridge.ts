@@ -10,6 +10,7 @@ import {
   concat,
   defer,
   finalize,
+  map,
   merge,
   mergeMap,
   of,
@@ -29,7 +30,7 @@ import { BridgeError } from '../protocol/bridgeError.js';
 import { errorName } from '../ports/causeOf.js';
 import { CLIENT_CLOSED_REASON, UPSTREAM_STOPPED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
-import type { Frame } from '../protocol/jsonrpc.js';
+import type { Frame, NotificationFrame } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { takesInFlightPlace } from '../ports/inFlight.js';
@@ -39,6 +40,8 @@ import { createDispatcher } from './dispatch.js';
 import { startListener } from './listener.js';
 import type { Session } from './session.js';
 import { createSession } from './session.js';
+import { sessionUpstream } from './sessionUpstream.js';
+import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** Requests that run as tasks and take a place of the in-flight limit (docs/requests.md#requests-in-flight). */
 function isTask(session: Session, inbound: Inbound): boolean {
@@ -81,11 +84,20 @@ function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observ
   return EMPTY;
 }
 
-/** Upstream log messages for the client, filtered by its level (docs/notifications.md#notifications-log-levels); a failure drops one. */
-function logMessages(session: Session, deps: BridgeDeps): Observable<Frame> {
+/**
+ * Upstream log messages for the client, filtered by its level (docs/notifications.md#notifications-log-levels);
+ * a failure drops one. They are those of no exchange (`notifications$`) and those of this
+ * connection's own exchanges (`own$`, sessionUpstream.ts), never those of another connection's
+ * (docs/serve.md#serve-routing).
+ */
+function logMessages(
+  session: Session,
+  deps: BridgeDeps,
+  own$: Observable<NotificationFrame>,
+): Observable<Frame> {
   return session.ready$.pipe(
     take(1),
-    switchMap((upstream) => upstream.notifications$),
+    switchMap((upstream) => merge(upstream.notifications$, own$)),
     mergeMap((frame) => {
       try {
         const message = toLegacyLogMessage(frame, session.logLevel);
@@ -127,11 +139,24 @@ export function createBridge(
   return (clientIn$) =>
     defer(() => {
       const session = createSession(scheduler);
-      const dispatch = tagged(createDispatcher({ session, config, deps, scheduler }), deps.onRequestFrame);
       // Frames the sign-in sends on its own: URL elicitations, their cancels and completions.
       const signInFrames$ = new Subject<Frame>();
-      const unbind = deps.consent?.bind(
-        sessionConsent(session, (frame) => signInFrames$.next(frame), deps.logger),
+      // The log messages of this connection's exchanges (sessionUpstream.ts).
+      const ownLogs$ = new Subject<NotificationFrame>();
+      const consent =
+        deps.consent === undefined
+          ? undefined
+          : sessionConsent(session, (frame) => signInFrames$.next(frame), deps.logger);
+      const unbind = consent === undefined ? undefined : deps.consent?.bind(consent);
+      // The connection's view of the upstream: its sign-in asks this client, its log messages
+      // reach this client (docs/serve.md#serve-routing).
+      const connect = (): Observable<UpstreamConnection> =>
+        deps
+          .connect()
+          .pipe(map((upstream) => sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame))));
+      const dispatch = tagged(
+        createDispatcher({ session, config, deps: { ...deps, connect }, scheduler }),
+        deps.onRequestFrame,
       );
       const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
@@ -158,7 +183,7 @@ export function createBridge(
       );
 
       const background$ = merge(
-        logMessages(session, deps),
+        logMessages(session, deps, ownLogs$),
         startListener({ session, deps, limits: config.limits, scheduler, signIn$: deps.signIn$ }),
         upstreamExit(session, deps),
         deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),

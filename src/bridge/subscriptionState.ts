@@ -13,7 +13,13 @@
 import type { ReplaySubject, Subscriber } from 'rxjs';
 import { Subject } from 'rxjs';
 import type { ExchangeEvent } from '../ports/upstream.js';
-import { ALL_LISTS, LISTEN_ACKNOWLEDGED, gapReplay, toLegacyListenEvent } from '../codec/listen.js';
+import {
+  ALL_LISTS,
+  LISTEN_ACKNOWLEDGED,
+  RESOURCE_UPDATED,
+  gapReplay,
+  toLegacyListenEvent,
+} from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import { toClientError } from '../codec/upstreamError.js';
 import { failureText } from '../ports/causeOf.js';
@@ -81,6 +87,8 @@ export function createSubscriptionState(
 ): SubscriptionState {
   /** An acknowledgment of the active chain already came: a later catch-up covers every list. */
   let acknowledged = false;
+  /** An update for a URI the client did not subscribe to was dropped and logged. */
+  let strayLogged = false;
   const replay = (): Frame[] => {
     const first = !acknowledged;
     acknowledged = true;
@@ -160,7 +168,21 @@ export function createSubscriptionState(
       // A failure on one event drops that event, never the stream (docs/notifications.md#notifications-events).
       try {
         const legacy = toLegacyListenEvent(event.frame, declared);
-        return legacy === undefined ? [] : [legacy];
+        if (legacy === undefined) return [];
+        // docs/serve.md#serve-routing: an update reaches only a client subscribed to its URI,
+        // whatever the server sends on the stream.
+        if (legacy.method === RESOURCE_UPDATED && !chain.uris.includes(legacy.params?.['uri'] as string)) {
+          // One line per connection: a server that sends every update on every stream would flood the log.
+          if (!strayLogged) {
+            strayLogged = true;
+            log(
+              'warn',
+              'dropped a resource update of the upstream server for a URI the client did not subscribe to (further ones are dropped silently)',
+            );
+          }
+          return [];
+        }
+        return [legacy];
       } catch (error: unknown) {
         log(
           'warn',

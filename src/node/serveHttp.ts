@@ -5,7 +5,6 @@
  * one HTTP connection with one sign-in) is connected at the first `initialize` and closed only
  * when the server closes. Node only.
  */
-import { defer, map, of, shareReplay, take, tap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
@@ -22,6 +21,7 @@ import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
 import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
 import type { BridgeProcessOptions } from './bridgeOptions.js';
+import { sharedUpstream } from './sharedUpstream.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 
@@ -68,48 +68,6 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** No back-pressure across sessions: each response stream is written as it comes. */
 const NO_FLOW: FlowControl = { check: () => undefined, add: () => () => undefined, paused: false };
-
-/**
- * The one upstream of all sessions: connected on the first `initialize`, again after the child
- * exited or a connect failed. Each session gets a view whose `close` does nothing: a session
- * that ends never closes the upstream of the others.
- */
-function sharedUpstream(connect: () => Observable<UpstreamConnection>) {
-  let current: UpstreamConnection | undefined;
-  let connecting$: Observable<UpstreamConnection> | undefined;
-  const view = (c: UpstreamConnection): UpstreamConnection => ({ ...c, close: () => undefined });
-  // A child that exited is gone for every session: the next initialize connects anew.
-  const forgetOnExit = (c: UpstreamConnection): void => {
-    c.exit$.pipe(take(1)).subscribe(() => {
-      if (current === c) current = undefined;
-    });
-  };
-  return {
-    connect: (): Observable<UpstreamConnection> =>
-      defer(() => {
-        if (current !== undefined) return of(view(current));
-        connecting$ ??= connect().pipe(
-          take(1),
-          tap({
-            next: (c) => {
-              current = c;
-              connecting$ = undefined;
-              forgetOnExit(c);
-            },
-            error: () => {
-              connecting$ = undefined;
-            },
-          }),
-          shareReplay({ bufferSize: 1, refCount: false }),
-        );
-        return connecting$.pipe(map(view));
-      }),
-    close: (): void => {
-      current?.close();
-      current = undefined;
-    },
-  };
-}
 
 /**
  * The upstream of a front end: how to connect it (shared by every session), how to wait for it
@@ -175,7 +133,7 @@ export async function serveHttpOn(
 ): Promise<HttpServer> {
   checkListen(options);
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
-  const shared = sharedUpstream(link.connect);
+  const shared = sharedUpstream(link.connect, logger);
   // The request that made each frame (BridgeDeps.onRequestFrame), read by the routing of the session.
   const origins = new WeakMap<Frame, RequestId>();
   const signIn = options.signIn;

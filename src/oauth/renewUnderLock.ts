@@ -4,6 +4,7 @@
  * holder stored meanwhile is taken as it is; else, within the sign-in budget, discovery, then a
  * silent refresh whose refresh token is sent at most once, else a new interactive sign-in.
  */
+import type { ConsentPort } from '../ports/signIn.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import { refuseEarly } from './interactive.js';
 import type { RefreshMark } from './recordWrites.js';
@@ -22,7 +23,8 @@ export interface RenewDeps {
   readonly store: TokenStore;
   readonly budget: SignInBudget;
   /** The context of the renewal under `held` (renewal.ts). */
-  readonly contextOf: (held: LockHold) => RenewalContext;
+  /** The context of one renewal; `consent` is the connection of the request (ChallengeInput.consent). */
+  readonly contextOf: (held: LockHold, consent: ConsentPort | undefined) => RenewalContext;
   /** Makes `record` the one in use. */
   readonly adopt: (record: TokenRecord) => void;
   readonly markRefresh: (stored: TokenRecord & { readonly refreshToken: string }) => Promise<RefreshMark>;
@@ -35,7 +37,7 @@ export function renewUnderLock(
   const { store, budget, contextOf, adopt, markRefresh } = deps;
   const renew = async (input: ChallengeInput, held: LockHold, again = true): Promise<void> => {
     if (input.signal.aborted) throw input.signal.reason as Error;
-    const ctx = contextOf(held);
+    const ctx = contextOf(held, input.consent);
     const { logger, key, now, settings, interactiveDeps, state } = ctx;
     const stored = await store.read(key);
     const stepUp = input.status === 403;

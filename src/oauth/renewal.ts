@@ -15,6 +15,7 @@
  */
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../ports/logger.js';
+import type { ConsentPort } from '../ports/signIn.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { BearerChallenge } from './challenge.js';
 import { registerClient } from './dynamicRegistration.js';
@@ -48,6 +49,8 @@ export interface ChallengeInput {
   readonly signal: AbortSignal;
   /** The access token the refused request carried (undefined: none). */
   readonly refused: string | undefined;
+  /** The client connection whose request needs the sign-in; undefined: the relay's port. */
+  readonly consent?: ConsentPort | undefined;
 }
 
 /** What the steps share with createUpstreamAuth. */

@@ -29,7 +29,7 @@ import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
-import type { UpstreamAuth } from '../ports/signIn.js';
+import type { ConsentPort, UpstreamAuth } from '../ports/signIn.js';
 import type { SignInConfig, SignInDeps } from './signInConfig.js';
 import { startReceiver as defaultStartReceiver } from './receiver.js';
 import { recordWrites } from './recordWrites.js';
@@ -114,14 +114,16 @@ export function createUpstreamAuth(
 
   const { save, markRefresh } = recordWrites(store, logger, adopt);
 
-  const contextOf = (held: LockHold): RenewalContext => ({
+  // docs/sign-in.md#sign-in-consent: the sign-in of a request asks that request's client, never
+  // the connection bound last (docs/serve.md#serve-routing).
+  const contextOf = (held: LockHold, consent: ConsentPort | undefined): RenewalContext => ({
     config,
     fetch: deps.fetch,
     logger,
     key,
     now,
     settings,
-    interactiveDeps,
+    interactiveDeps: consent === undefined ? interactiveDeps : { ...interactiveDeps, consent },
     state,
     current: () => current,
     held,
@@ -146,7 +148,7 @@ export function createUpstreamAuth(
       stepUps.add(signal);
     }
     await loaded;
-    const input: ChallengeInput = { status, bearer, signal, refused };
+    const input: ChallengeInput = { status, bearer, signal, refused, consent: given.consent };
     const attempt = (): Promise<void> => lock.hold(key, renewHeld(input), { signal });
     // After a lost hold, once more under a new hold (docs/sign-in.md#sign-in-lock); it reads the
     // store first, so a token another process stored meanwhile is taken as it is.

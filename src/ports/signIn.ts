@@ -27,6 +27,12 @@ export interface UpstreamAuth {
      * refused one, which is wrong when another sign-in changed it in between.
      */
     authorization?: string | undefined;
+    /**
+     * The client connection whose request got the 401/403 (ExchangeOptions.consent): an
+     * interactive sign-in asks it, and no other (docs/sign-in.md#sign-in-consent). Absent: the
+     * relay's port.
+     */
+    consent?: ConsentPort | undefined;
   }): Promise<void>;
   /** Emits after each completed sign-in, and after each refresh or stored sign-in that changed the token (reopenListen's signIn$). */
   readonly signedIn$: Observable<void>;

@@ -5,13 +5,18 @@
  */
 import type { Observable } from 'rxjs';
 import type { JsonObject, NotificationFrame, ResponseFrame } from '../protocol/jsonrpc.js';
+import type { ConsentPort } from './signIn.js';
 
 /**
  * One frame that belongs to an upstream exchange: what `request` emits, and what the operators
  * driveInputRounds (one exchange per round) and reopenListen (one per listen stream) read.
  */
 export type ExchangeEvent =
-  /** A notification correlated to the exchange: progress (by token), listen events (by subscriptionId), or an upstream `notifications/cancelled` naming the exchange. */
+  /**
+   * A notification correlated to the exchange: progress (by token), listen events (by
+   * subscriptionId), an upstream `notifications/cancelled` naming the exchange, or (HTTP) a
+   * `notifications/message` on the exchange's response stream.
+   */
   | { readonly type: 'notification'; readonly frame: NotificationFrame }
   /** The final response; the observable completes right after it. */
   | { readonly type: 'response'; readonly frame: ResponseFrame };
@@ -33,6 +38,12 @@ export interface ExchangeOptions {
    * first round of each forwarded request.
    */
   readonly fresh?: boolean;
+  /**
+   * The client connection the exchange is made for: a sign-in it needs asks this port, never the
+   * port of another connection (docs/sign-in.md#sign-in-consent, docs/serve.md#serve-routing).
+   * Absent: the sign-in asks its relay's port.
+   */
+  readonly consent?: ConsentPort;
 }
 
 /**
@@ -56,7 +67,11 @@ export interface UpstreamConnection {
    * contents, header values or the upstream URL; HTTP failures set `httpStatus`).
    */
   request(method: string, params: JsonObject, options?: ExchangeOptions): Observable<ExchangeEvent>;
-  /** Upstream notifications that belong to no exchange (on stdio: `notifications/message`). Hot. */
+  /**
+   * Upstream notifications that belong to no exchange (on stdio: `notifications/message`, which
+   * carries no request there). An HTTP upstream has none: its log messages arrive on the response
+   * stream of their request and are events of that exchange. Hot.
+   */
   readonly notifications$: Observable<NotificationFrame>;
   /**
    * Emits once when the upstream is gone for good (stdio child exited: exit code or signal).

@@ -274,6 +274,8 @@ function runSession(revision: ClientRevision, capabilities = REVISION_CAPABILITI
     templates: resultOf(call('resources/templates/list')),
     prompts: resultOf(call('prompts/list')),
   };
+  // The fake sends its update on every listen stream: it reaches the client for a URI it subscribed to.
+  call('resources/subscribe', { uri: NOTES });
   const prompt = resultOf(call('prompts/get', { name: 'greet', arguments: { who: 'Ada' } }));
   const read = resultOf(call('resources/read', { uri: NOTES }));
   call('completion/complete', {

@@ -117,7 +117,7 @@ describe('mcp-bridge serve', () => {
     });
   });
 
-  it('gives each session the log messages of its own level and the updates of its own subscriptions', async () => {
+  it('gives each session the log messages of its own requests at its own level, and the updates of its own subscriptions', async () => {
     const levels: Record<string, string[]> = { a: [], b: [] };
     const updated: Record<string, string[]> = { a: [], b: [] };
     const watch = (key: 'a' | 'b') => (client: Client) => {
@@ -133,9 +133,14 @@ describe('mcp-bridge serve', () => {
     await a.client.setLoggingLevel('error');
     await b.client.setLoggingLevel('info');
     await b.client.callTool({ name: 'log', arguments: {} });
-    await waitFor(() => levels['b']!.length === 3 && levels['a']!.length === 1, { what: 'the log messages' });
+    await waitFor(() => levels['b']!.length === 3, { what: 'the log messages of b' });
+    // docs/serve.md#serve-routing: b's messages never reach a. a's own call at the level debug is
+    // the sentinel: its messages come after any of b's on a's stream.
+    await a.client.setLoggingLevel('debug');
+    await a.client.callTool({ name: 'log', arguments: {} });
+    await waitFor(() => levels['a']!.includes('debug'), { what: 'the log messages of a' });
     expect(levels['b']).toEqual(['info', 'warning', 'error']);
-    expect(levels['a']).toEqual(['error']);
+    expect(levels['a']).toEqual(['debug', 'info', 'warning', 'error']);
 
     await a.client.subscribeResource({ uri: 'fixture://one' });
     await b.client.subscribeResource({ uri: 'fixture://two' });

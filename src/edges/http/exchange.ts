@@ -237,6 +237,7 @@ export function createExchanges(context: ExchangeContext): Exchanges {
         get signal() {
           return controller.abortSignal;
         },
+        consent: options.consent,
       };
       const messages$ = withSignIn(post, signIn).pipe(
         mergeMap((response) => {

@@ -100,12 +100,13 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
   // This connection's bodies pause with the inputs of its client connection (bodyGate.ts).
   const bodies = createBodyGate();
   const removeGate = config.flow?.add(bodies);
-  const logMessages = new Subject<NotificationFrame>();
+  // No notification of an HTTP upstream belongs to no exchange: this only completes at close.
+  const unbound = new Subject<NotificationFrame>();
 
   /**
    * Routes one message of a response: the response (a `tools/list` result teaches the tool cache
-   * and may lose hidden tools), request-scoped notifications to the exchange, logs to
-   * notifications$; undefined when the message goes nowhere in the exchange.
+   * and may lose hidden tools), notifications (progress, log messages) to the exchange; undefined
+   * when the message goes nowhere in the exchange.
    */
   const toEvent = (frame: Frame, method: string): ExchangeEvent | undefined => {
     if (isResponse(frame)) {
@@ -133,10 +134,8 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       }
       return undefined;
     }
-    if (frame.method === 'notifications/message') {
-      logMessages.next(frame);
-      return undefined;
-    }
+    // A log message too stays with its exchange: it belongs to the request whose stream carried
+    // it, and reaches that request's client only (docs/serve.md#serve-routing).
     return { type: 'notification', frame };
   };
 
@@ -169,7 +168,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       method === 'tools/call' && dispatcher !== undefined
         ? callTool(params, options)
         : exchange(method, params, options),
-    notifications$: logMessages.asObservable(),
+    notifications$: unbound.asObservable(),
     exit$: NEVER,
     remote: true,
     invalidTools: () => tools.invalidTools(),
@@ -178,7 +177,7 @@ export function createHttpUpstream(config: HttpUpstreamConfig, logger: Logger): 
       if (exchanges.closed) return;
       exchanges.close();
       removeGate?.();
-      logMessages.complete();
+      unbound.complete();
       dispatcher?.destroy().catch(() => undefined);
     },
   };

@@ -7,7 +7,7 @@
  */
 import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { UpstreamAuth } from '../../ports/signIn.js';
+import type { ConsentPort, UpstreamAuth } from '../../ports/signIn.js';
 import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { HttpResponse } from './response.js';
 
@@ -20,6 +20,8 @@ export interface SignInRetryContext {
    * Read only when a challenge needs it, so that it may be made then (canceller.ts).
    */
   readonly signal: AbortSignal;
+  /** The client connection of the exchange (ExchangeOptions.consent): the one a sign-in asks. */
+  readonly consent?: ConsentPort | undefined;
 }
 
 const ignore = (): void => undefined;
@@ -63,7 +65,16 @@ export function withSignIn(
       const wwwAuthenticate = first(response.headers['www-authenticate']);
       const authorization = sent['Authorization'];
       const challenge$ = defer(() =>
-        from(auth.challenge({ status, wwwAuthenticate, method, signal: ctx.signal, authorization })),
+        from(
+          auth.challenge({
+            status,
+            wwwAuthenticate,
+            method,
+            signal: ctx.signal,
+            authorization,
+            ...(ctx.consent === undefined ? {} : { consent: ctx.consent }),
+          }),
+        ),
       ).pipe(
         // A challenge gives BridgeErrors of docs/errors.md#errors-sign-in; anything else is a failure of the bridge.
         catchError((error: unknown) =>

@@ -1,0 +1,115 @@
+/**
+ * The one upstream of all sessions of `serve` (docs/serve.md#serve-sessions): connected on the
+ * first `initialize`, again after the child exited or a connect failed. Each session gets a view
+ * of its own whose `close` ends only the view: a session that ends never closes the upstream of
+ * the others.
+ *
+ * A log message of a stdio upstream carries no request (2026-07-28 shares one channel), so the
+ * views attribute it (docs/serve.md#serve-routing): a server logs only while a request that
+ * carried a log level runs, so the message goes to the one session with such a request in
+ * flight. With none it belongs to no request and goes to every session; with several sessions it
+ * cannot be told whose it is and goes to none, since another session must never read it.
+ * (A log message of an HTTP upstream arrives in its exchange, src/bridge/sessionUpstream.ts.)
+ */
+import { Observable, Subject, defer, map, of, shareReplay, take, tap } from 'rxjs';
+import type { Logger } from '../ports/logger.js';
+import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
+import type { JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
+import { isObject } from '../protocol/jsonrpc.js';
+import { META_LOG_LEVEL } from '../protocol/metaKey.js';
+
+/** One session's view, as the attribution of log messages sees it. */
+interface View {
+  readonly connection: UpstreamConnection;
+  /** Exchanges of the session in flight that asked for log messages (a `logLevel` in `_meta`). */
+  logging: number;
+  readonly logs: Subject<NotificationFrame>;
+}
+
+const asksForLogs = (params: JsonObject): boolean => {
+  const meta = params['_meta'];
+  return isObject(meta) && meta[META_LOG_LEVEL] !== undefined;
+};
+
+/** The upstream of `connect` shared by every session; `close` stops it. */
+export function sharedUpstream(connect: () => Observable<UpstreamConnection>, logger: Logger) {
+  let current: UpstreamConnection | undefined;
+  let connecting$: Observable<UpstreamConnection> | undefined;
+  const views = new Set<View>();
+
+  /** The sessions a log message of `connection` goes to (docs/serve.md#serve-routing). */
+  const route = (connection: UpstreamConnection, frame: NotificationFrame): void => {
+    const own = [...views].filter((view) => view.connection === connection);
+    const logging = own.filter((view) => view.logging > 0);
+    if (logging.length > 1) {
+      logger.log(
+        'serve',
+        'debug',
+        `dropped a log message of the upstream server: requests of ${logging.length} sessions were running, and it names none`,
+      );
+      return;
+    }
+    for (const view of logging.length === 1 ? logging : own) view.logs.next(frame);
+  };
+
+  const viewOf = (connection: UpstreamConnection): UpstreamConnection => {
+    const view: View = { connection, logging: 0, logs: new Subject() };
+    views.add(view);
+    return {
+      ...connection,
+      request: (method, params, options) => {
+        if (!asksForLogs(params)) return connection.request(method, params, options);
+        return new Observable<ExchangeEvent>((subscriber) => {
+          view.logging += 1;
+          const exchange = connection.request(method, params, options).subscribe({
+            next: (event) => subscriber.next(event),
+            error: (error: unknown) => subscriber.error(error),
+            complete: () => subscriber.complete(),
+          });
+          return () => {
+            view.logging -= 1;
+            exchange.unsubscribe();
+          };
+        });
+      },
+      notifications$: view.logs.asObservable(),
+      close: () => {
+        views.delete(view);
+        view.logs.complete();
+      },
+    };
+  };
+
+  const adopt = (connection: UpstreamConnection): void => {
+    current = connection;
+    connecting$ = undefined;
+    const routing = connection.notifications$.subscribe((frame) => route(connection, frame));
+    // A child that exited is gone for every session: the next initialize connects anew.
+    connection.exit$.pipe(take(1)).subscribe(() => {
+      routing.unsubscribe();
+      if (current === connection) current = undefined;
+    });
+  };
+
+  return {
+    connect: (): Observable<UpstreamConnection> =>
+      defer(() => {
+        if (current !== undefined) return of(viewOf(current));
+        connecting$ ??= connect().pipe(
+          take(1),
+          tap({
+            next: adopt,
+            error: () => {
+              connecting$ = undefined;
+            },
+          }),
+          shareReplay({ bufferSize: 1, refCount: false }),
+        );
+        return connecting$.pipe(map(viewOf));
+      }),
+    close: (): void => {
+      current?.close();
+      current = undefined;
+    },
+  };
+}
