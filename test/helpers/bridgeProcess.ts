@@ -129,10 +129,6 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once `condition()` holds (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
-export const waitUntil = (condition: () => boolean, timeoutMs: number, what: string): Promise<void> =>
-  waitFor(condition, { timeoutMs, what, everyMs: 20 });
-
 /** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
 export async function exitWithin(peer: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
   const started = Date.now();
@@ -167,7 +163,7 @@ export function pidsInFile(file: string): number[] {
 export async function upstreamPid(bridge: RawPeer, timeoutMs = 10_000): Promise<number> {
   const pid = bridge.child.pid;
   if (pid === undefined) throw new Error('the bridge has no pid');
-  await waitUntil(() => childPids(pid).length > 0, timeoutMs, 'the upstream child');
+  await waitFor(() => childPids(pid).length > 0, { timeoutMs, what: 'the upstream child' });
   return childPids(pid)[0]!;
 }
 

@@ -4,18 +4,12 @@
  * stopped on other statuses, each with its stderr line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { killAllPeers, notification } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import {
-  callTool,
-  endAndExit,
-  firstText,
-  handshakeWithToolsList,
-  startUrlBridge,
-  until,
-} from './httpSupport.js';
+import { callTool, endAndExit, firstText, handshakeWithToolsList, startUrlBridge } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 
@@ -71,7 +65,7 @@ describe('the listen stream over HTTP', () => {
 
   it('a listen stream refused with 503 is opened again after the backoff, with a warning line', async () => {
     const { peer, server } = await start((server) => refuseListens(server, 1, { status: 503 }));
-    await until(() => listens(server) >= 2);
+    await waitFor(() => listens(server) >= 2);
     expect(peer.stderr).toContain(
       'mcp-bridge-vscode: bridge: warning: the listen stream ended with the HTTP status 503; the next one opens in 500 ms.',
     );
@@ -81,7 +75,7 @@ describe('the listen stream over HTTP', () => {
 
   it('a listen stream refused with 404 is not opened again, with its line, and requests still work', async () => {
     const { peer, server } = await start((server) => refuseListens(server, 1, { status: 404 }));
-    await until(() =>
+    await waitFor(() =>
       peer.stderr.includes(
         'mcp-bridge-vscode: bridge: warning: the listen stream failed with the HTTP status 404; list changes stop.',
       ),

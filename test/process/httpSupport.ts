@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { BRIDGE, initializeRequest, note } from '../helpers/bridgeProcess.js';
 import { exchange, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 export { makeTestCerts } from '../edges/http/support.js';
 export type { TestCerts } from '../edges/http/support.js';
@@ -83,10 +82,6 @@ export async function endAndExit(peer: RawPeer): Promise<number | null> {
   peer.closeStdin();
   return (await peer.exit).code;
 }
-
-/** Resolves once `check` is true (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
-export const until = (check: () => boolean, timeoutMs = 10_000): Promise<void> =>
-  waitFor(check, { timeoutMs, everyMs: 20 });
 
 /** Writes a file in `dir` and returns its path. */
 export function writeIn(dir: string, name: string, text: string): string {

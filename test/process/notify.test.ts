@@ -5,6 +5,7 @@
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import {
   FIXTURE,
@@ -18,7 +19,6 @@ import {
   untilUpstream,
   upstreamBarrier,
   upstreamFrames,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -59,7 +59,7 @@ const EVENTS: readonly unknown[] = [TOOLS, PROMPTS, RESOURCES, UPDATED];
 /** Resolves with the first `count` list changes and updates from line `from` on, once written. */
 async function eventsSince(peer: RawPeer, from: number, count: number, timeoutMs = 10_000): Promise<Frame[]> {
   const events = (): Frame[] => framesSince(peer, from).filter((frame) => EVENTS.includes(frame.method));
-  await waitUntil(() => events().length >= count, timeoutMs, `${count} events`);
+  await waitFor(() => events().length >= count, { timeoutMs, what: `${count} events` });
   return events().slice(0, count);
 }
 
