@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { BRIDGE, initializeRequest, note } from '../helpers/bridgeProcess.js';
 import { exchange, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
+import { WAIT_BOUND_MS } from '../helpers/waitFor.js';
 
 export { makeTestCerts } from '../edges/http/support.js';
 export type { TestCerts } from '../edges/http/support.js';
@@ -29,7 +30,7 @@ export function startUrlBridge(url: string, args: readonly string[] = [], env?: 
  * A start and the first request of a bridge take a while on a loaded machine (the executable loads
  * its modules, then asks the upstream); the waits of these tests allow that.
  */
-export const WAIT_MS = 20_000;
+export const WAIT_MS = WAIT_BOUND_MS;
 
 /** Initializes with the capabilities of VS Code and sends notifications/initialized. */
 export async function handshake(peer: RawPeer): Promise<Frame> {
