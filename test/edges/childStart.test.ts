@@ -80,6 +80,6 @@ describe('startUpstreamChild', () => {
     const exit = exitOf(child);
     await stopUpstreamChild(child, 200);
     expect(await exit).toEqual({ code: null, signal: 'SIGKILL' });
-    await waitFor(() => !isRunning(pid), { timeoutMs: 5_000, what: 'the end of the child' });
+    await waitFor(() => !isRunning(pid), { what: 'the end of the child' });
   });
 });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { waitFor } from '../helpers/waitFor.js';
+import { WAIT_BOUND_MS, waitFor } from '../helpers/waitFor.js';
 import type { TestContext } from 'vitest';
 import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
@@ -30,7 +30,7 @@ import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
 /** How long a start may take on a loaded machine (Node three times: bridge, upstream, grandchild). */
 const STARTUP_MS = 30_000;
 /** How long the upstream processes may take to leave the process table after the bridge exited. */
-const GONE_MS = 5_000;
+const GONE_MS = WAIT_BOUND_MS;
 
 /**
  * An upstream that ignores the end of its stdin, as many servers do: it answers `server/discover`,

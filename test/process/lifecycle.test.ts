@@ -232,7 +232,6 @@ describe.concurrent('a failed initialize', () => {
     expect((first.error as { message: string }).message).toMatch(/not an MCP server of revision 2026-07-28/);
     // The failed attempt stops its upstream process; a retry starts a new one from scratch.
     await waitFor(() => childPids(bridge.child.pid!).length === 0, {
-      timeoutMs: 5_000,
       what: 'the stop of the upstream',
     });
     expect(await ask(bridge, initializeRequest('retry'))).toEqual(
@@ -283,7 +282,6 @@ describe.concurrent('a failed initialize', () => {
     const order = bridge.lines.map((line) => (JSON.parse(line) as Frame).id);
     expect(order).toEqual([0, 'ping', 2, 3, 1]);
     await waitFor(() => childPids(bridge.child.pid!).length === 0, {
-      timeoutMs: 5_000,
       what: 'the stop of the upstream',
     });
   });
@@ -306,7 +304,6 @@ describe.concurrent('a failed initialize', () => {
     });
     bridge.send(initializeRequest(1));
     await waitFor(() => childPids(bridge.child.pid!).length === 1, {
-      timeoutMs: 5_000,
       what: 'the start of the upstream',
     });
     bridge.send(note('notifications/cancelled', { requestId: 1, reason: 'the user gave up' }));

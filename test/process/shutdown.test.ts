@@ -251,7 +251,7 @@ describe.concurrent('the loss of the upstream process', () => {
       bridgeErrorResponse(1, 'closed', 'server/discover'),
     );
     // Stopped by the bridge, not by its own end (it would run for 120 s).
-    await waitFor(() => !isRunning(child), { timeoutMs: 5_000, what: 'the stop of the child' });
+    await waitFor(() => !isRunning(child), { what: 'the stop of the child' });
     expect(bridge.child.exitCode).toBeNull();
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0 });
