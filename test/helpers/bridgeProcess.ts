@@ -67,7 +67,7 @@ export async function handshake(
   capabilities: object = VSCODE_CAPABILITIES,
 ): Promise<Record<string, unknown>> {
   peer.send(initializeRequest(1, capabilities));
-  const response = await peer.nextFrame((f) => f.id === 1, 10_000);
+  const response = await peer.nextFrame((f) => f.id === 1);
   peer.send(note('notifications/initialized'));
   return response;
 }
@@ -82,9 +82,9 @@ export async function handshakeWithToolsList(
   capabilities: object = VSCODE_CAPABILITIES,
 ): Promise<Record<string, unknown>> {
   peer.send(initializeRequest(1, capabilities));
-  const response = await peer.nextFrame((f) => f.id === 1, 10_000);
+  const response = await peer.nextFrame((f) => f.id === 1);
   peer.send(req('listed', 'tools/list'));
-  await peer.nextFrame((f) => f.id === 'listed', 10_000);
+  await peer.nextFrame((f) => f.id === 'listed');
   peer.send(note('notifications/initialized'));
   return response;
 }
