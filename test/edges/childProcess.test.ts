@@ -21,7 +21,8 @@ import { isRunning } from '../helpers/bridgeProcess.js';
  * `SHORT_GRACE_MS` to children that ignore the end of stdin.
  */
 const LONG_GRACE_MS = 30_000;
-const SHORT_GRACE_MS = 200;
+// Long enough that the SIGTERM reaches a started Node (not the SIGKILL at twice the grace) under load.
+const SHORT_GRACE_MS = 1_000;
 const config = (argv: string[], stopGraceMs = LONG_GRACE_MS) => ({ argv, maxLineBytes: 65_536, stopGraceMs });
 
 /** A child that writes a frame, a line of only `\r\n`, then a frame, all with Windows line ends. */
