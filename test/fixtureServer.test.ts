@@ -3,7 +3,7 @@
  * (`npx tsc -p tsconfig.build.json`): it runs dist/test/fixtures/fixtureServer.js.
  */
 import { resolve } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   exchange,
   killAllPeers,
@@ -13,6 +13,7 @@ import {
   spawnPeer,
 } from './helpers/rawPeer.js';
 import type { Frame, RawPeer } from './helpers/rawPeer.js';
+import { waitFor } from './helpers/waitFor.js';
 
 const FIXTURE = resolve('dist/test/fixtures/fixtureServer.js');
 const CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
@@ -184,9 +185,9 @@ describe('the fixture server on stdio', () => {
     const slow = request('tools/call', { name: 'slow', arguments: { ms: 60_000 } });
     peer.send(slow);
     peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: slow.id } });
-    await vi.waitFor(() =>
-      expect(peer.stderr.join('\n')).toContain('bridge-fixture-server: slow: canceled after'),
-    );
+    await waitFor(() => peer.stderr.join('\n').includes('bridge-fixture-server: slow: canceled after'), {
+      what: 'the line of the canceled slow call',
+    });
     expect(await callText(peer, 'echo', { arguments: { text: 'after' } })).toBe('after');
     expect(peer.lines.some((line) => (JSON.parse(line) as Frame).id === slow.id)).toBe(false);
   });

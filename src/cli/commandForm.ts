@@ -22,12 +22,16 @@ export function commandFormOptions(argv: readonly string[]): ServeOptions | unde
   const logLevel = LOG_LEVELS.find((level) => level === lastOf('log-level'));
   const seconds = lastOf('discover-timeout');
   const maxLineBytes = lastOf('max-line-bytes');
+  const listenBackoff = lastOf('listen-backoff');
+  const listenMaxBackoff = lastOf('listen-max-backoff');
   return {
     upstream: { kind: 'command', argv: line.command },
     ...(name === undefined ? {} : { name }),
     logLevel: logLevel ?? DEFAULTS.logLevel,
     discoverTimeoutMs: (seconds === undefined ? DEFAULTS.discoverTimeoutSeconds : Number(seconds)) * 1000,
     maxLineBytes: maxLineBytes === undefined ? DEFAULTS.maxLineBytes : Number(maxLineBytes),
+    ...(listenBackoff === undefined ? {} : { listenBackoffMs: Number(listenBackoff) }),
+    ...(listenMaxBackoff === undefined ? {} : { listenMaxBackoffMs: Number(listenMaxBackoff) }),
     headers: [],
     maxResponseBytes: DEFAULTS.maxResponseBytes,
     warnings: [],

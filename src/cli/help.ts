@@ -82,6 +82,11 @@ Options:
                              (default: 60)
   --max-line-bytes <n>       longest line accepted, in bytes, 1 to 1073741824
                              (default: 67108864)
+  --listen-backoff <ms>      first wait before a lost listen stream of list changes opens
+                             again, doubled after each loss, in milliseconds, 1 to
+                             2147483647 (default: 500)
+  --listen-max-backoff <ms>  longest of those waits, in milliseconds, 1 to 2147483647, not
+                             less than --listen-backoff (default: 30000)
   --help                     print this help and exit
   --version                  print the version and exit
 

@@ -20,6 +20,15 @@ export const LOG_LEVELS: readonly LogLevel[] = ['err', 'warn', 'info', 'debug'];
 export const MAX_SECONDS = 4_294_967_295;
 /** The largest `--max-line-bytes` and `--max-response-bytes`. */
 export const MAX_BYTES = 1_073_741_824;
+/** The largest `--listen-backoff` and `--listen-max-backoff`, in ms: the longest wait of a Node timer. */
+export const MAX_WAIT_MS = 2_147_483_647;
+
+/**
+ * Whether `--listen-backoff` and `--listen-max-backoff` fit together (docs/notifications.md#notifications-reconnect):
+ * the longest wait is never below the first one.
+ */
+export const backoffInOrder = (firstMs: number | undefined, longestMs: number | undefined): boolean =>
+  firstMs === undefined || longestMs === undefined || longestMs >= firstMs;
 
 /** Every value of an option, in the order given. */
 export type Values = (name: OptionName) => readonly string[];

@@ -18,7 +18,7 @@ import {
   terminateGroup,
 } from '../edges/childStart.js';
 import type { UpstreamChild } from '../edges/childStart.js';
-import { LOG_LEVELS, MAX_BYTES, MAX_SECONDS, decimal } from './optionValues.js';
+import { LOG_LEVELS, MAX_BYTES, MAX_SECONDS, MAX_WAIT_MS, backoffInOrder, decimal } from './optionValues.js';
 import { scanArgv } from './scan.js';
 import type { OptionName } from './scan.js';
 
@@ -32,6 +32,17 @@ const VALUE_CHECKS: Partial<Record<OptionName, (text: string) => boolean>> = {
   'log-level': (text) => LOG_LEVELS.some((level) => level === text),
   'discover-timeout': (text) => decimal(MAX_SECONDS)(text) !== undefined,
   'max-line-bytes': (text) => decimal(MAX_BYTES)(text) !== undefined,
+  'listen-backoff': (text) => decimal(MAX_WAIT_MS)(text) !== undefined,
+  'listen-max-backoff': (text) => decimal(MAX_WAIT_MS)(text) !== undefined,
+};
+
+/** The last value of an option as a number (checked by VALUE_CHECKS), or undefined. */
+const lastNumber = (
+  values: ReadonlyMap<OptionName, readonly string[]>,
+  name: OptionName,
+): number | undefined => {
+  const text = values.get(name)?.at(-1);
+  return text === undefined ? undefined : Number(text);
 };
 
 /** The values of the options before `--`, by option; undefined when one does not serve. */
@@ -72,6 +83,9 @@ export function commandLine(argv: readonly string[]): CommandLine | undefined {
   const values = servingValues(scan.args.slice(0, separator));
   const [command, ...args] = scan.args.slice(separator + 1);
   if (values === undefined || command === undefined || command === '') return undefined;
+  // The one check across two options: the full parse refuses a longest wait below the first.
+  if (!backoffInOrder(lastNumber(values, 'listen-backoff'), lastNumber(values, 'listen-max-backoff')))
+    return undefined;
   return { command: [command, ...args], values };
 }
 

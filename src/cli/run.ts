@@ -27,6 +27,7 @@ import { packageVersion } from './version.js';
 import type { Profile } from '../profiles/profile.js';
 import { CHILD_STOP_GRACE_MS, sameArgv } from '../edges/childStart.js';
 import { dropPrestart } from './prestart.js';
+import { listenLimits } from './listenLimits.js';
 import type { Prestart } from './prestart.js';
 
 /** The sign-in of a URL upstream, loaded only when it is on (start-up time). */
@@ -126,7 +127,7 @@ async function serve(
     version: packageVersion(),
     ...(options.name === undefined ? {} : { name: options.name }),
     logger,
-    limits: { discoverTimeoutMs: options.discoverTimeoutMs },
+    limits: { discoverTimeoutMs: options.discoverTimeoutMs, ...listenLimits(options) },
     maxLineBytes: options.maxLineBytes,
     maxResponseBytes: options.maxResponseBytes,
     env: process.env,

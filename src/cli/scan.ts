@@ -32,6 +32,8 @@ export const OPTIONS = {
   'log-level': { forms: ALL },
   'discover-timeout': { forms: SERVE },
   'max-line-bytes': { forms: SERVE },
+  'listen-backoff': { forms: SERVE },
+  'listen-max-backoff': { forms: SERVE },
   header: { forms: URL_ONLY },
   'header-env': { forms: URL_ONLY },
   'max-response-bytes': { forms: URL_ONLY },

@@ -12,6 +12,7 @@ import { serveHttp } from '../node/serveHttp.js';
 import type { StdioUpstream } from '../node/serveStdio.js';
 import type { Profile } from '../profiles/profile.js';
 import { executableInputChecks } from './inputChecks.js';
+import { listenLimits } from './listenLimits.js';
 import { packageVersion } from './version.js';
 import { SERVE_TOKEN_ENV } from './httpServeOptions.js';
 import type { SignInSetup } from './signInSetup.js';
@@ -76,6 +77,7 @@ export async function runServeHttp(
       logger,
       limits: {
         discoverTimeoutMs: options.discoverTimeoutMs,
+        ...listenLimits(options),
         ...(http.maxInFlight === undefined ? {} : { maxInFlight: http.maxInFlight }),
       },
       maxLineBytes: options.maxLineBytes,

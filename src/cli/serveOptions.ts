@@ -7,7 +7,16 @@ import type { LogLevel } from '../ports/logger.js';
 import { parseArgv } from './argvParse.js';
 import { caFileOption, checkForm, logLevelOption } from './formOptions.js';
 import { parseHeaders, type HeaderSetting } from './headers.js';
-import { DEFAULTS, MAX_BYTES, MAX_SECONDS, decimal, last, rangeHint } from './optionValues.js';
+import {
+  DEFAULTS,
+  MAX_BYTES,
+  MAX_SECONDS,
+  MAX_WAIT_MS,
+  backoffInOrder,
+  decimal,
+  last,
+  rangeHint,
+} from './optionValues.js';
 import { parseSignInOptions, refuseSignInOptions, type SignInOptions } from './signInArgs.js';
 import { checkUpstreamUrl } from './urlRules.js';
 import { UsageError } from './usageError.js';
@@ -24,6 +33,10 @@ export interface ServeOptions {
   readonly logLevel: LogLevel;
   readonly discoverTimeoutMs: number;
   readonly maxLineBytes: number;
+  /** `--listen-backoff`: the first wait before a lost listen stream opens again, in ms; absent: the bridge's default. */
+  readonly listenBackoffMs?: number;
+  /** `--listen-max-backoff`: the longest of those waits, in ms; absent: the bridge's default. */
+  readonly listenMaxBackoffMs?: number;
   /** `--header` (secret: false) and `--header-env` (secret: true) in that order; URL form only. */
   readonly headers: readonly HeaderSetting[];
   readonly maxResponseBytes: number;
@@ -66,6 +79,14 @@ export function serveOptions(
     decimal(MAX_BYTES),
     rangeHint(MAX_BYTES, 'bytes'),
   );
+  const waitHint = rangeHint(MAX_WAIT_MS, 'milliseconds');
+  const listenBackoffMs = last(values, 'listen-backoff', decimal(MAX_WAIT_MS), waitHint);
+  const listenMaxBackoffMs = last(values, 'listen-max-backoff', decimal(MAX_WAIT_MS), waitHint);
+  if (!backoffInOrder(listenBackoffMs, listenMaxBackoffMs)) {
+    throw new UsageError(
+      'the value of --listen-max-backoff is not valid: it must not be less than --listen-backoff',
+    );
+  }
   if (url !== undefined) checkUpstreamUrl(url);
   const { headers, warnings } = parseHeaders(values('header'), values('header-env'), env);
   // docs/http-upstream.md#http-headers: a static authorization header turns the sign-in off; sign-in options then conflict.
@@ -88,6 +109,8 @@ export function serveOptions(
     logLevel: logLevel ?? DEFAULTS.logLevel,
     discoverTimeoutMs: (seconds ?? DEFAULTS.discoverTimeoutSeconds) * 1000,
     maxLineBytes: maxLineBytes ?? DEFAULTS.maxLineBytes,
+    ...(listenBackoffMs === undefined ? {} : { listenBackoffMs }),
+    ...(listenMaxBackoffMs === undefined ? {} : { listenMaxBackoffMs }),
     headers,
     maxResponseBytes: maxResponseBytes ?? DEFAULTS.maxResponseBytes,
     ...(caFile === undefined ? {} : { caFile }),

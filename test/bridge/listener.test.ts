@@ -30,7 +30,8 @@ import type {
 } from '../../src/protocol/jsonrpc.js';
 import { createFakeUpstream, upstreamError } from '../../src/testing/fakeUpstream.js';
 import type { FakeRequest } from '../../src/testing/fakeUpstream.js';
-import { err, errWith, note, req, res } from '../../src/testing/frames.js';
+import { errWith, note, req, res } from '../../src/testing/frames.js';
+import { wireErrorFrame } from '../helpers/wireErrors.js';
 
 const NONE: DeclaredLists = { tools: false, prompts: false, resources: false, subscribe: false };
 const ALL: DeclaredLists = { tools: true, prompts: true, resources: true, subscribe: true };
@@ -107,7 +108,7 @@ describe('listener', () => {
   it('starts only after notifications/initialized, and answers -32601 before', () => {
     const h = setup(ALL);
     expect(h.calls).toHaveLength(0);
-    expect(h.send(subscribe(1, A))).toEqual([err(1, -32601, 'method_not_found')]);
+    expect(h.send(subscribe(1, A))).toEqual([wireErrorFrame(1, 'method_not_found')]);
     h.initialized();
     expect(h.calls.map((call) => call.method)).toEqual(['subscriptions/listen']);
   });
@@ -116,21 +117,21 @@ describe('listener', () => {
     const h = setup(NONE);
     h.initialized();
     expect(h.calls).toHaveLength(0);
-    expect(h.send(subscribe(1, A))).toEqual([err(1, -32601, 'method_not_found')]);
+    expect(h.send(subscribe(1, A))).toEqual([wireErrorFrame(1, 'method_not_found')]);
   });
 
   it('answers -32601 to resources/subscribe when the upstream did not declare subscribe', () => {
     const h = setup({ ...NONE, tools: true });
     h.initialized();
-    expect(h.send(subscribe(1, A))).toEqual([err(1, -32601, 'method_not_found')]);
-    expect(h.send(unsubscribe(2, A))).toEqual([err(2, -32601, 'method_not_found')]);
+    expect(h.send(subscribe(1, A))).toEqual([wireErrorFrame(1, 'method_not_found')]);
+    expect(h.send(unsubscribe(2, A))).toEqual([wireErrorFrame(2, 'method_not_found')]);
   });
 
   it('answers -32602 to params without a string uri', () => {
     const h = setup(ALL);
     h.initialized();
-    expect(h.send(subscribe(1, undefined))).toEqual([err(1, -32602, 'invalid_params')]);
-    expect(h.send(subscribe(2, 5))).toEqual([err(2, -32602, 'invalid_params')]);
+    expect(h.send(subscribe(1, undefined))).toEqual([wireErrorFrame(1, 'invalid_params')]);
+    expect(h.send(subscribe(2, 5))).toEqual([wireErrorFrame(2, 'invalid_params')]);
     expect(h.calls).toHaveLength(1);
   });
 
@@ -181,7 +182,7 @@ describe('listener', () => {
     h.initialized();
     const frames = h.send(subscribe(7, A));
     h.calls[1]?.reply(new BridgeError('transport_failed', { httpStatus: 503 }));
-    expect(frames).toEqual([err(7, -32603, 'transport_failed', 'HTTP status 503')]);
+    expect(frames).toEqual([wireErrorFrame(7, 'transport_failed', 'HTTP status 503')]);
     expect(h.calls[0]?.cancelReason).toBeUndefined();
     expect(h.lines).toEqual([
       'warn: the listen stream for a change of the subscriptions failed: transport_failed (HTTP status 503)',
@@ -194,7 +195,7 @@ describe('listener', () => {
     const frames = h.send(subscribe(7, A));
     h.answer(h.calls[1], res(2, { resultType: 'complete' }));
     expect(frames).toEqual([
-      err(7, -32603, 'invalid_response', 'subscriptions/listen ended before its acknowledgment'),
+      wireErrorFrame(7, 'invalid_response', 'subscriptions/listen ended before its acknowledgment'),
     ]);
   });
 
@@ -256,6 +257,6 @@ describe('listener', () => {
       'the client closed the connection',
       'the client closed the connection',
     ]);
-    expect(h.send(subscribe(3, A))).toEqual([err(3, -32601, 'method_not_found')]);
+    expect(h.send(subscribe(3, A))).toEqual([wireErrorFrame(3, 'method_not_found')]);
   });
 });

@@ -15,7 +15,8 @@ import type { Logger } from '../../src/ports/logger.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../src/protocol/parseLine.js';
-import { err, progress, req, res } from '../../src/testing/frames.js';
+import { progress, req, res } from '../../src/testing/frames.js';
+import { wireErrorFrame } from '../helpers/wireErrors.js';
 import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 import type { FakeRequest } from '../../src/testing/fakeUpstream.js';
 import { createProtocolScheduler } from '../../src/testing/scheduler.js';
@@ -68,14 +69,14 @@ const client: Record<string, Inbound> = {
 };
 const out: Record<string, Frame> = {
   I: res(1, INITIALIZE_RESULT),
-  C: err(2, -32603, 'timeout', 'tools/call: no response in 1 s'),
-  L: err('list', -32603, 'timeout', 'tools/list: no response in 300 ms'),
-  G: err(0, -32603, 'timeout', 'prompts/get: no response in 500 ms'),
+  C: wireErrorFrame(2, 'timeout', 'tools/call: no response in 1 s'),
+  L: wireErrorFrame('list', 'timeout', 'tools/list: no response in 300 ms'),
+  G: wireErrorFrame(0, 'timeout', 'prompts/get: no response in 500 ms'),
   P: res(3, {}),
-  T: err(4, -32603, 'timeout', 'tools/call: no response in 1 s'),
-  M: err(5, -32603, 'timeout', 'completion/complete: no response in 300 ms'),
-  R: err(6, -32603, 'timeout', 'resources/read: no response in 500 ms'),
-  X: err(7, -32603, 'timeout', 'resources/templates/list: no response in 300 ms'),
+  T: wireErrorFrame(4, 'timeout', 'tools/call: no response in 1 s'),
+  M: wireErrorFrame(5, 'timeout', 'completion/complete: no response in 300 ms'),
+  R: wireErrorFrame(6, 'timeout', 'resources/read: no response in 500 ms'),
+  X: wireErrorFrame(7, 'timeout', 'resources/templates/list: no response in 300 ms'),
   A: res('list', { tools: [] }),
   1: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1 } },
   2: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 2 } },
@@ -259,7 +260,7 @@ describe('a round-1 limit longer than the wait for the first slow-request line',
       fake = setup(ts, {}, LONG);
       expectObservable(fake.bridge(hot('i 4ms c', client)), '^ 20s !').toBe('I 15004ms C', {
         ...out,
-        C: err(2, -32603, 'timeout', 'tools/call: no response in 15 s'),
+        C: wireErrorFrame(2, 'timeout', 'tools/call: no response in 15 s'),
       });
     });
     expect(fake?.lines.filter((line) => line.includes('still waiting'))).toEqual([
@@ -316,7 +317,7 @@ describe('a round-1 limit longer than the wait for the first slow-request line',
         {
           ...out,
           // The detail of an internal failure stays in the log (the message points there).
-          C: err(2, -32603, 'internal'),
+          C: wireErrorFrame(2, 'internal'),
         },
       );
     });

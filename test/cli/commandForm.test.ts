@@ -25,6 +25,11 @@ const pieces = fc.constantFrom(
   '--max-line-bytes=1073741824',
   '--max-line-bytes=1073741825',
   '--max-response-bytes=100',
+  '--listen-backoff',
+  '--listen-backoff=20',
+  '--listen-backoff=0',
+  '--listen-max-backoff=10',
+  '--listen-max-backoff=2147483648',
   '--header=X-A:1',
   '--ca-file',
   '--no-browser',
@@ -62,6 +67,14 @@ describe('commandFormOptions', () => {
       warnings: [],
     });
     expect(commandFormOptions(['https://example.com/mcp'])).toBeUndefined();
+  });
+
+  it('reads --listen-backoff and --listen-max-backoff, and leaves both out when they are not given', () => {
+    expect(
+      commandFormOptions(['--listen-backoff', '20', '--listen-max-backoff=80', '--', 'node']),
+    ).toMatchObject({ listenBackoffMs: 20, listenMaxBackoffMs: 80 });
+    expect(commandFormOptions(['--', 'node'])).not.toHaveProperty('listenBackoffMs');
+    expect(commandFormOptions(['--', 'node'])).not.toHaveProperty('listenMaxBackoffMs');
   });
 
   it('gives the options of the full parse for every command line it reads, and reads every command form the full parse serves', () => {

@@ -19,6 +19,9 @@ const pieces = fc.constantFrom(
   '--log-level=debug',
   '--discover-timeout',
   '--max-line-bytes=100',
+  '--listen-backoff=100',
+  '--listen-max-backoff=50',
+  '--listen-max-backoff=200',
   '--header',
   '--header=X-A:1',
   '--ca-file',
@@ -57,12 +60,16 @@ describe('prestartCommand', () => {
     expect(prestartCommand(['--name', 'Files', '--log-level=debug', '--', 'npx', '-y', 'pkg', '--'])).toEqual(
       ['npx', '-y', 'pkg', '--'],
     );
+    expect(prestartCommand(['--listen-backoff=20', '--listen-max-backoff', '20', '--', 'node'])).toEqual([
+      'node',
+    ]);
   });
 
   it('finds none for help, version, logout, a URL, a refused argument or value, or an empty command', () => {
     for (const argv of [
       ['--discover-timeout', '0', '--', 'node'],
       ['--max-line-bytes=x', '--', 'node'],
+      ['--listen-backoff', '100', '--listen-max-backoff', '99', '--', 'node'],
       ['--log-level', 'loud', '--', 'node'],
       ['--name=', '--', 'node'],
       ['--header', 'X-A: 1', '--', 'node'],

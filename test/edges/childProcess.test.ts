@@ -8,13 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { killGroup, spawnChildUpstream } from '../../src/edges/childProcess.js';
 import { startUpstreamChild } from '../../src/edges/childStart.js';
 import type { ChildExit } from '../../src/edges/childStart.js';
-import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
+import { isRunning } from '../helpers/bridgeProcess.js';
 
-const config = (argv: string[]) => ({ argv, maxLineBytes: 65_536, stopGraceMs: 200 });
+/**
+ * A child that exits by itself at the end of its stdin gets a grace far longer than it needs, so
+ * that on a loaded machine its own exit comes before the SIGTERM; the tests of the SIGTERM give
+ * `SHORT_GRACE_MS` to children that ignore the end of stdin.
+ */
+const LONG_GRACE_MS = 30_000;
+// Long enough that the SIGTERM reaches a started Node (not the SIGKILL at twice the grace) under load.
+const SHORT_GRACE_MS = 1_000;
+const config = (argv: string[], stopGraceMs = LONG_GRACE_MS) => ({ argv, maxLineBytes: 65_536, stopGraceMs });
 
 /** A child that writes a frame, a line of only `\r\n`, then a frame, all with Windows line ends. */
 const CRLF_CHILD = [
@@ -58,7 +67,10 @@ describe('spawnChildUpstream', () => {
     // Ignores the end of its stdin: only the SIGTERM after the grace stops it.
     const child = startUpstreamChild([process.execPath, '-e', 'setInterval(() => undefined, 1000);']);
     const exit = new Promise<ChildExit>((resolve) => child.onExit(resolve));
-    const subscription = spawnChildUpstream({ ...config([...child.argv]), child }, silentLogger).subscribe();
+    const subscription = spawnChildUpstream(
+      { ...config([...child.argv], SHORT_GRACE_MS), child },
+      silentLogger,
+    ).subscribe();
     // In the same turn as the spawn: Node reports the spawn event in a later one.
     subscription.unsubscribe();
     expect(await exit).toEqual({ code: null, signal: 'SIGTERM' });
@@ -73,7 +85,7 @@ describe('spawnChildUpstream', () => {
     // Closes its stdin, says so on stdout, and would run for a minute.
     const child = CLOSES_STDIN;
     const transport = await firstValueFrom(
-      spawnChildUpstream(config([process.execPath, '-e', child]), logger),
+      spawnChildUpstream(config([process.execPath, '-e', child], SHORT_GRACE_MS), logger),
     );
     const exit = firstValueFrom(transport.exit$);
     await firstValueFrom(transport.inbound$);
@@ -106,7 +118,7 @@ describe('spawnChildUpstream', () => {
     const exit = firstValueFrom(transport.exit$);
     killGroup(transport.pid);
     await exit;
-    await waitUntil(() => !isRunning(grandchild), 10_000, 'the grandchild stops');
+    await waitFor(() => !isRunning(grandchild), { timeoutMs: 10_000, what: 'the grandchild stops' });
   });
 
   // Windows only: cmd.exe and `.cmd` launchers exist there alone; the rules themselves are

@@ -9,12 +9,13 @@ import type * as ChildProcessModule from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { firstValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { spawnChildUpstream } from '../../src/edges/childProcess.js';
 import { startUpstreamChild, stopUpstreamChild } from '../../src/edges/childStart.js';
 import type { ChildExit, ChildStartOutcome } from '../../src/edges/childStart.js';
 import { NO_POSIX_SIGNALS } from '../helpers/platform.js';
-import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
+import { isRunning } from '../helpers/bridgeProcess.js';
 
 // The spawn of src/edges/childStart.ts, recorded: a test waits for the 'close' of its child.
 vi.mock('node:child_process', async (original) => {
@@ -79,6 +80,6 @@ describe('startUpstreamChild', () => {
     const exit = exitOf(child);
     await stopUpstreamChild(child, 200);
     expect(await exit).toEqual({ code: null, signal: 'SIGKILL' });
-    await waitUntil(() => !isRunning(pid), 5_000, 'the end of the child');
+    await waitFor(() => !isRunning(pid), { what: 'the end of the child' });
   });
 });

@@ -10,6 +10,7 @@ import type { DualEraHandle, ServeDualEraOptions } from '../../src/embed/index.j
 import { createFixtureServer } from '../fixtures/fixtureFactory.js';
 import { parseFrame } from '../helpers/rawPeer.js';
 import type { Frame } from '../helpers/rawPeer.js';
+import { WAIT_BOUND_MS } from '../helpers/waitFor.js';
 
 export interface MemoryPeer extends DualEraHandle {
   /** Writes one frame as a JSON line; a string is written as the line itself. */
@@ -55,7 +56,10 @@ export function startEmbedded(options: Omit<ServeDualEraOptions, 'io'> = {}): Me
     }),
   );
 
-  const nextFrame = (predicate: (frame: Frame) => boolean = () => true, timeoutMs = 5_000): Promise<Frame> =>
+  const nextFrame = (
+    predicate: (frame: Frame) => boolean = () => true,
+    timeoutMs = WAIT_BOUND_MS,
+  ): Promise<Frame> =>
     new Promise((resolve, reject) => {
       const check = (): void => {
         for (let i = 0; i < lines.length; i++) {

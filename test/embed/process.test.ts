@@ -24,19 +24,22 @@ import {
 import type { RawPeer } from '../helpers/rawPeer.js';
 
 const EMBEDDED = fileURLToPath(new URL('../../dist/test/fixtures/embeddedServer.js', import.meta.url));
-/** §9.10: the exit bound after the end of stdin (2 x grace + 2 s). */
-const EXIT_BOUND_MS = 6_000;
+/**
+ * A call that would run for an hour: with one in flight, an exit at the end of stdin is the cut of
+ * the grace (docs/embedded.md#embedded-stop). The length of the grace is the subject of
+ * test/embed/modernPath.test.ts and legacyPath.test.ts; here the event is the exit, which does not
+ * depend on the load of the machine.
+ */
+const ENDLESS_MS = 3_600_000;
 
 afterEach(killAllPeers);
 
 const startEmbedded = (...args: string[]): RawPeer => spawnPeer(process.execPath, [EMBEDDED, ...args]);
 
-/** Closes stdin; resolves with the exit code once the process exited, within the bound. */
+/** Closes stdin; resolves with the exit code once the process exited. */
 async function exitAfterEof(peer: RawPeer): Promise<number | null> {
-  const started = Date.now();
   peer.closeStdin();
   const { code } = await peer.exit;
-  expect(Date.now() - started).toBeLessThan(EXIT_BOUND_MS);
   return code;
 }
 
@@ -95,7 +98,7 @@ describe('the embedded server process', () => {
     await handshakeWithToolsList(peer);
     // The catch-up of the tools listed before: the listen stream is acknowledged.
     await peer.nextFrame(notification('notifications/tools/list_changed'));
-    peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 60_000 } }));
+    peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: ENDLESS_MS } }));
     peer.send(req(3, 'tools/call', { name: 'ask_form', arguments: {} }));
     peer.send(req(4, 'tools/call', { name: 'ask_sample', arguments: {} }));
     await peer.nextFrame((frame) => frame.method === 'elicitation/create');
@@ -108,7 +111,7 @@ describe('the embedded server process', () => {
     const stream = modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } });
     peer.send(stream);
     await peer.nextFrame(notification('notifications/subscriptions/acknowledged'));
-    peer.send(modernRequest('tools/call', { name: 'slow', arguments: { ms: 60_000 } }));
+    peer.send(modernRequest('tools/call', { name: 'slow', arguments: { ms: ENDLESS_MS } }));
     expect(await exitAfterEof(peer)).toBe(0);
     expect(peer.lines.map((line) => parseFrame(line)?.id)).toContain(stream.id);
   });

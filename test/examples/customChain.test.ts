@@ -45,7 +45,7 @@ describe('examples/custom-chain.ts with the 1.x Client', () => {
       received.push(message);
       onmessage?.(message);
     };
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await client.close();

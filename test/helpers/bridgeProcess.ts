@@ -67,7 +67,7 @@ export async function handshake(
   capabilities: object = VSCODE_CAPABILITIES,
 ): Promise<Record<string, unknown>> {
   peer.send(initializeRequest(1, capabilities));
-  const response = await peer.nextFrame((f) => f.id === 1, 10_000);
+  const response = await peer.nextFrame((f) => f.id === 1);
   peer.send(note('notifications/initialized'));
   return response;
 }
@@ -82,9 +82,9 @@ export async function handshakeWithToolsList(
   capabilities: object = VSCODE_CAPABILITIES,
 ): Promise<Record<string, unknown>> {
   peer.send(initializeRequest(1, capabilities));
-  const response = await peer.nextFrame((f) => f.id === 1, 10_000);
+  const response = await peer.nextFrame((f) => f.id === 1);
   peer.send(req('listed', 'tools/list'));
-  await peer.nextFrame((f) => f.id === 'listed', 10_000);
+  await peer.nextFrame((f) => f.id === 'listed');
   peer.send(note('notifications/initialized'));
   return response;
 }
@@ -129,10 +129,6 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once `condition()` holds (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
-export const waitUntil = (condition: () => boolean, timeoutMs: number, what: string): Promise<void> =>
-  waitFor(condition, { timeoutMs, what, everyMs: 20 });
-
 /** Resolves with the exit of a peer and its time from now; rejects after `boundMs`. */
 export async function exitWithin(peer: RawPeer, boundMs: number): Promise<PeerExit & { ms: number }> {
   const started = Date.now();
@@ -167,7 +163,7 @@ export function pidsInFile(file: string): number[] {
 export async function upstreamPid(bridge: RawPeer, timeoutMs = 10_000): Promise<number> {
   const pid = bridge.child.pid;
   if (pid === undefined) throw new Error('the bridge has no pid');
-  await waitUntil(() => childPids(pid).length > 0, timeoutMs, 'the upstream child');
+  await waitFor(() => childPids(pid).length > 0, { timeoutMs, what: 'the upstream child' });
   return childPids(pid)[0]!;
 }
 

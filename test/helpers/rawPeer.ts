@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { WAIT_BOUND_MS } from './waitFor.js';
 
 /** A parsed stdout line. JSON-RPC frames are objects, but a misbehaving peer may send anything. */
 export type Frame = Record<string, unknown>;
@@ -38,7 +39,7 @@ export interface RawPeer {
 }
 
 // Generous: a timeout only costs time when a test fails, and a loaded CI machine is slow to start Node.
-const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = WAIT_BOUND_MS;
 const live = new Set<RawPeer>();
 
 /** Spawns `cmd args` with piped stdio. */

@@ -4,7 +4,7 @@
  * sees for each cause. Tests build their expected frames from this, never from
  * src/protocol/errors.ts, so that a change of a code or a message there fails a test.
  */
-import type { ErrorObject } from '../../src/protocol/jsonrpc.js';
+import type { ErrorFrame, ErrorObject, RequestId } from '../../src/protocol/jsonrpc.js';
 
 const SEE_LOG = 'See the Output channel of the server.';
 
@@ -132,3 +132,11 @@ export function wireError(cause: WireCause, detail?: string, code?: number): Err
   const [tableCode, message] = WIRE_ERRORS[cause];
   return { code: code ?? tableCode, message, data: detail === undefined ? { cause } : { cause, detail } };
 }
+
+/** The error response to request `id` for a bridge error of `cause` (`code` overrides the table's). */
+export const wireErrorFrame = (
+  id: RequestId | null,
+  cause: WireCause,
+  detail?: string,
+  code?: number,
+): ErrorFrame => ({ jsonrpc: '2.0', id, error: wireError(cause, detail, code) });

@@ -42,7 +42,7 @@ describe.each([
         stderr: 'ignore',
       }),
     );
-  }, 30_000);
+  });
 
   afterEach(async () => {
     await client.close();

@@ -84,16 +84,10 @@ async function exercise(sdk: Client, server: HttpFixture): Promise<void> {
   // Each tools/list_changed counts; none comes with the first acknowledgment of the listen
   // stream, as the client listed nothing before it.
   let changes = 0;
-  const changed = () =>
-    new Promise<void>((resolve) => {
-      const seen = changes;
-      const check = setInterval(() => {
-        if (changes > seen) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 10);
-    });
+  const changed = (): Promise<void> => {
+    const seen = changes;
+    return waitFor(() => changes > seen, { what: 'a tools/list_changed' });
+  };
   sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
 
   const tools = await sdk.listTools();

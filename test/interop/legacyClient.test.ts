@@ -169,7 +169,7 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
     }));
     await client.connect(transport);
     bridgeProcess = (transport.inner as unknown as { _process: ChildProcess })._process;
-  }, 30_000);
+  });
 
   afterEach(async () => {
     // Whatever a session did, no notifications/cancelled ever reaches the client.

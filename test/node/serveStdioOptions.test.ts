@@ -36,8 +36,6 @@ function alive(pid: number): boolean {
   }
 }
 
-const until = (check: () => boolean): Promise<void> => waitFor(check, { everyMs: 20 });
-
 describe('serveStdio options', () => {
   it('logs the start warnings and the watchdog under the scope given, and resolves 0', async () => {
     const stdin = new PassThrough();
@@ -61,14 +59,14 @@ describe('serveStdio options', () => {
     );
     stdin.write(`${JSON.stringify(initializeRequest(1))}\n`);
     // The upstream is started by initialize; its discovery never ends, so the bridge cannot stop.
-    await until(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '');
+    await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '');
     const pid = Number(readFileSync(marker, 'utf8'));
     stdin.end();
     try {
       expect(await code).toBe(0);
       // §2.13: an upstream that ignores SIGTERM does not outlive the serve (the watchdog kills its
       // group; in the library the stop's SIGKILL follows too, so only removing both fails this).
-      await until(() => !alive(pid));
+      await waitFor(() => !alive(pid));
     } finally {
       if (alive(pid)) process.kill(pid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });

@@ -15,8 +15,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { openBrowser } from '../../src/oauth/browser.js';
-import { waitUntil } from '../helpers/bridgeProcess.js';
+import {} from '../helpers/bridgeProcess.js';
 import { recordingLogger } from './receiverHttp.js';
 
 interface Record {
@@ -173,7 +174,7 @@ describe('openBrowser (process)', () => {
     });
     expect(opened).toBe(true);
     // The opener still runs: on a loaded machine it may write its record only after the wait.
-    await waitUntil(() => records().length === 1, 10_000, 'the record of the opener');
+    await waitFor(() => records().length === 1, { timeoutMs: 10_000, what: 'the record of the opener' });
     const [run] = records();
     started.push(run!.pid);
     // It was not killed: the browser it started may be the one the user signs in with.

@@ -103,7 +103,7 @@ describe('the first sign-in during initialize', () => {
     expect(resultText(await h.responseTo(3))).toBe('form: accept {"name":"Ada","age":36}');
     expect(authorizations(h, 'tools/call')).toHaveLength(3);
     const listens = (): unknown[] => authorizations(h, 'subscriptions/listen');
-    await waitUntil(() => listens().length > 0);
+    await waitFor(() => listens().length > 0);
     expect(new Set([...authorizations(h, 'tools/call'), ...listens()])).toEqual(new Set(['Bearer token-1']));
   });
 });
@@ -256,7 +256,7 @@ describe('the listen stream (docs/http-upstream.md#http-listen-stream)', () => {
     h.send(initialize(1, true));
     await h.responseTo(1);
     h.send(initialized);
-    await waitUntil(() =>
+    await waitFor(() =>
       h.logs.includes(
         'bridge: warn: the listen stream failed with the HTTP status 401; the next one opens after the next sign-in.',
       ),
@@ -265,7 +265,7 @@ describe('the listen stream (docs/http-upstream.md#http-listen-stream)', () => {
     const before = h.fixture.received.filter((r) => r.method === 'subscriptions/listen').length;
     p.refuseListen = undefined;
     h.auth.signedInSubject.next();
-    await waitUntil(
+    await waitFor(
       () => h.fixture.received.filter((r) => r.method === 'subscriptions/listen').length > before,
     );
     expect(h.logs).toContain('bridge: info: a sign-in completed; the listen stream opens again.');
@@ -306,7 +306,3 @@ describe('without a sign-in', () => {
     expect(h.fixture.received.filter((r) => r.method === 'server/discover')).toHaveLength(1);
   });
 });
-
-/** The fixture and the logs change asynchronously (test/helpers/waitFor.ts). */
-const waitUntil = (condition: () => boolean, timeoutMs = 10_000): Promise<void> =>
-  waitFor(condition, { timeoutMs });

@@ -8,7 +8,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { isRunning, waitUntil } from '../helpers/bridgeProcess.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { isRunning } from '../helpers/bridgeProcess.js';
 import type { AuthServer } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { runPlace, startServers } from './e2eSupport.js';
@@ -45,7 +46,7 @@ describe('a refresh whose answer never came (the end of stdin during the refresh
     const firstPid = pid();
     expect(firstPid).not.toBeNull();
     await first.close(); // stdin ends
-    await waitUntil(() => !isRunning(firstPid ?? 0), 15_000, 'the first bridge exits');
+    await waitFor(() => !isRunning(firstPid ?? 0), { timeoutMs: 15_000, what: 'the first bridge exits' });
     expect(await call).toBe('no answer');
     expect(await lockFiles(p.stateDir)).toEqual([]);
     hold.release(); // the answer goes out to a bridge that is gone

@@ -129,7 +129,7 @@ describe('a lock holder that dies during its sign-in', () => {
       env: { TEST_BROWSER_MODE: 'hang', TEST_BROWSER_HANG_MS: '6000' },
       started: (pid) => (holderPid = pid),
     }).catch(() => undefined);
-    await waitUntil(() => readLines(p).length === 1);
+    await waitFor(() => readLines(p).length === 1);
     let atLock: () => void = () => undefined;
     const reachedLock = new Promise<void>((resolve) => (atLock = resolve));
     const waiter = bridge(as, mcp, p, {
@@ -156,6 +156,3 @@ describe('a lock holder that dies during its sign-in', () => {
 function readLines(p: Place) {
   return readBrowserLog(p.browserLog);
 }
-
-const waitUntil = (condition: () => boolean, timeoutMs = 20_000): Promise<void> =>
-  waitFor(condition, { timeoutMs, everyMs: 50 });

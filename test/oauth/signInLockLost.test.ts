@@ -16,6 +16,7 @@ import type { TokenStore } from '../../src/oauth/store/types.js';
 import { writingThrough } from './signInHarness.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { request, signInSuite } from './signInHarness.js';
 import { recordingLogger, tempDir } from './storeTestKit.js';
 
@@ -234,7 +235,7 @@ describe('a process that lost the sign-in lock', () => {
     });
     a.browserMode = 'none';
     const aDone = request(suite.net.fetch, mcp.url, a.auth);
-    await expect.poll(() => a.opened.length > 0, { timeout: 10_000 }).toBe(true);
+    await waitFor(() => a.opened.length > 0, { what: 'the browser of A' });
     const [name] = (await readdir(dir)).filter((file) => file.endsWith('.lock'));
     const lockFile = path.join(dir, name ?? 'missing');
     // Another process takes the lock over and keeps its heartbeat while it signs in.
@@ -246,12 +247,10 @@ describe('a process that lost the sign-in lock', () => {
     let b: ReturnType<typeof make>;
     try {
       // A stops its sign-in (no user completes it) and waits for the lock again.
-      await expect
-        .poll(
-          () => a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')),
-          { timeout: 10_000 },
-        )
-        .toBe(true);
+      await waitFor(
+        () => a.logs.some((l) => l.text.startsWith('another bridge process took the sign-in lock over')),
+        { what: 'the line of the lost lock' },
+      );
       // Its start URL is dead: the receiver closed with the sign-in.
       await expect(browse(a.opened[0] ?? '', { ca: suite.certs.caPem })).rejects.toThrow();
       b = make({ config: { url: mcp.url }, store });

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import type { TestContext } from 'vitest';
 import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
@@ -18,7 +19,6 @@ import {
   note,
   req,
   startBridge,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
@@ -95,9 +95,12 @@ describe.concurrent('an initialize cancelled right after it started the child', 
     // One write: the bridge starts the child and reads the cancellation in the same turn, before
     // Node reports the child's spawn.
     bridge.send(`${JSON.stringify(initializeRequest(2))}\n${JSON.stringify(cancel(2))}`);
-    await waitUntil(() => pidsIn(file).length === 2, STARTUP_MS, 'the start of the second child');
+    await waitFor(() => pidsIn(file).length === 2, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the second child',
+    });
     const child = pidsIn(file)[1]!;
-    await waitUntil(() => !isRunning(child), STOP_MS, 'the stop of the second child');
+    await waitFor(() => !isRunning(child), { timeoutMs: STOP_MS, what: 'the stop of the second child' });
     expect(isRunning(child)).toBe(false);
     await expectBridgeGoesOn(bridge, 2);
   });
@@ -105,10 +108,13 @@ describe.concurrent('an initialize cancelled right after it started the child', 
   it('after the spawn event: the child is stopped while the bridge runs on', async (context) => {
     const { bridge, file } = await afterFailedInitialize(context);
     bridge.send(initializeRequest(2));
-    await waitUntil(() => pidsIn(file).length === 2, STARTUP_MS, 'the start of the second child');
+    await waitFor(() => pidsIn(file).length === 2, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the second child',
+    });
     bridge.send(cancel(2));
     const child = pidsIn(file)[1]!;
-    await waitUntil(() => !isRunning(child), STOP_MS, 'the stop of the second child');
+    await waitFor(() => !isRunning(child), { timeoutMs: STOP_MS, what: 'the stop of the second child' });
     expect(isRunning(child)).toBe(false);
     await expectBridgeGoesOn(bridge, 2);
   });
@@ -116,12 +122,15 @@ describe.concurrent('an initialize cancelled right after it started the child', 
   it('before the spawn event, then SIGTERM at once: the child is gone with the bridge, exit 0', async (context) => {
     const { bridge, file } = await afterFailedInitialize(context);
     bridge.send(`${JSON.stringify(initializeRequest(2))}\n${JSON.stringify(cancel(2))}`);
-    await waitUntil(() => pidsIn(file).length === 2, STARTUP_MS, 'the start of the second child');
+    await waitFor(() => pidsIn(file).length === 2, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the second child',
+    });
     const child = pidsIn(file)[1]!;
     // The signal stop knows the child although no initialize got its transport.
     bridge.child.kill('SIGTERM');
     const exit = await bridge.exit;
-    await waitUntil(() => !isRunning(child), STOP_MS, 'the stop of the second child');
+    await waitFor(() => !isRunning(child), { timeoutMs: STOP_MS, what: 'the stop of the second child' });
     expect(exit).toEqual({ code: 0, signal: null });
   });
 });

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WAIT_BOUND_MS, waitFor } from '../helpers/waitFor.js';
 import type { TestContext } from 'vitest';
 import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
@@ -22,7 +23,6 @@ import {
   startBridge,
   tapped,
   upstreamFrames,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { MODERN_META, killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
@@ -30,7 +30,7 @@ import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
 /** How long a start may take on a loaded machine (Node three times: bridge, upstream, grandchild). */
 const STARTUP_MS = 30_000;
 /** How long the upstream processes may take to leave the process table after the bridge exited. */
-const GONE_MS = 5_000;
+const GONE_MS = WAIT_BOUND_MS;
 
 /**
  * An upstream that ignores the end of its stdin, as many servers do: it answers `server/discover`,
@@ -123,7 +123,10 @@ function signalUnlessExited(bridge: RawPeer, signal: NodeJS.Signals): boolean {
 
 /** Waits (bounded) until no upstream process is in the process table any more. */
 async function expectAllGone(pids: readonly number[]): Promise<void> {
-  await waitUntil(() => pids.every((pid) => !isRunning(pid)), GONE_MS, 'the end of the upstream processes');
+  await waitFor(() => pids.every((pid) => !isRunning(pid)), {
+    timeoutMs: GONE_MS,
+    what: 'the end of the upstream processes',
+  });
   expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
 }
 
@@ -203,11 +206,10 @@ describe.concurrent('a second SIGTERM at once', () => {
     const { bridge, pids } = await initializedBridge(context, 'stubborn');
     bridge.child.kill('SIGTERM');
     // The upstream's line shows that the bridge handled the first SIGTERM (its group got one).
-    await waitUntil(
-      () => bridge.stderr.includes('upstream: ignored SIGTERM'),
-      10_000,
-      'the SIGTERM of the upstream group',
-    );
+    await waitFor(() => bridge.stderr.includes('upstream: ignored SIGTERM'), {
+      timeoutMs: 10_000,
+      what: 'the SIGTERM of the upstream group',
+    });
     bridge.child.kill('SIGTERM');
     const exit = await bridge.exit;
     await expectAllGone(pids);

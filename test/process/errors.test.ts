@@ -5,6 +5,7 @@
  * (`npx tsc -p tsconfig.build.json`).
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import type { TestContext } from 'vitest';
 import {
   bridgeErrorResponse,
@@ -14,7 +15,6 @@ import {
   req,
   scripted,
   startBridge,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -68,7 +68,10 @@ describe.concurrent('errors of the upstream', () => {
     }
     const dropped = (): string[] => bridgeLines(bridge.stderr).filter((line) => line.includes('not valid'));
     // stderr is another pipe than stdout: the last line may come after the last answer.
-    await waitUntil(() => dropped().length >= 3, STARTUP_MS, 'three lines about dropped upstream lines');
+    await waitFor(() => dropped().length >= 3, {
+      timeoutMs: STARTUP_MS,
+      what: 'three lines about dropped upstream lines',
+    });
     expect(dropped()).toHaveLength(3);
     // The log line names the kind of problem, never the line itself.
     expect(bridge.stderr.filter((line) => line.includes('this line is not JSON'))).toEqual([]);

@@ -194,7 +194,9 @@ describe('tools/call', () => {
     const ofCall = (frame: Frame): boolean =>
       notification('notifications/progress')(frame) &&
       (frame.params as { progressToken?: unknown }).progressToken === sentCall!.id;
-    await expect.poll(() => upstreamFrames(bridge, '<').filter(ofCall).length).toBe(2);
+    await waitFor(() => upstreamFrames(bridge, '<').filter(ofCall).length === 2, {
+      what: 'two progress notifications of the upstream for its token',
+    });
   });
 
   it('gives no response to a cancelled call, and the upstream stops the tool', async () => {

@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BRIDGE, initializeRequest, note, waitUntil } from '../helpers/bridgeProcess.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { BRIDGE, initializeRequest, note } from '../helpers/bridgeProcess.js';
 import { bridgeEnv } from './httpSupport.js';
 
 const MIB = 1024 * 1024;
@@ -169,7 +170,7 @@ describe('a client that does not read the stdout of the bridge of an HTTP upstre
         for (const line of parts) if (line !== '') onLine(line);
       });
       send(initializeRequest(1));
-      await waitUntil(() => initialized, 30_000, 'the answer of initialize');
+      await waitFor(() => initialized, { timeoutMs: 30_000, what: 'the answer of initialize' });
       send(note('notifications/initialized'));
       send({
         jsonrpc: '2.0',
@@ -179,7 +180,10 @@ describe('a client that does not read the stdout of the bridge of an HTTP upstre
       });
 
       // The stream started and the upstream's socket is full.
-      await waitUntil(() => state.waitingForDrain || state.finished, 30_000, 'the upstream writes the flood');
+      await waitFor(() => state.waitingForDrain || state.finished, {
+        timeoutMs: 30_000,
+        what: 'the upstream writes the flood',
+      });
       // real timer: a stall is a count that does not move for 2 s (the bridge stopped reading), or the
       // upstream finished; no event marks a read that does not happen.
       let last = -1;
@@ -197,7 +201,7 @@ describe('a client that does not read the stdout of the bridge of an HTTP upstre
 
       // The client reads again: every progress notification and then the result arrive, complete.
       child.stdout.resume();
-      await waitUntil(() => result !== undefined, 90_000, 'the result of flood');
+      await waitFor(() => result !== undefined, { timeoutMs: 90_000, what: 'the result of flood' });
       expect(state.finished).toBe(true);
       expect(progress.length).toBe(1024);
       expect(progress.every((n, index) => n === index + 1)).toBe(true);

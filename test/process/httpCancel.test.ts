@@ -4,12 +4,13 @@
  * POSTs `notifications/cancelled`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { note } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import { callTool, firstText, handshake, startUrlBridge, until } from './httpSupport.js';
+import { callTool, firstText, handshake, startUrlBridge } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 
@@ -29,7 +30,7 @@ async function startWithSlowCall(): Promise<{ peer: RawPeer; server: HttpFixture
     method: 'tools/call',
     params: { name: 'slow', arguments: { ms: 30_000 } },
   });
-  await until(() => server.received.some((request) => request.headers['mcp-name'] === 'slow'));
+  await waitFor(() => server.received.some((request) => request.headers['mcp-name'] === 'slow'));
   return { peer, server };
 }
 
@@ -40,7 +41,7 @@ describe('cancellation over HTTP', () => {
   it('a client cancel closes the POST of the call, which the server sees as a cancel, and nothing is POSTed for it', async () => {
     const { peer, server } = await startWithSlowCall();
     peer.send(note('notifications/cancelled', { requestId: 'slow', reason: 'the user stopped it' }));
-    await until(() => canceledAtServer(server));
+    await waitFor(() => canceledAtServer(server));
     expect(server.received.map((request) => request.method)).not.toContain('notifications/cancelled');
     expect(firstText(await callTool(peer, 'echo', { text: 'after the cancel' }))).toBe('after the cancel');
     // A cancelled request gets no response.
@@ -53,7 +54,7 @@ describe('cancellation over HTTP', () => {
     peer.closeStdin();
     expect((await peer.exit).code).toBe(0);
     expect(Date.now() - started).toBeLessThan(6_000);
-    await until(() => canceledAtServer(server));
+    await waitFor(() => canceledAtServer(server));
     expect(server.received.map((request) => request.method)).not.toContain('notifications/cancelled');
     await expect(peer.nextFrame(responseTo('slow'), 100)).rejects.toThrow();
   });

@@ -4,20 +4,12 @@
  * request fails alone, and an HTTP upstream never makes the bridge exit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
-import {
-  WAIT_MS,
-  call,
-  callTool,
-  endAndExit,
-  firstText,
-  handshake,
-  startUrlBridge,
-  until,
-} from './httpSupport.js';
+import { WAIT_MS, call, callTool, endAndExit, firstText, handshake, startUrlBridge } from './httpSupport.js';
 
 const MiB = 1024 * 1024;
 let fixture: HttpFixture | undefined;
@@ -94,7 +86,7 @@ describe('failures of the URL form', () => {
       params: { name: 'slow', arguments: { ms: 30_000 } },
     });
     // The call is in flight at the server before it goes away.
-    await until(() => server.lines.includes('slow: started'), WAIT_MS);
+    await waitFor(() => server.lines.includes('slow: started'), { timeoutMs: WAIT_MS });
     await server.close();
     const lost = await peer.nextFrame(responseTo('slow'));
     expect(lost).toMatchObject({ error: { code: -32603 } });

@@ -3,20 +3,12 @@
  * (docs/http-upstream.md#http-request-headers, docs/http-upstream.md#http-headers), through the real executable.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import {
-  bridgeEnv,
-  call,
-  callTool,
-  endAndExit,
-  handshake,
-  leaks,
-  startUrlBridge,
-  until,
-} from './httpSupport.js';
+import { bridgeEnv, call, callTool, endAndExit, handshake, leaks, startUrlBridge } from './httpSupport.js';
 
 const KEY = 'SECRET-k7-header-env';
 let fixture: HttpFixture | undefined;
@@ -70,7 +62,7 @@ describe('request headers of the URL form', () => {
       await call(peer, 'ping'),
     ];
     for (const frame of results) expect(frame).toHaveProperty('result');
-    await until(() => fixture!.received.some((request) => request.method === 'subscriptions/listen'));
+    await waitFor(() => fixture!.received.some((request) => request.method === 'subscriptions/listen'));
 
     const methods = [
       'server/discover',

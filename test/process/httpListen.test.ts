@@ -4,18 +4,12 @@
  * stopped on other statuses, each with its stderr line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { killAllPeers, notification } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { FixtureReply, FixtureRequest, HttpFixture } from '../fixtures/httpFixture.js';
-import {
-  callTool,
-  endAndExit,
-  firstText,
-  handshakeWithToolsList,
-  startUrlBridge,
-  until,
-} from './httpSupport.js';
+import { callTool, endAndExit, firstText, handshakeWithToolsList, startUrlBridge } from './httpSupport.js';
 
 let fixture: HttpFixture | undefined;
 
@@ -35,10 +29,23 @@ function refuseListens(server: HttpFixture, count: number, reply: FixtureReply):
     request.method === 'subscriptions/listen' && refused++ < count ? reply : undefined;
 }
 
+/**
+ * Short reopen waits (`--listen-backoff`, `--listen-max-backoff`): the tests wait for the reopen,
+ * not for the default 500 ms, 1 s, 2 s … of docs/notifications.md#notifications-reconnect.
+ */
+const FIRST_WAIT_MS = 20;
+const LONGEST_WAIT_MS = 40;
+const SHORT_WAITS = [
+  '--listen-backoff',
+  String(FIRST_WAIT_MS),
+  '--listen-max-backoff',
+  String(LONGEST_WAIT_MS),
+];
+
 async function start(setup?: (server: HttpFixture) => void): Promise<{ peer: RawPeer; server: HttpFixture }> {
   const server = (fixture = await startHttpFixture());
   setup?.(server);
-  const peer = startUrlBridge(server.url);
+  const peer = startUrlBridge(server.url, SHORT_WAITS);
   expect(await handshakeWithToolsList(peer)).toHaveProperty('result.capabilities.tools.listChanged', true);
   return { peer, server };
 }
@@ -71,9 +78,9 @@ describe('the listen stream over HTTP', () => {
 
   it('a listen stream refused with 503 is opened again after the backoff, with a warning line', async () => {
     const { peer, server } = await start((server) => refuseListens(server, 1, { status: 503 }));
-    await until(() => listens(server) >= 2);
+    await waitFor(() => listens(server) >= 2);
     expect(peer.stderr).toContain(
-      'mcp-bridge-vscode: bridge: warning: the listen stream ended with the HTTP status 503; the next one opens in 500 ms.',
+      'mcp-bridge-vscode: bridge: warning: the listen stream ended with the HTTP status 503; the next one opens in 20 ms.',
     );
     await expectListChange(peer);
     expect(await endAndExit(peer)).toBe(0);
@@ -81,14 +88,14 @@ describe('the listen stream over HTTP', () => {
 
   it('a listen stream refused with 404 is not opened again, with its line, and requests still work', async () => {
     const { peer, server } = await start((server) => refuseListens(server, 1, { status: 404 }));
-    await until(() =>
+    await waitFor(() =>
       peer.stderr.includes(
         'mcp-bridge-vscode: bridge: warning: the listen stream failed with the HTTP status 404; list changes stop.',
       ),
     );
-    // real timer: longer than the first reopen delays (500 ms, then 1 s) that run in the bridge process;
-    // the echo after it is the sentinel that the bridge has handled all before.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // real timer: ten times the first reopen wait and five times the longest (20 ms, 40 ms) that
+    // run in the bridge process; the echo after it is the sentinel that the bridge has handled all before.
+    await new Promise((resolve) => setTimeout(resolve, 10 * FIRST_WAIT_MS));
     expect(listens(server)).toBe(1);
     expect(firstText(await callTool(peer, 'echo', { text: 'no listen' }))).toBe('no listen');
     expect(await endAndExit(peer)).toBe(0);

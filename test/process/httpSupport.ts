@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { BRIDGE, initializeRequest, note } from '../helpers/bridgeProcess.js';
 import { exchange, responseTo, spawnPeer } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { WAIT_BOUND_MS } from '../helpers/waitFor.js';
 
 export { makeTestCerts } from '../edges/http/support.js';
 export type { TestCerts } from '../edges/http/support.js';
@@ -30,7 +30,7 @@ export function startUrlBridge(url: string, args: readonly string[] = [], env?: 
  * A start and the first request of a bridge take a while on a loaded machine (the executable loads
  * its modules, then asks the upstream); the waits of these tests allow that.
  */
-export const WAIT_MS = 20_000;
+export const WAIT_MS = WAIT_BOUND_MS;
 
 /** Initializes with the capabilities of VS Code and sends notifications/initialized. */
 export async function handshake(peer: RawPeer): Promise<Frame> {
@@ -83,10 +83,6 @@ export async function endAndExit(peer: RawPeer): Promise<number | null> {
   peer.closeStdin();
   return (await peer.exit).code;
 }
-
-/** Resolves once `check` is true (test/helpers/waitFor.ts); rejects after `timeoutMs`. */
-export const until = (check: () => boolean, timeoutMs = 10_000): Promise<void> =>
-  waitFor(check, { timeoutMs, everyMs: 20 });
 
 /** Writes a file in `dir` and returns its path. */
 export function writeIn(dir: string, name: string, text: string): string {

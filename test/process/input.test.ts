@@ -9,6 +9,7 @@
  * requests before the error') covers it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { CONTINUE_SCHEMA, CONTINUE_URL_MESSAGE, refusedStateText } from '../../src/codec/input/index.js';
 import { WIRE_ERRORS } from '../helpers/wireErrors.js';
 import type { WireCause as Cause } from '../helpers/wireErrors.js';
@@ -25,7 +26,6 @@ import {
   VSCODE_CAPABILITIES,
   untilUpstream,
   upstreamFrames,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -97,7 +97,10 @@ class Client {
   }
   /** Waits until the tap has shown `count` upstream requests of the call tagged `trace`. */
   async upstreamRounds(trace: string, count: number, timeoutMs = 10_000): Promise<Frame[]> {
-    await waitUntil(() => this.upstreamOf(trace).length >= count, timeoutMs, `${count} upstream requests`);
+    await waitFor(() => this.upstreamOf(trace).length >= count, {
+      timeoutMs,
+      what: `${count} upstream requests`,
+    });
     return this.upstreamOf(trace);
   }
   /** What the upstream got last for `trace` as `inputResponses`. */

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import { NO_PROC } from '../helpers/platform.js';
 import type { TestContext } from 'vitest';
@@ -24,7 +25,6 @@ import {
   startBridge,
   tapped,
   upstreamFrames,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -135,11 +135,10 @@ describe('before initialize', () => {
     }
     // No initialize: nothing went to the upstream process (started at once). Once the
     // fixture behind the tap runs, the tap has logged whatever reached it before.
-    await waitUntil(
-      () => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')),
-      STARTUP_MS,
-      'the start of the upstream',
-    );
+    await waitFor(() => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')), {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream',
+    });
     expect(upstreamFrames(bridge, '>')).toEqual([]);
   });
 
@@ -232,7 +231,9 @@ describe.concurrent('a failed initialize', () => {
     expect(first).toEqual(bridgeErrorResponse(1, 'discover_failed', 'Method not found', -32601));
     expect((first.error as { message: string }).message).toMatch(/not an MCP server of revision 2026-07-28/);
     // The failed attempt stops its upstream process; a retry starts a new one from scratch.
-    await waitUntil(() => childPids(bridge.child.pid!).length === 0, 5_000, 'the stop of the upstream');
+    await waitFor(() => childPids(bridge.child.pid!).length === 0, {
+      what: 'the stop of the upstream',
+    });
     expect(await ask(bridge, initializeRequest('retry'))).toEqual(
       bridgeErrorResponse('retry', 'discover_failed', 'Method not found', -32601),
     );
@@ -280,7 +281,9 @@ describe.concurrent('a failed initialize', () => {
     // The answers came while initialize waited, before its failure.
     const order = bridge.lines.map((line) => (JSON.parse(line) as Frame).id);
     expect(order).toEqual([0, 'ping', 2, 3, 1]);
-    await waitUntil(() => childPids(bridge.child.pid!).length === 0, 5_000, 'the stop of the upstream');
+    await waitFor(() => childPids(bridge.child.pid!).length === 0, {
+      what: 'the stop of the upstream',
+    });
   });
 
   it('reports a discover result that is not valid with invalid_response, and can be retried', async (context) => {
@@ -300,7 +303,9 @@ describe.concurrent('a failed initialize', () => {
       upstream: scripted('no-discover'),
     });
     bridge.send(initializeRequest(1));
-    await waitUntil(() => childPids(bridge.child.pid!).length === 1, 5_000, 'the start of the upstream');
+    await waitFor(() => childPids(bridge.child.pid!).length === 1, {
+      what: 'the start of the upstream',
+    });
     bridge.send(note('notifications/cancelled', { requestId: 1, reason: 'the user gave up' }));
     // Not already_initialized: the cancelled attempt returned the state to awaiting initialize.
     expect(await ask(bridge, initializeRequest(2))).toEqual(

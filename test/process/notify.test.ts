@@ -5,6 +5,7 @@
  * Needs the build (`npx tsc -p tsconfig.build.json`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { EVERY_CAPABILITY } from '../helpers/capabilities.js';
 import {
   FIXTURE,
@@ -18,7 +19,6 @@ import {
   untilUpstream,
   upstreamBarrier,
   upstreamFrames,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
@@ -59,7 +59,7 @@ const EVENTS: readonly unknown[] = [TOOLS, PROMPTS, RESOURCES, UPDATED];
 /** Resolves with the first `count` list changes and updates from line `from` on, once written. */
 async function eventsSince(peer: RawPeer, from: number, count: number, timeoutMs = 10_000): Promise<Frame[]> {
   const events = (): Frame[] => framesSince(peer, from).filter((frame) => EVENTS.includes(frame.method));
-  await waitUntil(() => events().length >= count, timeoutMs, `${count} events`);
+  await waitFor(() => events().length >= count, { timeoutMs, what: `${count} events` });
   return events().slice(0, count);
 }
 
@@ -459,7 +459,18 @@ describe('the listener with other upstream capabilities', () => {
   async function start(
     ...flags: string[]
   ): Promise<{ peer: RawPeer; capabilities: Record<string, unknown> }> {
-    const peer = startBridge({ upstream: tapped([process.execPath, FIXTURE, ...flags]) });
+    return startWith([], ...flags);
+  }
+
+  /** As start, with options of the bridge (`bridgeArgs`) too. */
+  async function startWith(
+    bridgeArgs: readonly string[],
+    ...flags: string[]
+  ): Promise<{ peer: RawPeer; capabilities: Record<string, unknown> }> {
+    const peer = startBridge({
+      upstream: tapped([process.execPath, FIXTURE, ...flags]),
+      bridgeArgs: [...bridgeArgs],
+    });
     return { peer, capabilities: await connect(peer) };
   }
 
@@ -500,7 +511,11 @@ describe('the listener with other upstream capabilities', () => {
   });
 
   it('an upstream with resources.subscribe and no list changes: the first resources/subscribe opens the first stream, without a replay', async () => {
-    const { peer, capabilities } = await start('--subscribe-only');
+    // Short reopen waits: the pause below is ten times the first and five times the longest.
+    const { peer, capabilities } = await startWith(
+      ['--listen-backoff', '20', '--listen-max-backoff', '40'],
+      '--subscribe-only',
+    );
     expect(capabilities).toMatchObject({ resources: { subscribe: true } });
     await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toEqual([]);
@@ -519,9 +534,9 @@ describe('the listener with other upstream capabilities', () => {
       '>',
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
     );
-    // real timer: a stream the bridge ended itself must not reopen after the first reopen delay
-    // (listenBackoffMs, 500 ms, src/bridge/config.ts), which runs in the process and the CLI cannot set.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // real timer: a stream the bridge ended itself must not reopen after the reopen waits
+    // (--listen-backoff 20, --listen-max-backoff 40), which run in the bridge process.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);
     peer.kill();
@@ -573,14 +588,15 @@ describe('the listener with other upstream capabilities', () => {
   });
 
   it('the end of stdin while the listener waits to open a new stream ends the bridge with code 0 at once, and no stream opens', async () => {
-    const { peer } = await start('--tools-list-changed-only');
+    // The next stream would open an hour after the end of this one: an exit is the end of the wait.
+    const { peer } = await startWith(['--listen-backoff', '3600000'], '--tools-list-changed-only');
     await untilUpstream(peer, '>', isListen);
     expect(textOf(await callTool(peer, 1, 'drop_listen'))).toBe('ended 1 listen streams');
-    // The next stream would open 0.5 s after the end of this one.
+    await waitFor(() => peer.stderr.some((line) => line.includes('the next one opens in 3600 s')), {
+      what: 'the line of the reopen wait',
+    });
     peer.closeStdin();
-    const started = Date.now();
     expect(await peer.exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);
   });
 

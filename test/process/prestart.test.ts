@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import type { TestContext } from 'vitest';
 import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import {
@@ -20,7 +21,6 @@ import {
   isRunning,
   pidsInFile,
   startBridge,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { processTable } from '../helpers/processTable.js';
 import { killAllPeers, responseTo, spawnPeer } from '../helpers/rawPeer.js';
@@ -109,7 +109,10 @@ describe.concurrent('the upstream started with the bridge', () => {
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'serve') });
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
+    await waitFor(() => startsIn(file).length === 1, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream',
+    });
     const [pid] = startsIn(file);
     expect(childPids(bridge.child.pid!)).toEqual([pid]);
     expect(bridge.lines).toEqual([]);
@@ -127,7 +130,10 @@ describe.concurrent('the upstream started with the bridge', () => {
   it('keeps what the upstream wrote before initialize: the line waits and is read after adoption', async (context) => {
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'early') });
-    await waitUntil(() => existsSync(`${file}.written`), STARTUP_MS, 'the early line in the pipe');
+    await waitFor(() => existsSync(`${file}.written`), {
+      timeoutMs: STARTUP_MS,
+      what: 'the early line in the pipe',
+    });
     // Sentinel: the bridge answers a ping after the early line was in the pipe, so a careless
     // bridge that drains the pipe before anything adopted the child has read it by then.
     expect(await ask(bridge, { jsonrpc: '2.0', id: 'sentinel', method: 'ping' } as { id: unknown })).toEqual({
@@ -145,7 +151,10 @@ describe.concurrent('the upstream started with the bridge', () => {
     const file = pidFile();
     const bridge = spawnPeer(process.execPath, [GENERIC_BRIDGE, '--', ...upstream(file, 'serve')]);
     context.onTestFinished(() => bridge.kill());
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
+    await waitFor(() => startsIn(file).length === 1, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream',
+    });
     const [pid] = startsIn(file);
     expect(childPids(bridge.child.pid!)).toEqual([pid]);
     const response = await ask(bridge, initializeRequest(1) as { id: unknown });
@@ -174,7 +183,10 @@ describe.concurrent('a started upstream that nothing adopts', () => {
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'stubborn') });
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
+    await waitFor(() => startsIn(file).length === 1, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream',
+    });
     bridge.closeStdin();
     expect(await exitOf(bridge)).toEqual({ code: 0, signal: null });
     expect(bridge.lines).toEqual([]);
@@ -226,9 +238,12 @@ describe.concurrent('a started upstream that fails', () => {
   it('answers the first initialize with -32603 closed when the child exited before it, and a retry starts a new child', async (context) => {
     const file = pidFile();
     const bridge = bridgeFor(context, { upstream: upstream(file, 'exit-first') });
-    await waitUntil(() => startsIn(file).length === 1, STARTUP_MS, 'the start of the upstream');
+    await waitFor(() => startsIn(file).length === 1, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream',
+    });
     const [first] = startsIn(file);
-    await waitUntil(() => !isRunning(first!), STARTUP_MS, 'the exit of the upstream');
+    await waitFor(() => !isRunning(first!), { timeoutMs: STARTUP_MS, what: 'the exit of the upstream' });
     // An upstream that exits before initialize does not end the bridge.
     expect(bridge.child.exitCode).toBeNull();
     expect(await ask(bridge, initializeRequest(1) as { id: unknown })).toEqual({

@@ -5,6 +5,7 @@
  * (`npx tsc -p tsconfig.build.json`).
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../helpers/waitFor.js';
 import { NO_POSIX_SIGNALS, NO_PROC } from '../helpers/platform.js';
 import type { TestContext } from 'vitest';
 import {
@@ -26,7 +27,6 @@ import {
   untilUpstream,
   upstreamFrames,
   upstreamPid,
-  waitUntil,
 } from '../helpers/bridgeProcess.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
@@ -72,7 +72,7 @@ describe.concurrent('the end of stdin', () => {
     const bridge = bridgeFor(context, { upstream: tapped() });
     await handshakeWithin(bridge, STARTUP_MS);
     const tap = await upstreamPid(bridge);
-    await waitUntil(() => childPids(tap).length > 0, 10_000, 'the start of the fixture');
+    await waitFor(() => childPids(tap).length > 0, { timeoutMs: 10_000, what: 'the start of the fixture' });
     const fixture = childPids(tap)[0]!;
     bridge.send(req('slow', 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }));
     const [call] = await untilUpstream(bridge, '>', (frame) => frame.method === 'tools/call');
@@ -95,11 +95,10 @@ describe.concurrent('the end of stdin', () => {
     const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
     // A notification gets no answer on stdout; its debug line shows that the bridge reads.
     bridge.send(note('notifications/ready'));
-    await waitUntil(
-      () => bridge.stderr.some((line) => line.includes('notifications/ready')),
-      20_000,
-      'the start of the bridge',
-    );
+    await waitFor(() => bridge.stderr.some((line) => line.includes('notifications/ready')), {
+      timeoutMs: 20_000,
+      what: 'the start of the bridge',
+    });
     // The upstream command starts with the bridge, before any initialize (src/cli/prestart.ts).
     const [child] = childPids(bridge.child.pid!);
     expect(child).toBeDefined();
@@ -145,11 +144,10 @@ describe.concurrent('an upstream that does not stop', () => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
     await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
-    await waitUntil(
-      () => bridge.stderr.some((line) => line.startsWith('stubborn: grandchild ')),
-      10_000,
-      'the grandchild',
-    );
+    await waitFor(() => bridge.stderr.some((line) => line.startsWith('stubborn: grandchild ')), {
+      timeoutMs: 10_000,
+      what: 'the grandchild',
+    });
     const grandchild = Number(
       bridge.stderr
         .find((line) => line.startsWith('stubborn: grandchild '))!
@@ -253,7 +251,7 @@ describe.concurrent('the loss of the upstream process', () => {
       bridgeErrorResponse(1, 'closed', 'server/discover'),
     );
     // Stopped by the bridge, not by its own end (it would run for 120 s).
-    await waitUntil(() => !isRunning(child), 5_000, 'the stop of the child');
+    await waitFor(() => !isRunning(child), { what: 'the stop of the child' });
     expect(bridge.child.exitCode).toBeNull();
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0 });

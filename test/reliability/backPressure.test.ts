@@ -109,7 +109,7 @@ describe.each([
         if (typeof frame.id === 'number' && frame.id > 0 && frame.result !== undefined)
           answered.add(frame.id);
       });
-      await waitFor(() => answered.size >= blockedAfter, 20_000, 'every answer');
+      await waitFor(() => answered.size >= blockedAfter, { timeoutMs: 20_000, what: 'every answer' });
       expect(answered.size).toBe(blockedAfter);
       child.stdin.end();
       const code = await new Promise((resolve) => child.once('exit', resolve));

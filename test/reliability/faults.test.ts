@@ -84,11 +84,10 @@ async function expectStop(
   const exit = await exitWithin(peer, boundMs);
   expect(exit.code).toBe(code);
   const all = [...new Set([...pids, ...scriptedPids(peer.stderr)])];
-  await waitFor(
-    () => all.every((pid) => !isAlive(pid)),
-    1_500,
-    `no upstream process left of ${all.join(', ')}`,
-  );
+  await waitFor(() => all.every((pid) => !isAlive(pid)), {
+    timeoutMs: 1_500,
+    what: `no upstream process left of ${all.join(', ')}`,
+  });
   expect(crashLines(peer.stderr)).toEqual([]);
   expectNoSecrets(peer, [MARKER], { streams: ['stderr'] });
   return exit.ms;
@@ -163,7 +162,7 @@ describe.concurrent('fault injection: the upstream', () => {
     const peer = start(context, scripted('no-discover'), ['--discover-timeout', '1']);
     peer.send(initializeRequest(1));
     // The time limit runs from the discover request, sent once the child runs.
-    await waitFor(() => scriptedPids(peer.stderr).length > 0, 10_000, 'the upstream');
+    await waitFor(() => scriptedPids(peer.stderr).length > 0, { timeoutMs: 10_000, what: 'the upstream' });
     const started = Date.now();
     const pidsWhileWaiting = upstreams(peer);
     const response = await peer.nextFrame(responseTo(1));
@@ -175,11 +174,10 @@ describe.concurrent('fault injection: the upstream', () => {
     // The detail names the limit; the answer comes soon after it (the start was seen a bit late).
     expect(took).toBeLessThan(4_000);
     // The failed attempt stops its child while the bridge keeps running.
-    await waitFor(
-      () => pidsWhileWaiting.every((pid) => !isAlive(pid)),
-      4_000,
-      'the child of the failed attempt stops',
-    );
+    await waitFor(() => pidsWhileWaiting.every((pid) => !isAlive(pid)), {
+      timeoutMs: 4_000,
+      what: 'the child of the failed attempt stops',
+    });
     expect((await exchange(peer, req(2, 'ping') as Frame & { id: number }))['result']).toEqual({});
     peer.closeStdin();
     await expectStop(peer, pidsWhileWaiting, 0);
@@ -214,18 +212,16 @@ describe.concurrent('fault injection: the upstream', () => {
   it('closes its stdout and keeps running: initialize fails with -32603, and the bridge stops that child', async (context) => {
     const peer = start(context, scripted('close-stdout'), ['--discover-timeout', '1']);
     peer.send(initializeRequest(1));
-    await waitFor(() => scriptedPids(peer.stderr).length > 0, 10_000, 'the upstream');
+    await waitFor(() => scriptedPids(peer.stderr).length > 0, { timeoutMs: 10_000, what: 'the upstream' });
     const started = Date.now();
     const pids = upstreams(peer);
     const response = await peer.nextFrame(responseTo(1));
     expect(errorOf(response).code).toBe(-32603);
     // §3.1: within discover-timeout + 2 x grace.
     expect(Date.now() - started).toBeLessThan(1_000 + 2 * 2_000 + 1_000);
-    await waitFor(
-      () => pids.every((pid) => !isAlive(pid)),
-      5_000,
-      'the child that closed its stdout is stopped',
-    );
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), {
+      what: 'the child that closed its stdout is stopped',
+    });
     peer.closeStdin();
     await expectStop(peer, pids, 0);
   });
@@ -235,7 +231,7 @@ describe.concurrent('fault injection: the client', () => {
   it('closes stdin before initialize: exit 0, stdout empty, the child started at once stopped', async (context) => {
     const peer = start(context, [process.execPath, FIXTURE]);
     // The upstream command starts with the bridge, before any initialize (src/cli/prestart.ts).
-    await waitFor(() => descendants(peer.child.pid!).length > 0, 10_000, 'the upstream');
+    await waitFor(() => descendants(peer.child.pid!).length > 0, { timeoutMs: 10_000, what: 'the upstream' });
     const pids = descendants(peer.child.pid!);
     peer.closeStdin();
     await expectStop(peer, pids, 0);
@@ -245,7 +241,7 @@ describe.concurrent('fault injection: the client', () => {
   it('closes stdin during initialize: no response to it, exit 0 within 6 s, the child stopped', async (context) => {
     const peer = start(context, scripted('no-discover'));
     peer.send(initializeRequest(1));
-    await waitFor(() => scriptedPids(peer.stderr).length > 0, 10_000, 'the upstream');
+    await waitFor(() => scriptedPids(peer.stderr).length > 0, { timeoutMs: 10_000, what: 'the upstream' });
     const pids = upstreams(peer);
     peer.closeStdin();
     await expectStop(peer, pids, 0);
@@ -257,7 +253,10 @@ describe.concurrent('fault injection: the client', () => {
     await handshake(peer);
     const pids = upstreams(peer);
     peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 20_000, note: MARKER } }));
-    await waitFor(() => peer.stderr.includes(SLOW_STARTED), 10_000, 'the slow call at the fixture');
+    await waitFor(() => peer.stderr.includes(SLOW_STARTED), {
+      timeoutMs: 10_000,
+      what: 'the slow call at the fixture',
+    });
     peer.closeStdin();
     await expectStop(peer, pids, 0);
     expect(peer.lines.some((line) => line.includes('"id":2,'))).toBe(false);
@@ -297,7 +296,7 @@ describe.concurrent('fault injection: the client', () => {
     const from = peer.lines.length;
     peer.send(burst.join('\n'));
     peer.send(req('p', 'ping'));
-    expect((await peer.nextFrame(responseTo('p'), 10_000))['result']).toEqual({});
+    expect((await peer.nextFrame(responseTo('p')))['result']).toEqual({});
     const answers = await Promise.all(burst.map((_, i) => peer.nextFrame(responseTo(100 + i), 20_000)));
     const refused = answers.filter((frame) => errorOf(frame).data?.cause === 'too_many_requests');
     expect(refused).toHaveLength(300 - 256);
@@ -319,7 +318,10 @@ describe.concurrent('fault injection: the client', () => {
       await handshake(peer);
       const pids = upstreams(peer);
       peer.send(req(2, 'tools/call', { name: 'slow', arguments: { ms: 20_000, note: MARKER } }));
-      await waitFor(() => peer.stderr.includes(SLOW_STARTED), 10_000, 'the slow call at the fixture');
+      await waitFor(() => peer.stderr.includes(SLOW_STARTED), {
+        timeoutMs: 10_000,
+        what: 'the slow call at the fixture',
+      });
       peer.child.kill(signal);
       await expectStop(peer, pids, 0);
     },
@@ -382,7 +384,10 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     child.stdin!.end();
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
-    await waitFor(() => pids.every((pid) => !isAlive(pid)), 1_500, 'no upstream process left');
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), {
+      timeoutMs: 1_500,
+      what: 'no upstream process left',
+    });
     expect(crashLines(stderr)).toEqual([]);
   });
 
@@ -414,7 +419,10 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(Date.now() - eof).toBeLessThan(EXIT_BOUND_MS);
     expect(code).toBe(0);
-    await waitFor(() => pids.every((pid) => !isAlive(pid)), 1_500, 'no upstream process left');
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), {
+      timeoutMs: 1_500,
+      what: 'no upstream process left',
+    });
     expect(crashLines(stderr)).toEqual([]);
   });
 });

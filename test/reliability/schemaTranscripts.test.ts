@@ -175,15 +175,14 @@ describe.concurrent('schema validation of whole sessions', () => {
 
     // Cancellations: during an upstream wait, and while the bridge waits for the client.
     peer.send(req(90, 'tools/call', { name: 'slow', arguments: { ms: 5000 } }));
-    await waitFor(
-      () => peer.stderr.includes('bridge-fixture-server: slow: started'),
-      TIMEOUT_MS,
-      'the call at the tool',
-    );
+    await waitFor(() => peer.stderr.includes('bridge-fixture-server: slow: started'), {
+      timeoutMs: TIMEOUT_MS,
+      what: 'the call at the tool',
+    });
     peer.send(note('notifications/cancelled', { requestId: 90, reason: 'the user stopped it' }));
     hold = true;
     peer.send(req(91, 'tools/call', { name: 'ask_form' }));
-    await waitFor(() => held.length > 0, TIMEOUT_MS, 'the held form');
+    await waitFor(() => held.length > 0, { timeoutMs: TIMEOUT_MS, what: 'the held form' });
     peer.send(note('notifications/cancelled', { requestId: 91 }));
     await peer.nextFrame(notification('notifications/cancelled'), TIMEOUT_MS);
     hold = false;

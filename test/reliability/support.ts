@@ -94,7 +94,8 @@ export function autoAnswer(peer: RawPeer, answer: Answerer = acceptAll, everyMs 
 export const rssKiB = (pid: number): number | undefined => processTable.rssKiB(pid);
 
 // One implementation for all process tests (test/helpers/bridgeProcess.ts).
-export { exitWithin, isRunning as isAlive, waitUntil as waitFor } from '../helpers/bridgeProcess.js';
+export { exitWithin, isRunning as isAlive } from '../helpers/bridgeProcess.js';
+export { waitFor } from '../helpers/waitFor.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -57,8 +57,6 @@ function connect(url: string, auth?: UpstreamAuth): HttpUpstreamConnection {
   return connection;
 }
 
-const until = (check: () => boolean): Promise<void> => waitFor(check, { everyMs: 5 });
-
 it.each([
   ['without a sign-in', undefined],
   ['with a sign-in', { header: () => 'Bearer t0', challenge: () => Promise.resolve(), signedIn$: NEVER }],
@@ -68,12 +66,12 @@ it.each([
   const subscription = connection
     .request('tools/list', { _meta: META })
     .subscribe({ error: () => undefined });
-  await until(() => server.closed.length === 1);
+  await waitFor(() => server.closed.length === 1);
   let closed = false;
   void server.closed[0]!.then(() => (closed = true));
   // Sentinel: a second POST of the same connection, sent after the first, reaches the server.
   const sentinel = connection.request('tools/list', { _meta: META }).subscribe({ error: () => undefined });
-  await until(() => server.closed.length === 2);
+  await waitFor(() => server.closed.length === 2);
   expect(closed).toBe(false);
   subscription.unsubscribe();
   await server.closed[0];
@@ -99,7 +97,7 @@ it('a request cancelled during its sign-in challenge aborts the signal the chall
   const subscription = connection
     .request('tools/list', { _meta: META })
     .subscribe({ error: () => undefined });
-  await until(() => signals.length === 1);
+  await waitFor(() => signals.length === 1);
   expect(signals[0]!.aborted).toBe(false);
   subscription.unsubscribe();
   expect(signals[0]!.aborted).toBe(true);

@@ -473,22 +473,14 @@ describe('cancellation and lifetime', () => {
     const connection = connect();
     const seen: unknown[] = [];
     const aborted = server.whenAborted();
-    await new Promise<void>((resolve) => {
-      const subscription = connection
+    const events = firstValueFrom(
+      connection
         .request('subscriptions/listen', { _meta: META, notifications: { toolsListChanged: true } })
-        .pipe(take(2), toArray())
-        .subscribe((events) => {
-          seen.push(...events);
-          resolve();
-        });
-      const wait = setInterval(() => {
-        if (server.openListens === 1) {
-          clearInterval(wait);
-          server.notifyListeners('tools');
-        }
-      }, 5);
-      void subscription;
-    });
+        .pipe(take(2), toArray()),
+    );
+    await waitFor(() => server.openListens === 1, { what: 'the open listen stream' });
+    server.notifyListeners('tools');
+    seen.push(...(await events));
     await aborted;
     expect(seen).toEqual([
       {
