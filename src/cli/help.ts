@@ -135,9 +135,8 @@ its origin and path, never its query. It takes --account, --token-store, --token
 --log-level, and sends no request.
   --json                     status only: print a JSON array (the fields are in the README)
 
-Add writes the entry that starts this bridge into the settings of a client (vscode,
-claude-code, claude-desktop, codex, gemini, copilot), or prints it with --print. Run
-"${program} add --help" for its options.
+Add writes the entry that starts this bridge into the settings file of an MCP client, or
+prints it with --print. Run "${program} add --help" for the clients and its options.
 
 Serve runs the bridge as a Streamable HTTP server (MCP 2025-11-25) at
 http://127.0.0.1:<port>/mcp for many clients at once, each in a session of its own, on one
