@@ -42,6 +42,18 @@ const rxjsEsm: Plugin = {
 };
 
 /**
+ * `jsonc-parser` (the settings editor of `add`, src/cli/add/jsonMerge.ts) to its ESM build: its
+ * `main` is a UMD file whose `require('./impl/…')` calls esbuild cannot follow.
+ */
+const jsoncEsm: Plugin = {
+  name: 'jsonc-esm',
+  setup(plugin) {
+    const esm = join(dirname(require.resolve('jsonc-parser/package.json')), 'lib/esm/main.js');
+    plugin.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: esm }));
+  },
+};
+
+/**
  * `mcp-bridge serve` (src/cli/serveHttpCli.ts) is a bundle of its own, `chunks/serve-http.js`,
  * which run.ts `import()`s: were it a chunk of the same build, the modules it shares with the
  * stdio path would be split into more, smaller chunks that every stdio start loads (measured:
@@ -78,7 +90,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
   },
-  plugins: [rxjsEsm, serveApart],
+  plugins: [rxjsEsm, jsoncEsm, serveApart],
   legalComments: 'eof',
   metafile: true,
   logLevel: 'warning',

@@ -33,6 +33,7 @@ export const usageText = (profile: Profile): string => {
     `       ${program} logout [options] <url>`,
     `       ${program} logout [options] --all`,
     `       ${program} status [options] [<url>]`,
+    `       ${program} add <client> [options] (-- <command> [args...] | <url>)`,
     `       ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]`,
     `       ${program} serve [--listen 127.0.0.1:<port>] [options] <url>`,
     `Run "${program} --help" for the options.`,
@@ -59,6 +60,7 @@ during initialize, and later through a URL question of ${client.object}. An auth
        ${program} logout [options] <url>
        ${program} logout [options] --all
        ${program} status [options] [<url>]
+       ${program} add <client> [options] (-- <command> [args...] | <url>)
        ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]
        ${program} serve [--listen 127.0.0.1:<port>] [options] <url>
 
@@ -137,6 +139,9 @@ issuer, scopes, access token expiry and last refresh; never a token, and of the 
 its origin and path, never its query. It takes --account, --token-store, --token-key-file and
 --log-level, and sends no request.
   --json                     status only: print a JSON array (the fields are in the README)
+
+Add writes the entry that starts this bridge into the settings file of an MCP client, or
+prints it with --print. Run "${program} add --help" for the clients and its options.
 
 Serve runs the bridge as a Streamable HTTP server (MCP 2025-11-25) at
 http://127.0.0.1:<port>/mcp for many clients at once, each in a session of its own, on one

@@ -70,9 +70,42 @@ describe('the executable bundle', () => {
     ).toEqual([]);
   });
 
-  it('loads the CLI and the bridge with one import() after the spawn, without yargs, the HTTP edge, undici, the sign-in or ajv', () => {
+  it('loads for `add` neither RxJS nor the bridge, nor the rest of the CLI (docs/install.md#install-add)', () => {
     const outputs = meta();
     const later = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
+    expect(later).toHaveLength(2);
+    const add = later.filter(({ path }) =>
+      startupFiles(outputs, path).some((file) =>
+        Object.hasOwn(outputs[file]?.inputs ?? {}, 'dist/src/cli/add/runAdd.js'),
+      ),
+    );
+    expect(add).toHaveLength(1);
+    const inputs = startupFiles(outputs, add[0]!.path).flatMap((file) =>
+      Object.keys(outputs[file]?.inputs ?? {}),
+    );
+    expect(inputs).toContain('dist/src/cli/add/jsonMerge.js');
+    expect(
+      inputs.filter(
+        (input) =>
+          input.includes('node_modules/rxjs/') ||
+          input.startsWith('dist/src/bridge/') ||
+          input.startsWith('dist/operators/') ||
+          input === 'dist/src/cli/run.js' ||
+          input === 'dist/src/node/serveStdio.js',
+      ),
+    ).toEqual([]);
+  });
+
+  it('loads the CLI and the bridge with one import() after the spawn, without yargs, the HTTP edge, undici, the sign-in or ajv', () => {
+    const outputs = meta();
+    // Two import()s: the CLI for every form but `add`, and `add` (the next test).
+    const later = (outputs[ENTRY]?.imports ?? [])
+      .filter((entry) => entry.kind === 'dynamic-import')
+      .filter(({ path }) =>
+        startupFiles(outputs, path).some((file) =>
+          Object.hasOwn(outputs[file]?.inputs ?? {}, 'dist/src/cli/run.js'),
+        ),
+      );
     expect(later).toHaveLength(1);
     // Everything that loads before the initialize result: the entry, then the CLI chunk.
     const atStart = [...startupFiles(outputs), ...startupFiles(outputs, later[0]!.path)].flatMap((file) =>
