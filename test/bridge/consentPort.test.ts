@@ -6,21 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { sessionConsent } from '../../src/bridge/consent.js';
 import { createSession } from '../../src/bridge/session.js';
-import type { Initialized } from '../../src/bridge/session.js';
-import { createFakeUpstream } from '../../src/testing/index.js';
 import type { Logger } from '../../src/ports/logger.js';
 import type { Frame } from '../../src/protocol/jsonrpc.js';
+import { decided } from './initialized.js';
+import { urlQuestion } from '../helpers/elicitations.js';
 
 const silent: Logger = { log: () => undefined, enabled: () => false };
-
-function decided(): Initialized {
-  return {
-    client: { info: { name: 'vscode', version: '1.99' }, capabilities: {}, upstreamCapabilities: {} },
-    revision: '2025-11-25',
-    upstream: createFakeUpstream().connection,
-    declared: { tools: true, prompts: false, resources: false, subscribe: false },
-  };
-}
 
 describe('sessionConsent', () => {
   it('is initializing during initialize, then ready; the question waits for notifications/initialized', async () => {
@@ -30,7 +21,7 @@ describe('sessionConsent', () => {
     session.beginInitialize();
     expect(port.phase()).toBe('initializing');
     // The initialize result was written; `initialized` has not come yet.
-    session.becomeReady(decided());
+    session.becomeReady(decided('2025-11-25'));
     expect(port.phase()).toBe('ready');
     const action = port.askUrl({
       url: 'https://as.example/authorize',
@@ -41,17 +32,7 @@ describe('sessionConsent', () => {
     expect(sent).toEqual([]);
     expect(session.markInitialized()).toBe(true);
     expect(sent).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 'b-1',
-        method: 'elicitation/create',
-        params: {
-          mode: 'url',
-          message: 'Sign in.',
-          url: 'https://as.example/authorize',
-          elicitationId: 'e-1',
-        },
-      },
+      urlQuestion('b-1', { message: 'Sign in.', url: 'https://as.example/authorize', elicitationId: 'e-1' }),
     ]);
     session.answer({ id: 'b-1', result: { action: 'accept' } });
     expect(await action).toBe('accept');
@@ -61,7 +42,7 @@ describe('sessionConsent', () => {
     const session = createSession();
     const sent: Frame[] = [];
     const port = sessionConsent(session, (frame) => sent.push(frame), silent);
-    session.becomeReady(decided());
+    session.becomeReady(decided('2025-11-25'));
     const action = port.askUrl({
       url: 'https://as.example/authorize',
       message: 'Sign in.',

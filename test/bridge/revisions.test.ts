@@ -21,6 +21,7 @@ import type { FakeHandler, FakeRequest, FakeUpstream } from '../../src/testing/f
 import { CLIENT_REVISIONS, validateClientFrame } from '../helpers/schemas.js';
 import type { ClientRevision } from '../helpers/schemas.js';
 import { ajvInputChecks } from '../../src/codec/input/schemas.js';
+import { urlQuestion } from '../helpers/elicitations.js';
 
 const ICON = { src: 'data:image/png;base64,AAAA', mimeType: 'image/png' };
 const NOTES = 'file:///fixture/notes.txt';
@@ -572,17 +573,13 @@ describe('what a client declares, it gets (docs/revisions.md#revisions-declared)
     expect(resultOf(init)['protocolVersion']).toBe('2025-06-18');
     client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const url = client.call('tools/call', { name: 'ask_url', arguments: {} });
-    expect(url.at(-1)).toEqual({
-      jsonrpc: '2.0',
-      id: 'b-1',
-      method: 'elicitation/create',
-      params: {
-        mode: 'url',
+    expect(url.at(-1)).toEqual(
+      urlQuestion('b-1', {
         message: 'Sign in.',
         url: 'https://example.com/sign-in',
         elicitationId: 'elicitation-1',
-      },
-    });
+      }),
+    );
     const end = client.answerLast({ action: 'accept' });
     expect(resultOf(end)).toEqual({
       content: [{ type: 'text', text: '{"ask":{"action":"accept"}}' }],

@@ -7,8 +7,8 @@ import { isObservable } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/bridge/session.js';
-import type { Abort, Initialized } from '../../src/bridge/session.js';
-import { createFakeUpstream } from '../../src/testing/index.js';
+import type { Abort } from '../../src/bridge/session.js';
+import { decided } from './initialized.js';
 
 const subscriptions: Subscription[] = [];
 afterEach(() => {
@@ -25,15 +25,6 @@ function collect<T>(observable: Observable<T>) {
     }),
   );
   return seen;
-}
-
-function decided(): Initialized {
-  return {
-    client: { info: { name: 'vscode', version: '1.99' }, capabilities: {}, upstreamCapabilities: {} },
-    revision: '2025-06-18',
-    upstream: createFakeUpstream().connection,
-    declared: { tools: true, prompts: false, resources: false, subscribe: false },
-  };
 }
 
 const LOST: Abort = { reason: 'the upstream server stopped' };
@@ -55,7 +46,7 @@ describe('the session', () => {
 
   it('becomes ready with what initialize decided, and replays the upstream', () => {
     const session = createSession();
-    const ready = decided();
+    const ready = decided('2025-06-18');
     session.beginInitialize();
     expect(session.phase).toBe('initializing');
     session.becomeReady(ready);
@@ -82,7 +73,7 @@ describe('the session', () => {
     const initialized = collect<void>(session.initialized$);
     expect(session.markInitialized()).toBe(false);
     expect(session.initialized).toBe(false);
-    session.becomeReady(decided());
+    session.becomeReady(decided('2025-06-18'));
     expect(session.markInitialized()).toBe(true);
     expect(session.markInitialized()).toBe(false);
     expect(session.initialized).toBe(true);
@@ -153,7 +144,7 @@ describe('the session', () => {
 
   it('dispose closes the ready upstream', () => {
     const session = createSession();
-    const ready = decided();
+    const ready = decided('2025-06-18');
     let closed = 0;
     session.becomeReady({ ...ready, upstream: { ...ready.upstream, close: () => void (closed += 1) } });
     session.dispose();

@@ -3,6 +3,7 @@ import { downgradeFrame, downgradeResult } from '../../src/codec/downgrade.js';
 import { formSchemaFor } from '../../src/codec/downgradeRounds.js';
 import { negotiateRevision } from '../../src/codec/revisions.js';
 import type { Frame } from '../../src/protocol/jsonrpc.js';
+import { urlQuestion } from '../helpers/elicitations.js';
 
 describe('negotiateRevision (docs/revisions.md)', () => {
   it('keeps a revision the bridge speaks and answers anything else with 2025-11-25', () => {
@@ -38,17 +39,11 @@ describe('downgrade steps', () => {
       method: 'notifications/elicitation/complete',
       params: { elicitationId: 'elicitation-1' },
     };
-    const ask: Frame = {
-      jsonrpc: '2.0',
-      id: 'b-1',
-      method: 'elicitation/create',
-      params: {
-        mode: 'url',
-        message: 'Sign in.',
-        url: 'https://example.com/',
-        elicitationId: 'elicitation-1',
-      },
-    };
+    const ask = urlQuestion('b-1', {
+      message: 'Sign in.',
+      url: 'https://example.com/',
+      elicitationId: 'elicitation-1',
+    });
     expect(downgradeFrame(complete, '2025-06-18')).toBe(complete);
     expect(downgradeFrame(ask, '2025-06-18')).toBe(ask);
     // A form loses its mode, which 2025-06-18 lacks.
