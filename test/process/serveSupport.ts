@@ -10,6 +10,7 @@ import { FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { waitForValue } from '../helpers/waitFor.js';
+import { wireErrorFrame } from '../helpers/wireErrors.js';
 
 export const WAIT_MS = 20_000;
 
@@ -128,15 +129,7 @@ export const refusal = (code: number, message: string, cause: string, id: number
   error: { code, message, data: { cause } },
 });
 /** The bridge's too_many_requests response to `id`. */
-export const TOO_MANY = (id: number) => ({
-  jsonrpc: '2.0',
-  id,
-  error: {
-    code: -32603,
-    message: 'The connection has too many requests in flight',
-    data: { cause: 'too_many_requests' },
-  },
-});
+export const TOO_MANY = (id: number) => wireErrorFrame(id, 'too_many_requests');
 /** A tools/call body. */
 export const call = (id: number, name: string, args: object) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });

@@ -20,26 +20,11 @@ import {
   ping,
   virtualClock,
 } from './sessionFakes.js';
+import { wireErrorFrame } from '../../helpers/wireErrors.js';
 
-const TOO_MANY = (id: number) => ({
-  jsonrpc: '2.0',
-  id,
-  error: {
-    code: -32603,
-    message: 'The connection has too many requests in flight',
-    data: { cause: 'too_many_requests' },
-  },
-});
-const DUPLICATE = (id: number) => ({
-  jsonrpc: '2.0',
-  id,
-  error: {
-    code: -32600,
-    message:
-      'A request with this id is still in flight on this connection. Send the request with another id.',
-    data: { cause: 'duplicate_request_id' },
-  },
-});
+/** The refusals of the table, from the literal wire error table (docs/serve.md#serve-limits). */
+const TOO_MANY = (id: number) => wireErrorFrame(id, 'too_many_requests');
+const DUPLICATE = (id: number) => wireErrorFrame(id, 'duplicate_request_id');
 const done = (id: number) => ({ jsonrpc: '2.0' as const, id, result: { content: [] } });
 
 function setup(over: Partial<SessionTableSettings> = {}, bridgeOptions: { failInitialize?: boolean } = {}) {
