@@ -8,27 +8,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
-import { spawnPeer } from '../helpers/rawPeer.js';
-import type { RawPeer } from '../helpers/rawPeer.js';
-import { waitForValue } from '../helpers/waitFor.js';
-import { bridgeEnv } from '../process/httpSupport.js';
+import { describe, expect, it } from 'vitest';
 import { browse, readBrowserLog } from '../fixtures/oauth/testBrowser.js';
 import { runPlace, startServers } from './e2eSupport.js';
 import { e2eSuite } from './e2eSuite.js';
+import { serveSignIn, text } from './e2eServeSupport.js';
 
 const suite = e2eSuite();
-const peers: RawPeer[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-  for (const peer of peers.splice(0)) peer.kill();
-});
-
-const text = (result: unknown): string | undefined =>
-  (result as { content?: Array<{ text?: string }> }).content?.[0]?.text;
+const serve = serveSignIn();
 
 describe('mcp-bridge serve <url>: the sign-in question of a request', () => {
   it('goes to the session whose request needs it, not to a session that connected later', async () => {
@@ -40,35 +27,7 @@ describe('mcp-bridge serve <url>: the sign-in question of a request', () => {
     );
     const place = await runPlace(suite.world, 'serve-consent-');
     const world = suite.world;
-    const peer = spawnPeer(
-      process.execPath,
-      [
-        GENERIC_BRIDGE,
-        'serve',
-        '--ca-file',
-        world.caFile,
-        '--redirect-port',
-        String(place.port),
-        '--token-store',
-        'memory',
-        mcp.url,
-      ],
-      bridgeEnv({
-        BROWSER: world.browser,
-        TEST_BROWSER_LOG: place.browserLog,
-        TEST_BROWSER_CA_FILE: world.caFile,
-        XDG_STATE_HOME: place.stateDir,
-        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus',
-      }),
-    );
-    peers.push(peer);
-    const url = await waitForValue(
-      () =>
-        peer.stderr
-          .map((line) => /^mcp-bridge: serve: listening on (http:\/\/\S+)$/.exec(line)?.[1])
-          .find(Boolean),
-      { what: 'the listening line', timeoutMs: 30_000 },
-    );
+    const { url } = await serve.start(world, place, mcp.url);
     const asked: Record<'owner' | 'later', string[]> = { owner: [], later: [] };
     const connect = async (name: 'owner' | 'later'): Promise<Client> => {
       const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
@@ -81,7 +40,7 @@ describe('mcp-bridge serve <url>: the sign-in question of a request', () => {
         void browse(params.url, { ca: world.certs.caPem }).catch(() => undefined);
         return { action: 'accept' };
       });
-      clients.push(client);
+      serve.clients.push(client);
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       return client;
     };

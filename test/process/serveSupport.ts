@@ -31,14 +31,19 @@ export async function startServe(
     [GENERIC_BRIDGE, 'serve', ...args, '--', process.execPath, FIXTURE],
     env,
   );
-  const url = await waitForValue(
+  const url = await listeningUrl(peer);
+  return { peer, url, port: Number(new URL(url).port) };
+}
+
+/** The URL of the line `mcp-bridge: serve: listening on <url>` once `peer` wrote it. */
+export function listeningUrl(peer: RawPeer, timeoutMs = WAIT_MS): Promise<string> {
+  return waitForValue(
     () =>
       peer.stderr
         .map((line) => /^mcp-bridge: serve: listening on (http:\/\/\S+)$/.exec(line)?.[1])
         .find(Boolean),
-    { what: 'the listening line', timeoutMs: WAIT_MS },
+    { what: 'the listening line', timeoutMs },
   );
-  return { peer, url, port: Number(new URL(url).port) };
 }
 
 /** An SDK 1.x client connected to `url`. */
