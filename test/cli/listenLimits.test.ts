@@ -7,36 +7,34 @@ import { describe, expect, it } from 'vitest';
 import { listenLimits } from '../../src/cli/listenLimits.js';
 
 describe('listenLimits', () => {
-  it('gives nothing without the options, so that the bridge keeps its defaults', () => {
-    expect(listenLimits({})).toEqual({});
-  });
-
-  it('takes both options as given', () => {
-    expect(listenLimits({ listenBackoffMs: 20, listenMaxBackoffMs: 80 })).toEqual({
-      listenBackoffMs: 20,
-      listenMaxBackoffMs: 80,
-    });
-  });
-
-  it('keeps the default longest wait (30 s) under a first wait given alone, and raises it to a longer one', () => {
-    expect(listenLimits({ listenBackoffMs: 20 })).toEqual({
-      listenBackoffMs: 20,
-      listenMaxBackoffMs: 30_000,
-    });
-    expect(listenLimits({ listenBackoffMs: 60_000 })).toEqual({
-      listenBackoffMs: 60_000,
-      listenMaxBackoffMs: 60_000,
-    });
-  });
-
-  it('keeps the default first wait (500 ms) under a longest wait given alone, and lowers it to a shorter one', () => {
-    expect(listenLimits({ listenMaxBackoffMs: 5_000 })).toEqual({
-      listenBackoffMs: 500,
-      listenMaxBackoffMs: 5_000,
-    });
-    expect(listenLimits({ listenMaxBackoffMs: 100 })).toEqual({
-      listenBackoffMs: 100,
-      listenMaxBackoffMs: 100,
-    });
+  it.each([
+    { when: 'without the options: nothing, so that the bridge keeps its defaults', given: {}, limits: {} },
+    {
+      when: 'with both options: both as given',
+      given: { listenBackoffMs: 20, listenMaxBackoffMs: 80 },
+      limits: { listenBackoffMs: 20, listenMaxBackoffMs: 80 },
+    },
+    {
+      when: 'with a first wait alone: the default longest wait (30 s) above it',
+      given: { listenBackoffMs: 20 },
+      limits: { listenBackoffMs: 20, listenMaxBackoffMs: 30_000 },
+    },
+    {
+      when: 'with a first wait alone above 30 s: the longest wait raised to it',
+      given: { listenBackoffMs: 60_000 },
+      limits: { listenBackoffMs: 60_000, listenMaxBackoffMs: 60_000 },
+    },
+    {
+      when: 'with a longest wait alone: the default first wait (500 ms) under it',
+      given: { listenMaxBackoffMs: 5_000 },
+      limits: { listenBackoffMs: 500, listenMaxBackoffMs: 5_000 },
+    },
+    {
+      when: 'with a longest wait alone below 500 ms: the first wait lowered to it',
+      given: { listenMaxBackoffMs: 100 },
+      limits: { listenBackoffMs: 100, listenMaxBackoffMs: 100 },
+    },
+  ])('$when', ({ given, limits }) => {
+    expect(listenLimits(given)).toEqual(limits);
   });
 });
