@@ -41,6 +41,9 @@ const envOf = (launch: Launch, reference: (name: string) => string): Entry =>
     ? {}
     : { env: Object.fromEntries(launch.envVars.map((name) => [name, reference(name)])) };
 
+/** `${VAR}`: the reference of Claude Code, Gemini CLI and the Copilot CLI. */
+const braced = (name: string): string => `\${${name}}`;
+
 const commandOf = (launch: Launch): Entry => ({ command: launch.command, args: [...launch.args] });
 
 export const CLIENT_SPECS: Readonly<Record<ClientName, ClientSpec>> = {
@@ -64,7 +67,7 @@ export const CLIENT_SPECS: Readonly<Record<ClientName, ClientSpec>> = {
     key: 'mcpServers',
     scopes: ['user', 'project'],
     executable: 'mcp-bridge',
-    entry: (launch) => ({ type: 'stdio', ...commandOf(launch), ...envOf(launch, (name) => `\${${name}}`) }),
+    entry: (launch) => ({ type: 'stdio', ...commandOf(launch), ...envOf(launch, braced) }),
   },
   // Claude Desktop expands no variables in its file: the bridge reads them from the environment
   // Claude Desktop was started with; the bundle (.mcpb) keeps secrets in the OS keychain instead.
@@ -100,7 +103,7 @@ export const CLIENT_SPECS: Readonly<Record<ClientName, ClientSpec>> = {
     key: 'mcpServers',
     scopes: ['user', 'project'],
     executable: 'mcp-bridge',
-    entry: (launch) => ({ ...commandOf(launch), ...envOf(launch, (name) => `\${${name}}`) }),
+    entry: (launch) => ({ ...commandOf(launch), ...envOf(launch, braced) }),
   },
   // The Copilot CLI's mcp-config.json: "mcpServers", a local server with the tools it may call.
   copilot: {
@@ -112,7 +115,7 @@ export const CLIENT_SPECS: Readonly<Record<ClientName, ClientSpec>> = {
     entry: (launch) => ({
       type: 'local',
       ...commandOf(launch),
-      ...envOf(launch, (name) => `\${${name}}`),
+      ...envOf(launch, braced),
       tools: ['*'],
     }),
   },
