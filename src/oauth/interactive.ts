@@ -68,7 +68,7 @@ export async function signInInteractively(
   const attempt = new AbortController();
   const onStop = (): void => {
     const reason: unknown = input.signal.reason;
-    // A lost lock has its own line (lock.ts); the work under it just stops.
+    // A lost lock has its own line (lockHeld.ts); the work under it just stops.
     if (!(reason instanceof LockLostError))
       deps.logger.log(SCOPE, 'warn', 'The request stopped before the sign-in completed.');
     attempt.abort(

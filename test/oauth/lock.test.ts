@@ -6,11 +6,12 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFileLock } from '../../src/oauth/store/lock.js';
 import { recordingLogger, tempDir } from './storeTestKit.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -44,28 +45,43 @@ async function holdUntilReleased(
 
 /** The child: one mode of holding the lock, reporting on stdout with synchronous writes. */
 const CHILD = `
-import { writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { access, readFile, unlink, writeFile } from 'node:fs/promises';
 const { createFileLock } = await import(${JSON.stringify(LOCK_MODULE)});
 const cfg = JSON.parse(process.argv[1]);
 const say = (text) => writeSync(1, text + '\\n');
-const logger = { enabled: () => true, log: (scope, level, text) => say('log ' + level + ' ' + text) };
+// count: a worker's flag file says it waits for the lock ('waiting') or has done all its rounds.
+const flag = (what, id) => cfg.flags + '/' + what + '-' + id;
+const WAITS = 'waits for the sign-in of another bridge process';
+const log = (scope, level, text) => {
+  say('log ' + level + ' ' + text);
+  if (cfg.mode === 'count' && text === WAITS) writeFileSync(flag('waiting', cfg.id), '');
+};
+const logger = { enabled: () => true, log };
 const lock = createFileLock({ directory: cfg.dir, logger, pollMs: 20, ...cfg.lock });
 const key = ${JSON.stringify(KEY)};
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+const others = () => Array.from({ length: cfg.workers }, (_, id) => id).filter((id) => id !== cfg.id);
+const settled = (id) => existsSync(flag('waiting', id)) || existsSync(flag('done', id));
+const mine = () => { try { return readFileSync(cfg.marker, 'utf8') === String(process.pid); } catch { return false; } };
 if (cfg.mode === 'count') {
   let violations = 0;
   for (let i = 0; i < cfg.rounds; i += 1) {
     await lock.hold(key, async () => {
+      rmSync(flag('waiting', cfg.id), { force: true });
       try { await access(cfg.marker); violations += 1; } catch {}
       await writeFile(cfg.marker, String(process.pid));
       const n = Number(await readFile(cfg.counter, 'utf8'));
-      // Not a wait: a critical section that takes time, so that an overlap of two holders shows.
-      await sleep(2 + Math.random() * 15);
+      // Not a pause: the section lasts until every other worker with rounds to go waits for the
+      // lock (its flag), so each of them tries the lock while this one holds it and an overlap
+      // of two holders shows. Another holder's marker ends the wait: the overlap is counted.
+      while (mine() && !others().every(settled)) await tick();
+      if (!mine()) violations += 1;
       await writeFile(cfg.counter, String(n + 1));
-      await unlink(cfg.marker);
+      await unlink(cfg.marker).catch(() => undefined);
     });
   }
+  writeFileSync(flag('done', cfg.id), '');
   say('done ' + violations);
 } else if (cfg.mode === 'hold') {
   await lock.hold(key, async () => {
@@ -137,7 +153,41 @@ function start(config: Record<string, unknown>): Child {
   return handle;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * True once the lock `file` of the holder `pid` was renewed at `at` or later, or once it no longer
+ * holds that pid (gone or taken over).
+ */
+function renewedOrTaken(file: string, pid: number | undefined, at: number): boolean {
+  try {
+    const holder = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number };
+    return holder.pid !== pid || statSync(file).mtimeMs >= at;
+  } catch {
+    return true;
+  }
+}
+/**
+ * Counts the timers this process sets from now on with a delay in [`from`, `to`) ms; `reached`
+ * resolves at the `count`th. `restore()` puts the real setTimeout back.
+ */
+function countTimers(
+  from: number,
+  to: number,
+  count: number,
+): { reached: Promise<void>; restore: () => void } {
+  const real = globalThis.setTimeout;
+  let seen = 0;
+  let reach = (): void => undefined;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation((handler: () => void, ms?: number) => {
+    if (ms !== undefined && ms >= from && ms < to) {
+      seen += 1;
+      if (seen === count) reach();
+    }
+    return real(handler, ms);
+  });
+  return { reached, restore: () => spy.mockRestore() };
+}
+
 /** Resolves when `signal` aborts. */
 const aborted = (signal: AbortSignal): Promise<void> =>
   signal.aborted
@@ -158,14 +208,18 @@ describe('sign-in lock across processes', () => {
   it('lets exactly one of five processes into the critical section at a time', async () => {
     const counter = path.join(dir, 'counter');
     await writeFile(counter, '0');
+    const flags = path.join(dir, 'flags');
+    await mkdir(flags);
     const config = {
       mode: 'count',
       dir: path.join(dir, 'locks'),
       rounds: 4,
       counter,
       marker: path.join(dir, 'inside'),
+      flags,
+      workers: 5,
     };
-    const workers = Array.from({ length: 5 }, () => start(config));
+    const workers = Array.from({ length: 5 }, (_, id) => start({ ...config, id }));
     const done = await Promise.all(workers.map((worker) => worker.line((line) => line.startsWith('done '))));
     expect(done).toEqual(['done 0', 'done 0', 'done 0', 'done 0', 'done 0']);
     expect(await readFile(counter, 'utf8')).toBe('20');
@@ -231,11 +285,17 @@ describe('sign-in lock across processes', () => {
     const locks = path.join(dir, 'locks');
     const holder = start({ mode: 'hold', dir: locks, lock: { heartbeatMs: 200 } });
     await holder.line((line) => line === 'held');
+    const file = path.join(locks, LOCK_NAME);
+    const heldSince = statSync(file).mtimeMs;
     const waiter = start({ mode: 'wait', dir: locks, lock: { staleMs: 1_000 } });
-    await waiter.line((line) => line === 'waiting');
-    // real timer: three stale bounds of the file's mtime (another process's heartbeat), which no
-    // virtual clock of this process can move.
-    await sleep(3_000);
+    await waiter.line((line) => line === 'log info waits for the sign-in of another bridge process');
+    // real timer: the stale bound is judged on the file's mtime against the clock, in another
+    // process, which no virtual clock of this one can move. The wait is for the holder's heartbeat
+    // that renews the file three stale bounds after it was taken (or for the file to change hands,
+    // which the assertion below then reports), so the waiter polled through all three bounds.
+    await waitFor(() => renewedOrTaken(file, holder.process.pid, heldSince + 3_000), {
+      what: 'a heartbeat three stale bounds after the lock was taken',
+    });
     expect(waiter.lines).toEqual(['waiting', 'log info waits for the sign-in of another bridge process']);
     holder.process.stdin.write('release\n');
     await waiter.line((line) => line === 'acquired');
@@ -315,18 +375,24 @@ describe('sign-in lock within one process', () => {
       // A waiter found our heartbeat stale (we stalled) and holds the break file: it is about to
       // delete the lock.
       await writeFile(`${file}.break`, '1');
-      const confirming = held.confirm().then(
-        () => 'confirmed',
-        () => 'lost',
-      );
-      // real timer: confirm() must still wait after several of its polls (20 ms) of the break
-      // file, and no event marks a poll.
-      await sleep(150);
-      await rm(file);
-      await rm(`${file}.break`);
-      return confirming;
+      // confirm()'s pause between two looks at the break file (pollMs 20, so 10 to 30 ms) marks
+      // a poll: it must still wait after three of them.
+      const polls = countTimers(10, 30, 3);
+      try {
+        const confirming = held.confirm().then(
+          () => 'confirmed',
+          () => 'lost',
+        );
+        const first = await Promise.race([polls.reached.then(() => 'still waits'), confirming]);
+        // force: a confirm() that did not wait has already judged, and deleted the break file.
+        await rm(file, { force: true });
+        await rm(`${file}.break`, { force: true });
+        return { first, confirmed: await confirming };
+      } finally {
+        polls.restore();
+      }
     });
-    expect(seen).toBe('lost');
+    expect(seen).toEqual({ first: 'still waits', confirmed: 'lost' });
   });
 
   it('ends a wait with the abort signal', async () => {
