@@ -3,7 +3,7 @@
  * carry their neighbours, so adding and removing allocate nothing and removing any node is O(1).
  * It keeps the running tasks of limitInFlight (operators/internal/inFlightTasks.ts), the entries
  * of each delay of the bridge's lane scheduler (src/bridge/laneScheduler.ts) and the running
- * requests of a session (src/bridge/session.ts): lists rather than Sets or Maps, because a
+ * requests of a session (src/bridge/runningRequests.ts): lists rather than Sets or Maps, because a
  * table that shrinks and grows with every burst of requests keeps finished requests alive through
  * young-generation collections (src/bridge/pendingTable.ts).
  *
