@@ -11,6 +11,7 @@ import { basicAuth, pkcePair, startDocumentHost } from '../fixtures/oauth/oauthC
 import { authServerSuite } from './authServerSuite.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { browse } from '../fixtures/oauth/testBrowser.js';
+import { movableClock } from '../fixtures/oauth/movableClock.js';
 
 const RESOURCE = 'https://127.0.0.1:9/mcp';
 
@@ -210,7 +211,8 @@ describe('hand-written authorization server', () => {
   });
 
   it('rotates refresh tokens, revokes them on request, and expires access tokens', async () => {
-    const server = await start({ accessTokenTtlSeconds: 1 });
+    const clock = movableClock();
+    const server = await start({ accessTokenTtlSeconds: 1, now: clock.now });
     const first = await suite.http.form(`${server.issuer}/token`, codeForm(await authorize(server)));
     const refreshForm = (token: unknown) => ({
       grant_type: 'refresh_token',
@@ -244,8 +246,8 @@ describe('hand-written authorization server', () => {
       'hand-secret-1',
     ])
       expect(secrets).toContain(value);
-    // real timer: the access token lives 1 s on the clock of the server, which this test cannot move.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The access token lives 1 s on the clock of the server, moved to its end.
+    clock.move(1_000);
     expect(await server.verify(accessToken)).toBeUndefined();
   });
 

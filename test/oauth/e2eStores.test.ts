@@ -14,6 +14,7 @@ import { BRIDGE } from '../helpers/bridgeProcess.js';
 import { bridgeEnv } from '../process/httpSupport.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { readBrowserLog } from '../fixtures/oauth/testBrowser.js';
+import { movableClock } from '../fixtures/oauth/movableClock.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import { TOKEN_KEY, runPlace, startServers } from './e2eSupport.js';
 import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
@@ -47,12 +48,13 @@ async function logout(p: Place, args: readonly string[]) {
 
 describe('the file store end to end', () => {
   it('an expired access token is refreshed silently: the server sees one refresh, no browser', async () => {
-    const { as, mcp } = await servers({ accessTokenTtlSeconds: 2 });
+    const clock = movableClock();
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 2, now: clock.now });
     const p = await place();
     const run = await bridge(as, mcp, p);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
-    // real timer: the access token lives 2 s on the clock of the authorization server (oidc-provider).
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The access token lives 2 s on the clock of the authorization server's storage: moved past it.
+    clock.move(3_000);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
     expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1, refreshGrants: 1 });
     expect(run.browserLog()).toHaveLength(1);

@@ -8,6 +8,7 @@ import { expectNoSecrets } from '../helpers/secretScan.js';
 import { harnessOutput, secretsOf, signInSuite, writingThrough, post, request } from './signInHarness.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
 import type { TokenRecord } from '../../src/oauth/store/types.js';
+import { movableClock } from '../fixtures/oauth/movableClock.js';
 
 const suite = signInSuite();
 const { make, servers } = suite;
@@ -33,11 +34,10 @@ describe('tokens of the store', () => {
   });
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('silent refresh', () => {
   it('refreshes an expired token once, with the resource, and opens no browser', async () => {
-    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
+    const clock = movableClock();
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1, now: clock.now });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
     expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
@@ -45,8 +45,8 @@ describe('silent refresh', () => {
       url: mcp.url,
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
     });
-    // real timer: the access token lives 1 s on the clock of the authorization server (oidc-provider).
-    await sleep(1_100);
+    // The access token lives 1 s on the clock of the authorization server's storage: moved past it.
+    clock.move(2_000);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();
@@ -83,13 +83,14 @@ describe('silent refresh', () => {
   });
 
   it('signs in again in the browser when the server refuses the refresh', async () => {
-    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1 });
+    const clock = movableClock();
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 1, now: clock.now });
     const store = createMemoryStore();
     const first = make({ config: { url: mcp.url }, store });
     expect((await request(suite.net.fetch, mcp.url, first.auth)).status).toBe(200);
     as.revokeRefreshTokens();
-    // real timer: the access token lives 1 s on the clock of the authorization server (oidc-provider).
-    await sleep(1_100);
+    // The access token lives 1 s on the clock of the authorization server's storage: moved past it.
+    clock.move(2_000);
 
     const second = make({ config: { url: mcp.url }, store });
     await second.auth.load();

@@ -93,8 +93,10 @@ describe('the listen stream over HTTP', () => {
         'mcp-bridge-vscode: bridge: warning: the listen stream failed with the HTTP status 404; list changes stop.',
       ),
     );
-    // real timer: ten times the first reopen wait and five times the longest (20 ms, 40 ms) that
-    // run in the bridge process; the echo after it is the sentinel that the bridge has handled all before.
+    // real timer: a reopen would come from a timer of the bridge process, whose clock this test
+    // cannot move (the rule runs on virtual time in marbles/listenReconnect.marbles.test.ts): ten
+    // times the first reopen wait and five times the longest (20 ms, 40 ms); the echo after it is
+    // the sentinel that the bridge has handled all before.
     await new Promise((resolve) => setTimeout(resolve, 10 * FIRST_WAIT_MS));
     expect(listens(server)).toBe(1);
     expect(firstText(await callTool(peer, 'echo', { text: 'no listen' }))).toBe('no listen');

@@ -535,7 +535,8 @@ describe('the listener with other upstream capabilities', () => {
       (frame) => frame.method === 'notifications/cancelled' && paramsOf(frame).requestId === listen!.id,
     );
     // real timer: a stream the bridge ended itself must not reopen after the reopen waits
-    // (--listen-backoff 20, --listen-max-backoff 40), which run in the bridge process.
+    // (--listen-backoff 20, --listen-max-backoff 40), which run in the bridge process, whose clock
+    // this test cannot move (the rule runs on virtual time in marbles/subscriptions.marbles.test.ts).
     await new Promise((resolve) => setTimeout(resolve, 200));
     await upstreamBarrier(peer);
     expect(upstreamFrames(peer, '>').filter(isListen)).toHaveLength(1);

@@ -73,8 +73,9 @@ describe.each([
         });
       // stdout is never read: nothing consumes it until the client "reads again" below.
       await write(initializeRequest(0));
-      // real timer: memory is sampled before and while the client does not read.
-      await sleep(1_500);
+      // The answer of initialize is the sentinel that the process is up: memory is sampled after it.
+      // It stays in the stream's buffer, unread, for the reader below.
+      await once(child.stdout, 'readable');
       const before = rssKiB(pid)!;
       const text = 'x'.repeat(100_000);
       let sent = 0;
@@ -91,7 +92,8 @@ describe.each([
         if (!(await write(call))) break;
       }
       const blockedAfter = sent;
-      // real timer: memory is sampled a while after the writes blocked.
+      // real timer: a stall is the subject; memory is sampled a while after the writes blocked, as
+      // no event marks input that the bridge does not read.
       await sleep(1_000);
       const after = rssKiB(pid)!;
       console.log(

@@ -371,8 +371,9 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     for (let i = 0; i < 8; i++) {
       latencies.push(await ask(`ping-${i}`, 'ping'));
       samples.push(rssKiB(child.pid!) ?? 0);
-      // real timer: memory and latency are sampled over time under the flood.
-      await sleep(400);
+      // The samples are spread over the flood by its messages, not by time: 50 more reach the client first.
+      const seen = messages;
+      await waitFor(() => messages >= seen + 50, { what: `50 log messages after sample ${i}` });
     }
     console.log(
       `flood (client reads): ${messages} log messages of 16 KiB; ping ${Math.max(...latencies)} ms at most; ` +
@@ -399,7 +400,8 @@ describe('fault injection: floods (one at a time, they measure memory)', () => {
     // stdout is never read.
     send(req('level', 'logging/setLevel', { level: 'info' }));
     send(initializeRequest(0));
-    // real timer: the flood runs for 1.5 s, then memory is sampled over 4 s.
+    // real timer: a stall is the subject. Nothing is read, so no event marks the flood filling the
+    // pipes or the bridge holding still; it runs for 1.5 s, then memory is sampled over 4 s.
     await sleep(1_500);
     const pids = descendants(child.pid!);
     const samples: number[] = [];
