@@ -162,6 +162,13 @@ SIGINT or SIGTERM stops it with 0.
   --max-body-bytes <n>       largest POST body, in bytes, 1 to 1073741824 (default: 4194304)
   --session-idle <s>         seconds a session without requests and streams lives, 1 to
                              31536000 (default: 1800)
+  --body-timeout <ms>        time for a request's headers and body to arrive, in ms, 1 to
+                             2147483647 (default: 30000); then 408 and the connection closes
+  --max-connections <n>      open connections, 1 to 1000000 (default: 2 x --max-sessions +
+                             --max-requests); a new one beyond is closed at once
+  --max-session-buffer-bytes <n>
+                             bytes of output a session's client may leave unread, 1 to
+                             1073741824 (default: 16777216); beyond, the session ends
 
 Environment:
   HTTPS_PROXY, https_proxy   proxy for the upstream server (http://[user:password@]host:port)

@@ -25,6 +25,9 @@ export interface HttpServeOptions {
   readonly maxInFlight?: number;
   readonly maxBodyBytes?: number;
   readonly sessionIdleMs?: number;
+  readonly bodyTimeoutMs?: number;
+  readonly maxConnections?: number;
+  readonly maxSessionBufferBytes?: number;
 }
 
 /** `<host>:<port>` with an IPv4 address, a name, or `[v6]`; port 0 takes a free one. */
@@ -136,6 +139,19 @@ export function httpServeOptions(
     rangeHint(1_073_741_824, 'bytes'),
   );
   const idle = last(values, 'session-idle', decimal(31_536_000), rangeHint(31_536_000, 'seconds'));
+  const bodyTimeoutMs = last(
+    values,
+    'body-timeout',
+    decimal(2_147_483_647),
+    rangeHint(2_147_483_647, 'milliseconds'),
+  );
+  const maxConnections = last(values, 'max-connections', decimal(1_000_000), rangeHint(1_000_000, 'items'));
+  const maxSessionBufferBytes = last(
+    values,
+    'max-session-buffer-bytes',
+    decimal(1_073_741_824),
+    rangeHint(1_073_741_824, 'bytes'),
+  );
   return {
     host,
     port: listen?.port ?? 0,
@@ -146,5 +162,8 @@ export function httpServeOptions(
     ...(maxInFlight === undefined ? {} : { maxInFlight }),
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     ...(idle === undefined ? {} : { sessionIdleMs: idle * 1000 }),
+    ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
+    ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(maxSessionBufferBytes === undefined ? {} : { maxSessionBufferBytes }),
   };
 }

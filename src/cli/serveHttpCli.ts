@@ -72,6 +72,11 @@ export async function runServeHttp(
       ...(http.maxPending === undefined ? {} : { maxPending: http.maxPending }),
       ...(http.maxBodyBytes === undefined ? {} : { maxBodyBytes: http.maxBodyBytes }),
       ...(http.sessionIdleMs === undefined ? {} : { sessionIdleMs: http.sessionIdleMs }),
+      ...(http.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: http.bodyTimeoutMs }),
+      ...(http.maxConnections === undefined ? {} : { maxConnections: http.maxConnections }),
+      ...(http.maxSessionBufferBytes === undefined
+        ? {}
+        : { maxSessionBufferBytes: http.maxSessionBufferBytes }),
       version: packageVersion(),
       ...(options.name === undefined ? {} : { name: options.name }),
       logger,

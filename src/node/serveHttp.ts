@@ -50,6 +50,12 @@ export interface ServeHttpOptions extends BridgeProcessOptions {
   readonly keepAliveMs?: number;
   /** Frames kept per session while it has no GET stream. Default 256. */
   readonly maxBufferedFrames?: number;
+  /** Time for a request's headers and body to arrive; then 408 and the connection closes. Default 30 s. */
+  readonly bodyTimeoutMs?: number;
+  /** Open connections at once; a new one beyond is closed at once. Default 2 × maxSessions + maxPending. */
+  readonly maxConnections?: number;
+  /** Bytes of output a session's client may leave unread; beyond, the session ends. Default 16 MiB. */
+  readonly maxSessionBufferBytes?: number;
 }
 
 /** A running server. */
@@ -62,6 +68,19 @@ export interface HttpServer {
   /** Ends the sessions, closes the server, then stops the upstream. */
   close(): Promise<void>;
 }
+
+/** The default time for a request to arrive (ServeHttpOptions.bodyTimeoutMs). */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** The default bound of a session's unread output (ServeHttpOptions.maxSessionBufferBytes). */
+export const DEFAULT_MAX_SESSION_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * docs/serve.md#serve-limits: by default every session may hold its GET stream and one more
+ * connection (an idle keep-alive socket, a DELETE), and every request in flight its own POST.
+ */
+export const defaultMaxConnections = (maxSessions: number, maxPending: number): number =>
+  2 * maxSessions + maxPending;
 
 /** The default largest POST body (ServeHttpOptions.maxBodyBytes). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -159,17 +178,22 @@ export async function serveHttpOn(
     },
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
+  const maxSessions = options.maxSessions ?? 100;
+  const maxPending = options.maxPending ?? 1024;
   const front = await startHttpFront({
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     allowOrigins: options.allowOrigins ?? [],
     ...(options.token === undefined ? {} : { token: options.token }),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    maxSessions: options.maxSessions ?? 100,
-    maxPending: options.maxPending ?? 1024,
+    maxSessions,
+    maxPending,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     maxBufferedFrames: options.maxBufferedFrames ?? 256,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    maxConnections: options.maxConnections ?? defaultMaxConnections(maxSessions, maxPending),
+    maxSessionBufferBytes: options.maxSessionBufferBytes ?? DEFAULT_MAX_SESSION_BUFFER_BYTES,
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
     originOf: (frame) => origins.get(frame),

@@ -38,6 +38,12 @@ describe('serve', () => {
       '1000',
       '--session-idle',
       '60',
+      '--body-timeout',
+      '2500',
+      '--max-connections',
+      '40',
+      '--max-session-buffer-bytes',
+      '65536',
       'https://mcp.example.com/mcp',
     ]);
     expect(parsed.kind).toBe('serve-http');
@@ -52,6 +58,9 @@ describe('serve', () => {
       maxInFlight: 7,
       maxBodyBytes: 1000,
       sessionIdleMs: 60_000,
+      bodyTimeoutMs: 2500,
+      maxConnections: 40,
+      maxSessionBufferBytes: 65_536,
     });
   });
 

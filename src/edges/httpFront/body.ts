@@ -9,35 +9,46 @@ import type { ErrorFrame } from '../../protocol/jsonrpc.js';
 import { parseLine } from '../../protocol/parseLine.js';
 import type { Inbound, ParseLimits } from '../../protocol/parseLine.js';
 
-/** Reads the whole body; `undefined` when it is larger than `maxBytes` (the rest is not read). */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
+/**
+ * What reading a body gave: its bytes; `too_large` above the limit (the rest is not read);
+ * `timeout` when it did not end within its time (docs/serve.md#serve-limits: a body that never
+ * ends holds no memory for ever); `closed` when the client closed the connection first.
+ */
+export type BodyRead =
+  { readonly kind: 'body'; readonly bytes: Buffer } | { readonly kind: 'too_large' | 'timeout' | 'closed' };
+
+/** Reads the whole body within `timeoutMs`, up to `maxBytes`. */
+export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
+  return new Promise((resolve) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      resolve(undefined);
+      resolve({ kind: 'too_large' });
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const finish = (read: BodyRead): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (read.kind !== 'body') {
+        chunks.length = 0;
+        req.pause();
+      }
+      resolve(read);
+    };
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        done = true;
-        chunks.length = 0;
-        req.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (size > maxBytes) finish({ kind: 'too_large' });
+      else chunks.push(chunk);
     });
-    req.once('end', () => {
-      if (!done) resolve(Buffer.concat(chunks));
-    });
-    req.once('error', (error) => {
-      if (!done) reject(error);
-    });
+    req.once('end', () => finish({ kind: 'body', bytes: Buffer.concat(chunks) }));
+    // An error or a close before the end: the client is gone, there is no one to answer.
+    req.once('error', () => finish({ kind: 'closed' }));
+    req.once('close', () => finish({ kind: 'closed' }));
   });
 }
 

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 import { createPostStream, openEventStream, sendJson } from './streams.js';
 import type { EventStream, ExtraHeaders, PostStream } from './streams.js';
+import type { OutputGuard } from './sessionOutput.js';
 
 /** One HTTP request of a session, and its answer. */
 export interface Exchange {
@@ -16,10 +17,13 @@ export interface Exchange {
   readonly protocolVersion: string | undefined;
   /** Answers with one JSON body (none for `undefined`) and ends. */
   reply(status: number, body: JsonObject | Frame | undefined, headers: ExtraHeaders): void;
-  /** Answers a POST of `expected` requests (docs/serve.md#serve-responses). */
-  postStream(expected: number, headers: () => ExtraHeaders): PostStream;
-  /** Answers with an event stream (a GET). */
-  eventStream(headers: ExtraHeaders): EventStream;
+  /**
+   * Answers a POST of `expected` requests (docs/serve.md#serve-responses); its unwritten bytes
+   * count toward its session's unread output (`guard`).
+   */
+  postStream(expected: number, headers: () => ExtraHeaders, guard?: OutputGuard): PostStream;
+  /** Answers with an event stream (a GET), its bytes guarded as those of a POST. */
+  eventStream(headers: ExtraHeaders, guard?: OutputGuard): EventStream;
   /** Calls `listener` once the connection of this request closes (answered, or dropped). */
   onClose(listener: () => void): void;
 }
@@ -35,8 +39,9 @@ export function exchangeOf(req: IncomingMessage, res: ServerResponse, keepAliveM
     sessionId: header(req, 'mcp-session-id'),
     protocolVersion: header(req, 'mcp-protocol-version'),
     reply: (status, body, headers) => sendJson(res, status, body, headers),
-    postStream: (expected, headers) => createPostStream(res, expected, headers, keepAliveMs),
-    eventStream: (headers) => openEventStream(res, headers, keepAliveMs),
+    postStream: (expected, headers, guard) =>
+      createPostStream(res, expected, headers, keepAliveMs, undefined, guard),
+    eventStream: (headers, guard) => openEventStream(res, headers, keepAliveMs, undefined, guard),
     onClose: (listener) => {
       res.once('close', listener);
     },

@@ -14,7 +14,8 @@ import { isResponse } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import type { Exchange } from './exchange.js';
 import { createListenStream } from './listenStream.js';
-import { postMessages } from './sessionPost.js';
+import { cancelAsDropped, postMessages } from './sessionPost.js';
+import { createSessionOutput } from './sessionOutput.js';
 import { createSessionRequests } from './sessionRequests.js';
 import type { ExtraHeaders } from './streams.js';
 
@@ -39,7 +40,11 @@ export interface FrontSessionSettings {
   readonly maxBufferedFrames: number;
   /** A session without a request in flight and without an open stream ends after this. */
   readonly sessionIdleMs: number;
-  /** The clock of the idle timer and of `lastActive`. */
+  /** Most bytes of output the client may leave unread (sessionOutput.ts). */
+  readonly maxSessionBufferBytes: number;
+  /** The interval of the check of unread output (the keep-alive interval). */
+  readonly keepAliveMs: number;
+  /** The clock of the idle timer, of `lastActive` and of the check of unread output. */
   readonly scheduler: SchedulerLike;
   /** Each message of a POST, in order: the table runs or refuses it. */
   readonly admit: (admission: Admission) => void;
@@ -76,6 +81,23 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
   let lastActive = s.scheduler.now();
   let ended = false;
   let idleTimer: Subscription | undefined;
+  // docs/serve.md#serve-limits: a client that does not read loses its session, alone.
+  const output = createSessionOutput({
+    maxBytes: s.maxSessionBufferBytes,
+    checkEveryMs: s.keepAliveMs,
+    scheduler: s.scheduler,
+    waiting: () => listen.waitingBytes,
+    onOverflow: (queued) => {
+      s.logger.log(
+        'serve',
+        'warn',
+        `a session left ${queued} bytes of its output unread, more than ${s.maxSessionBufferBytes}: its streams close and it ends`,
+      );
+      cancelAsDropped(requests.ids(), { requests, input: (m) => inbound$.next(m) });
+      output.closeAll();
+      session.end('its client does not read');
+    },
+  });
 
   const withId = (headers: ExtraHeaders): ExtraHeaders =>
     ended ? headers : { ...headers, 'mcp-session-id': s.id };
@@ -118,11 +140,12 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
     const origin = s.originOf(frame);
     // Its request's stream; none when the request ended (its frames have no reader).
     if (origin !== undefined) requests.streamOf(origin)?.deliver(frame, false);
-    else listen.send(frame);
+    else if (output.admits()) listen.send(frame);
   };
   const finish = (): void => {
     ended = true;
     idleTimer?.unsubscribe();
+    output.stop();
     for (const stream of requests.takeAll()) stream.end();
     listen.end();
     s.onEnd(s.id);
@@ -169,12 +192,13 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
         admit: s.admit,
         streams: posts,
         closed: () => checkIdle(true),
+        guard: output,
       });
       checkIdle(true);
     },
     get(exchange, headers) {
       if (ended) return;
-      const stream = exchange.eventStream(withId(headers));
+      const stream = exchange.eventStream(withId(headers), output);
       listen.attach(stream);
       checkIdle(true);
       exchange.onClose(() => checkIdle(true));

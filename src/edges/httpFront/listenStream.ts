@@ -16,6 +16,8 @@ export interface ListenStream {
   isCurrent(stream: EventStream): boolean;
   /** Whether a GET stream is open. */
   readonly open: boolean;
+  /** Bytes of the frames in the buffer (as JSON), counted in the session's unread output. */
+  readonly waitingBytes: number;
   /** Ends the open stream and drops the buffer (the session ended). */
   end(): void;
 }
@@ -24,6 +26,8 @@ export function createListenStream(maxBufferedFrames: number, logger: Logger): L
   const buffer: Frame[] = [];
   let current: EventStream | undefined;
   let dropped = 0;
+  let waitingBytes = 0;
+  const size = (frame: Frame): number => JSON.stringify(frame).length;
   const isOpen = (): boolean => current !== undefined && !current.closed;
   return {
     send(frame) {
@@ -32,8 +36,9 @@ export function createListenStream(maxBufferedFrames: number, logger: Logger): L
         return;
       }
       buffer.push(frame);
+      waitingBytes += size(frame);
       if (buffer.length <= maxBufferedFrames) return;
-      buffer.shift();
+      waitingBytes -= size(buffer.shift()!);
       if (dropped++ === 0) {
         logger.log(
           'serve',
@@ -45,6 +50,7 @@ export function createListenStream(maxBufferedFrames: number, logger: Logger): L
     attach(stream) {
       current?.end();
       current = stream;
+      waitingBytes = 0;
       for (const frame of buffer.splice(0)) stream.send(frame);
       dropped = 0;
     },
@@ -52,10 +58,14 @@ export function createListenStream(maxBufferedFrames: number, logger: Logger): L
     get open() {
       return isOpen();
     },
+    get waitingBytes() {
+      return waitingBytes;
+    },
     end() {
       current?.end();
       current = undefined;
       buffer.length = 0;
+      waitingBytes = 0;
     },
   };
 }

@@ -11,6 +11,7 @@ export type RefusalCause =
   | 'forbidden_host'
   | 'forbidden_origin'
   | 'unauthorized'
+  | 'body_timeout'
   | 'not_acceptable'
   | 'unsupported_media_type'
   | 'method_not_allowed'
@@ -37,6 +38,7 @@ export const REFUSALS: Readonly<
   session_not_found: [404, -32001, 'The session is not known: it ended or never existed.'],
   bad_protocol_version: [400, -32000, 'The MCP-Protocol-Version header names an unsupported revision.'],
   body_too_large: [413, -32600, 'The body is larger than the limit of the server.'],
+  body_timeout: [408, -32000, 'The request did not arrive within the time limit of the server.'],
   too_many_sessions: [503, -32000, 'The server has as many sessions as its limit.'],
   batch_not_supported: [400, -32600, 'A batch must not hold an initialize request.'],
 };

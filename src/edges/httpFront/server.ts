@@ -13,6 +13,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
+import { limitConnections } from './connectionLimit.js';
 import { exchangeOf } from './exchange.js';
 import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
 import { createSessionTable, refuse } from './sessionTable.js';
@@ -38,6 +39,12 @@ export interface HttpFrontConfig {
   readonly sessionIdleMs: number;
   readonly keepAliveMs: number;
   readonly maxBufferedFrames: number;
+  /** Time for a request's headers and body to arrive (408, then the connection closes). */
+  readonly bodyTimeoutMs: number;
+  /** Open connections; beyond, a new one is closed at once. */
+  readonly maxConnections: number;
+  /** Bytes of output one session's client may leave unread before the session ends. */
+  readonly maxSessionBufferBytes: number;
   readonly maxDepth: number;
   readonly bridge: OperatorFunction<Inbound, Frame>;
   readonly originOf: (frame: Frame) => RequestId | undefined;
@@ -126,11 +133,13 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
         if (!isJsonContent(one(req.headers['content-type']))) {
           return refuse(res, 'unsupported_media_type', cors);
         }
-        const body = await readBody(req, config.maxBodyBytes);
-        if (body === undefined) {
+        const read = await readBody(req, config.maxBodyBytes, config.bodyTimeoutMs);
+        if (read.kind === 'closed') return;
+        if (read.kind !== 'body') {
           res.setHeader('connection', 'close');
-          return refuse(res, 'body_too_large', cors);
+          return refuse(res, read.kind === 'timeout' ? 'body_timeout' : 'body_too_large', cors);
         }
+        const body = read.bytes;
         if (
           modern !== undefined &&
           req.headers['mcp-session-id'] === undefined &&
@@ -154,7 +163,10 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
   };
 
-  const server = createServer((req, res) => {
+  // docs/serve.md#serve-limits: Node checks the headers and request times of its connections at
+  // this interval, so a short --body-timeout is kept near its value.
+  const checkEvery = Math.min(30_000, Math.max(100, Math.floor(config.bodyTimeoutMs / 4)));
+  const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       config.logger.log(
         'serve',
@@ -165,9 +177,12 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
       else res.destroy();
     });
   });
-  // A slow or stuck client holds no socket for ever; event streams are long-lived by design.
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0;
+  // A slow or stuck client holds no socket for ever: its headers and body must arrive within the
+  // body timeout (Node's bare 408 for headers, body.ts's for a body). Both count only until the
+  // request has arrived, so event streams stay long-lived.
+  server.headersTimeout = config.bodyTimeoutMs;
+  server.requestTimeout = config.bodyTimeoutMs;
+  limitConnections(server, config.maxConnections, config.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

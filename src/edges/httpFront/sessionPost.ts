@@ -11,6 +11,7 @@ import { isObject, isRequestId, notification } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import type { Exchange } from './exchange.js';
 import type { Admission } from './frontSession.js';
+import type { OutputGuard } from './sessionOutput.js';
 import type { SessionRequests } from './sessionRequests.js';
 import type { ExtraHeaders, PostStream } from './streams.js';
 
@@ -27,6 +28,8 @@ export interface PostContext {
   readonly streams: { open: number };
   /** A POST stream of the session closed. */
   readonly closed: () => void;
+  /** The bound of the session's unread output (sessionOutput.ts). */
+  readonly guard: OutputGuard;
 }
 
 const requestIdOf = (m: Inbound): RequestId | undefined =>
@@ -68,7 +71,16 @@ const request = (m: Inbound, id: RequestId, c: PostContext): Admission => ({
 /** docs/serve.md#serve-sessions: a stream dropped before its answers cancels its requests. */
 function dropped(stream: PostStream, c: PostContext): void {
   if (c.ended()) return;
-  for (const id of c.requests.idsOf(stream)) {
+  cancelAsDropped(c.requests.idsOf(stream), c);
+}
+
+/**
+ * Cancels requests as a dropped stream does: each leaves its session (its places of the limits
+ * are free) and the bridge gets a `notifications/cancelled` for it, which cancels it upstream.
+ * Also the path of a session whose client does not read (docs/serve.md#serve-limits).
+ */
+export function cancelAsDropped(ids: readonly RequestId[], c: Pick<PostContext, 'requests' | 'input'>): void {
+  for (const id of ids) {
     if (c.requests.take(id) === undefined) continue;
     c.input({
       kind: 'frame',
@@ -88,7 +100,7 @@ export function postMessages(messages: readonly Inbound[], exchange: Exchange, c
     exchange.reply(202, undefined, c.headers());
     return;
   }
-  const stream = exchange.postStream(count, c.headers);
+  const stream = exchange.postStream(count, c.headers, c.guard);
   c.streams.open += 1;
   exchange.onClose(() => {
     c.streams.open -= 1;

@@ -27,6 +27,8 @@ export interface SessionRequests {
   take(id: RequestId): PostStream | undefined;
   /** The ids of the requests in flight whose POST is `stream`. */
   idsOf(stream: PostStream): RequestId[];
+  /** The ids of every request in flight. */
+  ids(): RequestId[];
   /** Every request leaves: their streams, each once. */
   takeAll(): Set<PostStream>;
 }
@@ -56,6 +58,7 @@ export function createSessionRequests(): SessionRequests {
       else entry.left = left;
     },
     take,
+    ids: () => [...entries.keys()],
     idsOf: (stream) => [...entries].filter(([, entry]) => entry.stream === stream).map(([id]) => id),
     takeAll() {
       const streams = new Set<PostStream>();

@@ -34,6 +34,10 @@ export interface SessionTableSettings {
   /** A session without a request and without an open stream for this long ends. */
   readonly sessionIdleMs: number;
   readonly maxBufferedFrames: number;
+  /** Most bytes of output one session's client may leave unread. */
+  readonly maxSessionBufferBytes: number;
+  /** The keep-alive interval: also that of the check of unread output. */
+  readonly keepAliveMs: number;
   /** The clock of the sessions' idle timers. Default: asyncScheduler. */
   readonly scheduler?: SchedulerLike;
   /** Makes a session id. Default: 24 random bytes, base64url. */
@@ -123,6 +127,8 @@ export function createSessionTable(s: SessionTableSettings): SessionTable {
       originOf: s.originOf,
       logger: s.logger,
       maxBufferedFrames: s.maxBufferedFrames,
+      maxSessionBufferBytes: s.maxSessionBufferBytes,
+      keepAliveMs: s.keepAliveMs,
       sessionIdleMs: s.sessionIdleMs,
       scheduler,
       admit: (admission) => admissions.next(admission),

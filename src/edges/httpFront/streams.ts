@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
+import type { OutputGuard } from './sessionOutput.js';
 
 /** Headers every reply of the front end carries (CORS, when the Origin is allowed). */
 export type ExtraHeaders = Readonly<Record<string, string>>;
@@ -40,12 +41,16 @@ export interface EventStream {
  */
 export const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
 
+/** The guard of a stream outside any session: it admits every write. */
+export const NO_GUARD: OutputGuard = { track: () => () => undefined, admits: () => true };
+
 /** Starts an event stream on `res`; a comment every `keepAliveMs` keeps proxies and clients from timing out. */
 export function openEventStream(
   res: ServerResponse,
   headers: ExtraHeaders,
   keepAliveMs: number,
   maxUnwrittenBytes = MAX_UNWRITTEN_BYTES,
+  guard: OutputGuard = NO_GUARD,
 ): EventStream {
   res.writeHead(200, {
     ...headers,
@@ -55,7 +60,10 @@ export function openEventStream(
   });
   res.flushHeaders();
   let closed = false;
+  // docs/serve.md#serve-limits: the unread output of the whole session is bounded too.
+  res.once('close', guard.track(res));
   const write = (text: string): void => {
+    if (!guard.admits()) return;
     res.write(text);
     if (res.writableLength > maxUnwrittenBytes) res.destroy();
   };
@@ -106,11 +114,13 @@ export function createPostStream(
   headers: () => ExtraHeaders,
   keepAliveMs: number,
   maxUnwrittenBytes = MAX_UNWRITTEN_BYTES,
+  guard: OutputGuard = NO_GUARD,
 ): PostStream {
   let remaining = expected;
   let stream: EventStream | undefined;
   const open = (): EventStream =>
-    (stream ??= openEventStream(res, headers(), keepAliveMs, maxUnwrittenBytes));
+    (stream ??= openEventStream(res, headers(), keepAliveMs, maxUnwrittenBytes, guard));
+  res.once('close', guard.track(res));
   const early = setTimeout(open, keepAliveMs);
   early.unref();
   res.once('close', () => clearTimeout(early));
@@ -125,7 +135,7 @@ export function createPostStream(
       clearTimeout(early);
       if (final) remaining -= 1;
       if (stream === undefined && expected === 1 && final) {
-        sendJson(res, 200, frame, headers());
+        if (guard.admits()) sendJson(res, 200, frame, headers());
         return;
       }
       open().send(frame);

@@ -40,6 +40,8 @@ function setup(over: Partial<SessionTableSettings> = {}, bridgeOptions: { failIn
     maxPending: 1,
     sessionIdleMs: 60_000,
     maxBufferedFrames: 4,
+    maxSessionBufferBytes: 1024 * 1024,
+    keepAliveMs: 15_000,
     scheduler: clock.scheduler,
     newId: () => `session-${String((count += 1)).padStart(24, '0')}`,
     ...over,
