@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
-import { INITIALIZE, POST_HEADERS, refusal, startServe } from './serveSupport.js';
+import { INITIALIZE, POST_HEADERS, listeningUrl, refusal, startServe } from './serveSupport.js';
 import type { RawReply } from './serveSupport.js';
 
 afterAll(killAllPeers);
@@ -36,7 +36,7 @@ function post(address: string, port: number, headers: Record<string, string>): P
 /** A request written byte for byte; resolves with the status line and the body. */
 function rawBytes(port: number, head: string, body: string): Promise<{ status: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\n\r\n${body}`));
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\n\r\n${body}`));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
@@ -84,8 +84,12 @@ describe('loopback', () => {
         process.execPath,
         FIXTURE,
       ]);
-      const exit = await peer.exit;
-      expect(exit.code).toBe(1);
+      // A server that wrongly starts writes its listening line instead of exiting.
+      const outcome = await Promise.race([
+        peer.exit.then((exit) => exit.code),
+        listeningUrl(peer).then(() => 'listening'),
+      ]);
+      expect(outcome).toBe(1);
       expect(peer.stderr).toEqual([
         `mcp-bridge: serve: error: the server cannot listen on [::1]:${port} (EADDRINUSE), the other loopback address of 127.0.0.1: another program holds it, and a client that resolves localhost to it would reach that program`,
       ]);
