@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
-import { INITIALIZE, POST_HEADERS, listeningUrl, refusal, startServe } from './serveSupport.js';
+import { waitForValue } from '../helpers/waitFor.js';
+import { INITIALIZE, POST_HEADERS, WAIT_MS, listeningUrl, refusal, startServe } from './serveSupport.js';
 import type { RawReply } from './serveSupport.js';
 
 afterAll(killAllPeers);
@@ -152,5 +153,36 @@ describe('wrong tokens', () => {
     });
     expect(other.status).toBe(200);
     expect(serve.peer.stderr.join('\n')).not.toContain('throttle-token');
+  });
+});
+
+describe('the upstream child', () => {
+  it('does not get MCP_BRIDGE_SERVE_TOKEN in its environment, and gets the rest', async () => {
+    const TOKEN = 'child-env-token-0123456789abcdef0123';
+    // The upstream: a wrapper that says which variables it got, then runs the fixture on its pipes.
+    const wrapper = [
+      "const seen = ['MCP_BRIDGE_SERVE_TOKEN', 'SERVE_TEST_MARK'].map((name) => `${name}=${name in process.env}`);",
+      "process.stderr.write(`upstream environment: ${seen.join(' ')}\\n`);",
+      "const child = require('node:child_process').spawn(process.execPath, [process.argv[1]], { stdio: 'inherit' });",
+      "child.on('exit', (code) => process.exit(code ?? 1));",
+    ].join(' ');
+    const peer = spawnPeer(
+      process.execPath,
+      [GENERIC_BRIDGE, 'serve', '--', process.execPath, '-e', wrapper, FIXTURE],
+      { ...process.env, MCP_BRIDGE_SERVE_TOKEN: TOKEN, SERVE_TEST_MARK: '1' },
+    );
+    const port = Number(new URL(await listeningUrl(peer)).port);
+    const reply = await post('127.0.0.1', port, {
+      ...POST_HEADERS,
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${TOKEN}`,
+    });
+    expect(reply.status).toBe(200);
+    const line = await waitForValue(
+      () => peer.stderr.find((text) => text.startsWith('upstream environment: ')),
+      { what: 'the line of the upstream', timeoutMs: WAIT_MS },
+    );
+    expect(line).toBe('upstream environment: MCP_BRIDGE_SERVE_TOKEN=false SERVE_TEST_MARK=true');
+    expect(peer.stderr.join('\n')).not.toContain(TOKEN);
   });
 });
