@@ -150,11 +150,14 @@ and writes one line "${program}: serve: listening on <url>" on stderr.
 SIGINT or SIGTERM stops it with 0.
   --listen <address>:<port>  where to listen; port 0 takes a free port (default:
                              127.0.0.1:0). An address other than loopback needs a token
+                             On loopback it listens on 127.0.0.1 and [::1] with one port;
+                             another program on the other one stops the start (exit 1)
   --allow-origin <origin>    a browser origin that may call the server, with CORS headers
                              (repeatable; no origin by default)
   --auth-token-file <path>   regular file with the bearer token every request must send;
                              or MCP_BRIDGE_SERVE_TOKEN (no token by default); the file is
                              yours, chmod 600, one line; at least 32 characters (hex: 128 bits)
+                             10 wrong tokens a minute from one address: 429 until it ends
   --max-sessions <n>         sessions at once, 1 to 1000000 (default: 100); when full, the
                              idle session used longest ago ends for a new one
   --max-requests <n>         requests in flight in all sessions, 1 to 1000000 (default: 1024)

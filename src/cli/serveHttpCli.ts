@@ -9,6 +9,7 @@ import type { Logger } from '../ports/logger.js';
 import type { HttpServeOptions, ServeOptions } from './args.js';
 import { formatDiagnostic } from '../node/log.js';
 import { serveHttp } from '../node/serveHttp.js';
+import { shownAddress } from '../edges/httpFront/listen.js';
 import type { StdioUpstream } from '../node/serveStdio.js';
 import type { Profile } from '../profiles/profile.js';
 import { executableInputChecks } from './inputChecks.js';
@@ -93,11 +94,7 @@ export async function runServeHttp(
       ...(signIn?.ok === true ? { signIn: { auth: signIn.auth, consent: signIn.consent } } : {}),
     });
   } catch (error: unknown) {
-    const code = (error as { code?: unknown }).code;
-    const why = typeof code === 'string' ? ` (${code})` : '';
-    process.stderr.write(
-      `${formatDiagnostic(`the server cannot listen on ${http.host}:${http.port}${why}`, profile.name, 'serve')}\n`,
-    );
+    process.stderr.write(`${formatDiagnostic(listenFailure(error, http), profile.name, 'serve')}\n`);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     if (signIn?.ok === true) signIn.close();
@@ -119,4 +116,25 @@ export async function runServeHttp(
 function withoutServeToken(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { [SERVE_TOKEN_ENV]: _token, ...rest } = env;
   return rest;
+}
+
+/**
+ * The line of a server that cannot listen (docs/serve.md#serve-loopback): the address that
+ * failed, its code, and when it is the other loopback address, why that one matters.
+ */
+export function listenFailure(
+  error: unknown,
+  http: { readonly host: string; readonly port: number },
+): string {
+  const { code, address, port } = error as { code?: unknown; address?: unknown; port?: unknown };
+  const why = typeof code === 'string' ? ` (${code})` : '';
+  const failed = typeof address === 'string' ? address : http.host;
+  const shown = `${shownAddress(failed)}:${typeof port === 'number' ? port : http.port}`;
+  if (failed === http.host || (http.host === 'localhost' && failed === '127.0.0.1')) {
+    return `the server cannot listen on ${shown}${why}`;
+  }
+  return (
+    `the server cannot listen on ${shown}${why}, the other loopback address of ${shownAddress(http.host)}: ` +
+    'another program holds it, and a client that resolves localhost to it would reach that program'
+  );
 }

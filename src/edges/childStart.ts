@@ -117,12 +117,17 @@ export function killGroup(pid: number | undefined): void {
 }
 
 /**
- * Starts the upstream command `argv` (command first, non-empty) now. Its start and its exit are
- * kept for whoever adopts it later; a spawn error never throws.
+ * Starts the upstream command `argv` (command first, non-empty) now, in the environment `env`
+ * (`serve` leaves its own token out of it, docs/serve.md#serve-security). Its start and its exit
+ * are kept for whoever adopts it later; a spawn error never throws.
  */
-export function startUpstreamChild(argv: readonly [string, ...string[]]): UpstreamChild {
-  const plan = upstreamSpawnPlan(argv, process.platform, process.env, isFile);
+export function startUpstreamChild(
+  argv: readonly [string, ...string[]],
+  env: NodeJS.ProcessEnv = process.env,
+): UpstreamChild {
+  const plan = upstreamSpawnPlan(argv, process.platform, env, isFile);
   const child = spawn(plan.file, plan.args, {
+    env,
     stdio: ['pipe', 'pipe', 'inherit'],
     detached: plan.detached,
     windowsHide: true,

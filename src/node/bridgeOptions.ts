@@ -31,7 +31,7 @@ export interface BridgeProcessOptions {
    * bridge, returns the chain from decoded client lines to client frames. Default: the bridge.
    */
   readonly compose?: (bridge: OperatorFunction<Inbound, Frame>) => OperatorFunction<Inbound, Frame>;
-  /** The environment of the HTTP edge (proxy variables). Default process.env. */
+  /** The environment of the HTTP edge (proxy variables) and of the upstream child. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * The sign-in of a URL upstream (docs/sign-in.md#sign-in-trigger, docs/sign-in.md#sign-in-consent), set up by the caller (token

@@ -139,7 +139,8 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
             // Only the first initialize adopts the prestarted child; a retry starts a new one (docs/lifecycle.md#lifecycle-states).
             const [command, ...args] = upstream.argv;
             const child =
-              prestarted ?? (command === undefined ? undefined : startUpstreamChild([command, ...args]));
+              prestarted ??
+              (command === undefined ? undefined : startUpstreamChild([command, ...args], { ...s.env }));
             prestarted = undefined;
             // Tracked at once: the watchdog, a signal and the wait at the end reach it even when the
             // initialize that started it is cancelled before its spawn event.

@@ -9,6 +9,8 @@ import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 /** Why the front end refuses an HTTP request before any session sees it. */
 export type RefusalCause =
   | 'forbidden_host'
+  | 'duplicate_host'
+  | 'too_many_token_failures'
   | 'forbidden_origin'
   | 'unauthorized'
   | 'body_timeout'
@@ -28,6 +30,8 @@ export const REFUSALS: Readonly<
   Record<RefusalCause, readonly [status: number, code: number, message: string]>
 > = {
   forbidden_host: [403, -32000, 'The Host header does not name this server.'],
+  duplicate_host: [400, -32000, 'The request must carry exactly one Host header.'],
+  too_many_token_failures: [429, -32000, 'Too many wrong bearer tokens came from this address; retry later.'],
   forbidden_origin: [403, -32000, 'The Origin of the request is not allowed.'],
   unauthorized: [401, -32000, 'The request lacks the bearer token of this server.'],
   not_acceptable: [406, -32000, 'The Accept header must allow application/json and text/event-stream.'],

@@ -6,8 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
@@ -15,8 +14,12 @@ import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
 import { limitConnections } from './connectionLimit.js';
 import { exchangeOf } from './exchange.js';
+import { listenAll, shownAddress } from './listen.js';
 import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
+import type { RefusalCause } from './rules.js';
 import { createSessionTable, refuse } from './sessionTable.js';
+import { createTokenThrottle, sourceOf } from './tokenThrottle.js';
+import type { TokenThrottle } from './tokenThrottle.js';
 import type { ExtraHeaders } from './streams.js';
 import { sendJson } from './streams.js';
 
@@ -83,6 +86,25 @@ export function bearerMatches(authorization: string | undefined, expected: Buffe
   return timingSafeEqual(given, expected) && match !== null;
 }
 
+/**
+ * The token step (docs/serve.md#serve-token-limit): an address past its wrong tokens gets `429`
+ * and its token is not compared; a wrong token counts for its address; none does not.
+ */
+function checkToken(
+  req: IncomingMessage,
+  expected: Buffer,
+  throttle: TokenThrottle,
+): { readonly cause: RefusalCause; readonly headers: ExtraHeaders } | undefined {
+  const source = sourceOf(req.socket.remoteAddress);
+  const wait = throttle.blockedFor(source);
+  if (wait !== undefined)
+    return { cause: 'too_many_token_failures', headers: { 'retry-after': String(wait) } };
+  const authorization = one(req.headers.authorization);
+  if (bearerMatches(authorization, expected)) return undefined;
+  if (authorization !== undefined) throttle.failed(source);
+  return { cause: 'unauthorized', headers: { 'www-authenticate': 'Bearer' } };
+}
+
 const one = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
@@ -93,6 +115,7 @@ const ALLOWED_HEADERS =
 export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront> {
   const tokenDigest = config.token === undefined ? undefined : digest(config.token);
   const table = createSessionTable(config);
+  const throttle = createTokenThrottle(() => performance.now());
   let port = config.port;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -105,6 +128,8 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
             vary: 'Origin',
           }
         : {};
+    // Node keeps the first of two Host headers; a proxy may read the other (docs/serve.md#serve-rules).
+    if ((req.headersDistinct.host?.length ?? 0) > 1) return refuse(res, 'duplicate_host', {});
     if (!hostAllowed(one(req.headers.host), port, config.host)) return refuse(res, 'forbidden_host', {});
     if (!originAllowed(origin, port, config.allowOrigins)) return refuse(res, 'forbidden_origin', {});
     const path = (req.url ?? '').split('?')[0];
@@ -121,8 +146,9 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
       res.end();
       return;
     }
-    if (tokenDigest !== undefined && !bearerMatches(one(req.headers.authorization), tokenDigest)) {
-      return refuse(res, 'unauthorized', { ...cors, 'www-authenticate': 'Bearer' });
+    if (tokenDigest !== undefined) {
+      const refusal = checkToken(req, tokenDigest, throttle);
+      if (refusal !== undefined) return refuse(res, refusal.cause, { ...cors, ...refusal.headers });
     }
     switch (req.method) {
       case 'POST': {
@@ -166,44 +192,46 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
   // docs/serve.md#serve-limits: Node checks the headers and request times of its connections at
   // this interval, so a short --body-timeout is kept near its value.
   const checkEvery = Math.min(30_000, Math.max(100, Math.floor(config.bodyTimeoutMs / 4)));
-  const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      config.logger.log(
-        'serve',
-        'err',
-        `an HTTP request failed inside the server (${error instanceof Error ? error.name : typeof error})`,
-      );
-      if (!res.headersSent) sendJson(res, 500, undefined);
-      else res.destroy();
+  const make = (): Server => {
+    const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        config.logger.log(
+          'serve',
+          'err',
+          `an HTTP request failed inside the server (${error instanceof Error ? error.name : typeof error})`,
+        );
+        if (!res.headersSent) sendJson(res, 500, undefined);
+        else res.destroy();
+      });
     });
-  });
-  // A slow or stuck client holds no socket for ever: its headers and body must arrive within the
-  // body timeout (Node's bare 408 for headers, body.ts's for a body). Both count only until the
-  // request has arrived, so event streams stay long-lived.
-  server.headersTimeout = config.bodyTimeoutMs;
-  server.requestTimeout = config.bodyTimeoutMs;
-  limitConnections(server, config.maxConnections, config.logger);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
-  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+    // A slow or stuck client holds no socket for ever: its headers and body must arrive within the
+    // body timeout (Node's bare 408 for headers, body.ts's for a body). Both count only until the
+    // request has arrived, so event streams stay long-lived.
+    server.headersTimeout = config.bodyTimeoutMs;
+    server.requestTimeout = config.bodyTimeoutMs;
+    // The cap counts per listening address (docs/serve.md#serve-limits).
+    limitConnections(server, config.maxConnections, config.logger);
+    return server;
+  };
+  // docs/serve.md#serve-loopback: both loopback addresses on one port.
+  const bound = await listenAll(make, config.host, config.port, config.logger);
+  port = bound.port;
   return {
-    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    url: `http://${shownAddress(config.host)}:${port}${MCP_PATH}`,
     port,
     sessions: () => table.size,
     close: () =>
       new Promise<void>((resolve) => {
         table.closeAll();
         const legDone = config.modern?.close() ?? Promise.resolve();
-        server.close(() => {
-          void legDone.catch(() => undefined).then(resolve);
-        });
-        server.closeAllConnections();
+        let open = bound.servers.length;
+        for (const server of bound.servers) {
+          server.close(() => {
+            open -= 1;
+            if (open === 0) void legDone.catch(() => undefined).then(resolve);
+          });
+          server.closeAllConnections();
+        }
       }),
   };
 }
