@@ -6,7 +6,8 @@
  *   node dist/bench/ab.js --before /tmp/before/dist/bin/mcp-bridge-vscode.js [--rounds 5]
  *
  * The "after" build is this one (dist/bin/mcp-bridge-vscode.js, the bundle) unless --after names
- * another. `--start-only` measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture,
+ * another; a path that does not end in `.js` is an executable run as it is (a single executable of
+ * `npm run build:sea`). `--start-only` measures only the start-up (spawn → initialize result), `--upstream fixture` uses the SDK fixture,
  * `--upstream http` the URL form against the cheap 2026-07-28 HTTP upstream (bench/servers/http.js cheap).
  */
 import { parseArgs } from 'node:util';
@@ -54,7 +55,11 @@ const upstream =
 const bridge = (name: string, main: string): Target => ({
   name,
   era: 'legacy',
-  spawn: { cmd: process.execPath, args: [main, ...upstream] },
+  // A `.js` bundle runs under this Node; anything else is an executable (a single executable of
+  // `npm run build:sea`, docs/install.md#install-executable) and runs as it is.
+  spawn: main.endsWith('.js')
+    ? { cmd: process.execPath, args: [main, ...upstream] }
+    : { cmd: main, args: upstream },
 });
 const targets = [bridge('before', values.before), bridge('after', values.after ?? PATHS.bridge)];
 const rec = createRecorder();

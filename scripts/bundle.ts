@@ -20,38 +20,12 @@
  * Run by `npm run build` after `tsc`: `node dist/scripts/bundle.js`.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
+import { jsoncEsm, REQUIRE_BANNER, ROOT as root, rxjsEsm } from './bundlePlugins.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const outdir = join(root, 'dist/bin');
-const require = createRequire(join(root, 'package.json'));
-
-/** `rxjs` and `rxjs/operators` to the files of RxJS's ESM build, whatever the conditions say. */
-const rxjsEsm: Plugin = {
-  name: 'rxjs-esm',
-  setup(plugin) {
-    const esm = join(dirname(require.resolve('rxjs/package.json')), 'dist/esm');
-    plugin.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({
-      path: join(esm, args.path === 'rxjs' ? 'index.js' : 'operators/index.js'),
-    }));
-  },
-};
-
-/**
- * `jsonc-parser` (the settings editor of `add`, src/cli/add/jsonMerge.ts) to its ESM build: its
- * `main` is a UMD file whose `require('./impl/…')` calls esbuild cannot follow.
- */
-const jsoncEsm: Plugin = {
-  name: 'jsonc-esm',
-  setup(plugin) {
-    const esm = join(dirname(require.resolve('jsonc-parser/package.json')), 'lib/esm/main.js');
-    plugin.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: esm }));
-  },
-};
 
 /**
  * `mcp-bridge serve` (src/cli/serveHttpCli.ts) is a bundle of its own, `chunks/serve-http.js`,
@@ -87,9 +61,7 @@ const result = await build({
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
-  banner: {
-    js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
-  },
+  banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm, jsoncEsm, serveApart],
   legalComments: 'eof',
   metafile: true,
@@ -104,9 +76,7 @@ await build({
   platform: 'node',
   target: 'node20.19',
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
-  banner: {
-    js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
-  },
+  banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm],
   legalComments: 'eof',
   logLevel: 'warning',

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { seaCommand } from './seaSwap.js';
 import { WAIT_BOUND_MS } from './waitFor.js';
 
 /** A parsed stdout line. JSON-RPC frames are objects, but a misbehaving peer may send anything. */
@@ -44,7 +45,11 @@ const live = new Set<RawPeer>();
 
 /** Spawns `cmd args` with piped stdio. */
 export function spawnPeer(cmd: string, args: readonly string[], env?: NodeJS.ProcessEnv): RawPeer {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env });
+  const command = seaCommand(cmd, args);
+  const child = spawn(command.cmd, command.args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: env ?? process.env,
+  });
   const lines: string[] = [];
   const stderr: string[] = [];
   const takenLines = new Set<number>();

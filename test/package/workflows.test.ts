@@ -77,6 +77,17 @@ describe('the jobs', () => {
     expect(release).toContain('id-token: write');
   });
 
+  it('release attaches the single executables and SHA256SUMS after their process tests', () => {
+    const release = text('release.yml');
+    const job = release.slice(release.indexOf('\n  executables:\n'));
+    expect(job).toContain('    needs: release\n');
+    const at = ['- run: npm ci', '- run: npm run test:sea', 'gh release upload "$TAG" dist/sea/*'].map(
+      (step) => job.indexOf(step),
+    );
+    expect(at.every((index) => index > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
   it('pages publishes site/', () => {
     const pages = text('pages.yml');
     expect(pages).toContain('source: site');

@@ -11,6 +11,7 @@
  * once, without any unlock prompt.
  */
 import type { RecordBackend } from './backend.js';
+import { loadKeyringModule } from './keyringModule.js';
 import { reason } from './record.js';
 
 /** The part of `@napi-rs/keyring` 2.x the store uses. */
@@ -35,7 +36,7 @@ export interface KeychainOptions {
   /** The keychain service, e.g. `mcp-bridge-sdk/mcp-bridge-vscode`. */
   readonly service: string;
   readonly platform: NodeJS.Platform;
-  /** Loads the module; tests give a fake one. Default: `import('@napi-rs/keyring')`. */
+  /** Loads the module; tests give a fake one. Default: loadKeyringModule (keyringModule.ts). */
   readonly loadKeyring?: () => Promise<KeyringModule>;
   /** The longest text of one entry (default: 1000 on Windows, no limit elsewhere); for tests. */
   readonly chunkChars?: number;
@@ -55,12 +56,6 @@ const CHUNKED = /^chunks:(\d+):/;
  */
 const WINDOWS_CHUNK_CHARS = 1000;
 
-/** The module through a specifier in a variable, so the build does not need the optional dependency. */
-const importKeyring = async (): Promise<KeyringModule> => {
-  const specifier = '@napi-rs/keyring';
-  return (await import(specifier)) as KeyringModule;
-};
-
 /**
  * Opens the keychain store: loads the module and reads one probe entry, so that an absent or
  * locked-away secret service is found at start (the reason goes into the start line) rather than
@@ -70,7 +65,7 @@ export async function openKeychainBackend(options: KeychainOptions): Promise<Rec
   const timeoutMs = options.callTimeoutMs ?? 10_000;
   let keyring: KeyringModule;
   try {
-    keyring = await (options.loadKeyring ?? importKeyring)();
+    keyring = await (options.loadKeyring ?? loadKeyringModule)();
   } catch (error) {
     throw new Error(`the module @napi-rs/keyring is not installed (${reason(error)})`, {
       cause: error,
