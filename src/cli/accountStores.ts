@@ -82,7 +82,7 @@ async function hasTokenFiles(dir: string): Promise<boolean> {
  */
 export async function openAccountStores(
   choice: StoreChoice,
-  command: 'logout' | 'status',
+  command: 'logout' | 'status' | 'doctor',
   logger: Logger,
   environment: AccountEnvironment,
 ): Promise<OpenedStores> {

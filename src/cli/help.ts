@@ -34,6 +34,7 @@ export const usageText = (profile: Profile): string => {
     `       ${program} logout [options] --all`,
     `       ${program} status [options] [<url>]`,
     `       ${program} add <client> [options] (-- <command> [args...] | <url>)`,
+    `       ${program} doctor [options] (-- <command> [args...] | <url>)`,
     `       ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]`,
     `       ${program} serve [--listen 127.0.0.1:<port>] [options] <url>`,
     `Run "${program} --help" for the options.`,
@@ -61,6 +62,7 @@ during initialize, and later through a URL question of ${client.object}. An auth
        ${program} logout [options] --all
        ${program} status [options] [<url>]
        ${program} add <client> [options] (-- <command> [args...] | <url>)
+       ${program} doctor [options] (-- <command> [args...] | <url>)
        ${program} serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]
        ${program} serve [--listen 127.0.0.1:<port>] [options] <url>
 
@@ -140,6 +142,10 @@ its origin and path, never its query. It takes --account, --token-store, --token
 --log-level, and sends no request.
   --json                     status only: print a JSON array (the fields are in the README)
 
+Doctor checks, in order, what the bridge needs of the upstream and of this machine, and prints
+one line each: verdict (ok, fail, warn, skip), what it found, and a fix. Run
+"${program} doctor --help" for the checks and its exit codes.
+
 Add writes the entry that starts this bridge into the settings file of an MCP client, or
 prints it with --print. Run "${program} add --help" for the clients and its options.
 
@@ -194,6 +200,32 @@ Exit status:
   130  a SIGINT, 143 a SIGTERM, that comes while the bridge stops after an earlier one (a
      first SIGINT or SIGTERM stops it with 0); the upstream's process group is killed at once`;
 }
+
+/** `doctor --help` (docs/doctor.md). */
+export const doctorHelpText = (profile: Profile): string => {
+  const program = profile.name;
+  return `Usage: ${program} doctor [options] -- <command> [args...]
+       ${program} doctor [options] <url>
+
+Checks, in order, what the bridge needs and prints one line each: the verdict (ok, fail, warn,
+skip), what it found, and the fix. Never a token, a header value or the query of a URL.
+  start / reach          the command starts; or the URL answers (DNS, TLS with --ca-file,
+                         the proxy of HTTPS_PROXY, ALL_PROXY and NO_PROXY)
+  revision               it answers server/discover (MCP 2026-07-28); else the revision it speaks
+URL only, when the server asks for a sign-in (HTTP 401):
+  resource-metadata      its protected resource metadata names an authorization server
+  authorization-server   that server's metadata: the issuer matches, PKCE S256, endpoints
+  registration           the client the bridge would sign in as (--client-id, a client
+                         metadata document, or dynamic registration)
+  stored-sign-in         a stored sign-in for the URL and --account, and its expiry
+  token-store            the token store opens (the keychain answers, or the file key is set)
+  redirect-port          127.0.0.1:<--redirect-port> is free for a sign-in in the browser
+It takes the options of the bridge for the same upstream, and:
+  --json                 print a JSON array of {check, verdict, detail, fix} instead
+
+Exit status: 0 no check failed (warn and skip do not fail); 1 a check failed; 2 invalid
+arguments.`;
+};
 
 /** The usage lines of `mcp-bridge-vscode`. */
 export const USAGE_TEXT = usageText(vscodeProfile);

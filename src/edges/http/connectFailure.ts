@@ -4,7 +4,7 @@
  * host or the proxy).
  */
 import { BridgeError } from '../../protocol/bridgeError.js';
-import { errorCode } from './sse.js';
+import { errorCode } from './errorCode.js';
 
 /** Why a POST got no response head; never the message of the error (it may name the host). */
 export function connectFailure(error: unknown, method: string): BridgeError {

@@ -9,6 +9,9 @@ import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import { BridgeError } from '../../protocol/bridgeError.js';
 import type { BodyGate } from '../bodyGate.js';
+import { errorCode } from './errorCode.js';
+
+export { errorCode };
 
 /**
  * Room for the field name of the line that carries the last bytes of an event: the parser counts
@@ -17,13 +20,6 @@ import type { BodyGate } from '../bodyGate.js';
 const PARSER_SLACK = 64;
 
 const ignore = (): void => undefined;
-
-/** A stable, safe code of a Node or undici error: never its message (which may name the host). */
-export function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code;
-  return error instanceof Error && /^[A-Za-z]{1,64}$/.test(error.name) ? error.name : 'Error';
-}
 
 /** The body broke after the status line: the request is lost (docs/http-upstream.md#http-stream-loss). */
 const broken = (error: unknown): BridgeError =>
