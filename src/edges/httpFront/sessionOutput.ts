@@ -94,7 +94,9 @@ export function createSessionOutput(s: SessionOutputSettings): SessionOutput {
 
   // A client that reads nothing while nothing more is written (one large JSON answer) is found
   // here: above the cap at two checks in a row, and not less than at the first.
-  const check: Subscription = s.scheduler.schedule(function (this: { schedule(state: undefined, delay: number): void }) {
+  const check: Subscription = s.scheduler.schedule(function (this: {
+    schedule(state: undefined, delay: number): void;
+  }) {
     if (stopped) return;
     const bytes = queued();
     if (bytes > s.maxBytes && bytes >= atLastCheck) {
