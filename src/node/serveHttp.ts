@@ -13,10 +13,10 @@ import type { ModernLeg } from '../edges/httpFront/server.js';
 import { isLoopback } from '../edges/httpFront/rules.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
-import { createProfileBridge } from '../profiles/bridge.js';
+import { createRoutedProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
 import { DEFAULT_MAX_DEPTH } from '../protocol/parseLine.js';
-import type { Frame, RequestId } from '../protocol/jsonrpc.js';
+import { composeRouted } from './composeRouted.js';
 import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
 import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
@@ -134,10 +134,9 @@ export async function serveHttpOn(
   checkListen(options);
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
   const shared = sharedUpstream(link.connect, logger);
-  // The request that made each frame (BridgeDeps.onRequestFrame), read by the routing of the session.
-  const origins = new WeakMap<Frame, RequestId>();
   const signIn = options.signIn;
-  const profileBridge = createProfileBridge(
+  // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
+  const profileBridge = createRoutedProfileBridge(
     profile,
     {
       version: options.version ?? packageVersion(),
@@ -152,13 +151,10 @@ export async function serveHttpOn(
       connect: shared.connect,
       logger,
       checks: options.checks ?? ajvInputChecks,
-      onRequestFrame: (frame, id) => {
-        origins.set(frame, id);
-      },
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
     },
   );
-  const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
+  const bridge = composeRouted(profileBridge, options.compose);
   const front = await startHttpFront({
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -172,7 +168,6 @@ export async function serveHttpOn(
     maxBufferedFrames: options.maxBufferedFrames ?? 256,
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
-    originOf: (frame) => origins.get(frame),
     logger,
     ...(modern === undefined ? {} : { modern }),
   });

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
-import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
+import type { RoutedFrame } from '../../ports/routedFrame.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
 import { exchangeOf } from './exchange.js';
@@ -39,8 +39,8 @@ export interface HttpFrontConfig {
   readonly keepAliveMs: number;
   readonly maxBufferedFrames: number;
   readonly maxDepth: number;
-  readonly bridge: OperatorFunction<Inbound, Frame>;
-  readonly originOf: (frame: Frame) => RequestId | undefined;
+  /** The bridge; its frames carry the client request that made them (docs/serve.md#serve-routing). */
+  readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly modern?: ModernLeg;
 }
