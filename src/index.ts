@@ -7,7 +7,8 @@
  * `mcp-bridge-sdk/node`, the operators in `mcp-bridge-sdk/operators`, the testing helpers in
  * `mcp-bridge-sdk/testing`, the embedded mode in `mcp-bridge-sdk/embed`.
  */
-export { createBridge } from './bridge/createBridge.js';
+export { createBridge, createRoutedBridge } from './bridge/createBridge.js';
+export type { RoutedFrame } from './ports/routedFrame.js';
 export { createProfileBridge, profileShapeResult } from './profiles/bridge.js';
 export type { ProfileBridgeConfig } from './profiles/bridge.js';
 export { genericProfile } from './profiles/generic.js';

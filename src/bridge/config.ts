@@ -12,7 +12,6 @@ import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 import type { shapeResult } from '../codec/results.js';
 import type { ConsentRelay } from '../ports/signIn.js';
 import type { Logger } from '../ports/logger.js';
-import type { Frame, RequestId } from '../protocol/jsonrpc.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** The limits and time limits of one bridge connection (docs/requests.md#requests-in-flight, docs/requests.md#requests-deadlines, docs/notifications.md#notifications-reconnect). */
@@ -100,11 +99,4 @@ export interface BridgeDeps {
    * `internal`, nothing is sent to the client, and the log says that the bridge has no input checks.
    */
   readonly checks?: InputSchemaChecks;
-  /**
-   * Told of each frame that the handling of a client request makes (its response, its progress,
-   * the input requests of its rounds) with that request's id, before the frame leaves the
-   * bridge: the HTTP front end sends them on that request's stream (docs/serve.md#serve-sessions).
-   * Absent: nothing is called.
-   */
-  readonly onRequestFrame?: (frame: Frame, requestId: RequestId) => void;
 }

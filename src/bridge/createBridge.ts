@@ -2,7 +2,7 @@
  * The composition root of the VS Code front end: client frames in, client frames out
  * (docs/architecture.md#architecture-data-flow). One subscription is one client connection.
  */
-import type { MonoTypeOperatorFunction } from 'rxjs';
+import type { MonoTypeOperatorFunction, OperatorFunction } from 'rxjs';
 import {
   EMPTY,
   Observable,
@@ -10,6 +10,7 @@ import {
   concat,
   defer,
   finalize,
+  identity,
   map,
   merge,
   mergeMap,
@@ -30,10 +31,11 @@ import { BridgeError } from '../protocol/bridgeError.js';
 import { errorName } from '../ports/causeOf.js';
 import { CLIENT_CLOSED_REASON, UPSTREAM_STOPPED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
-import type { Frame, NotificationFrame } from '../protocol/jsonrpc.js';
+import type { Frame, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { takesInFlightPlace } from '../ports/inFlight.js';
+import type { RoutedFrame } from '../ports/routedFrame.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { declaresUrlElicitation, sessionConsent } from './consent.js';
 import { createDispatcher } from './dispatch.js';
@@ -135,6 +137,33 @@ export function createBridge(
   config: BridgeConfig,
   deps: BridgeDeps,
 ): (clientIn$: Observable<Inbound>) => Observable<Frame> {
+  return bridgeOf<Frame>(config, deps, undefined);
+}
+
+/**
+ * The bridge whose frames carry their origin (RoutedFrame): the id of the client request whose
+ * handling made each one, for a consumer that routes by request, such as the HTTP front end
+ * (docs/serve.md#serve-routing).
+ */
+export function createRoutedBridge(
+  config: BridgeConfig,
+  deps: BridgeDeps,
+): (clientIn$: Observable<Inbound>) => Observable<RoutedFrame> {
+  return bridgeOf<RoutedFrame>(config, deps, (frame, origin) => ({ frame, origin }));
+}
+
+/** How a frame leaves the bridge with its origin; undefined: as it is (createBridge). */
+type Tag<T> = (frame: Frame, origin: RequestId | undefined) => T;
+
+/** The one body of createBridge and createRoutedBridge. */
+function bridgeOf<T>(
+  config: BridgeConfig,
+  deps: BridgeDeps,
+  tag: Tag<T> | undefined,
+): (clientIn$: Observable<Inbound>) => Observable<T> {
+  // Without a tag the frames leave as they are (T is Frame): no step per frame.
+  const mark = (origin: RequestId | undefined): OperatorFunction<Frame, T> =>
+    tag === undefined ? (identity as OperatorFunction<Frame, T>) : map((frame) => tag(frame, origin));
   const scheduler = deps.scheduler;
   return (clientIn$) =>
     defer(() => {
@@ -154,10 +183,7 @@ export function createBridge(
         deps
           .connect()
           .pipe(map((upstream) => sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame))));
-      const dispatch = tagged(
-        createDispatcher({ session, config, deps: { ...deps, connect }, scheduler }),
-        deps.onRequestFrame,
-      );
+      const dispatch = createDispatcher({ session, config, deps: { ...deps, connect }, scheduler });
       const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
 
@@ -169,16 +195,16 @@ export function createBridge(
             maxInFlight: config.limits.maxInFlight,
             counts: (inbound) => isTask(session, inbound),
             // A failure inside one request is that request's -32603, nothing more (docs/errors.md#error-internal).
-            failed: (inbound, error) => failedAlone(deps, inbound, error),
+            failed: (inbound, error) => failedAlone(deps, inbound, error).pipe(mark(requestIdOf(inbound))),
           },
-          dispatch,
+          (inbound) => dispatch(inbound).pipe(mark(requestIdOf(inbound))),
           (inbound) =>
             of(
               bridgeErrorFrame(
                 inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : null,
                 'too_many_requests',
               ),
-            ),
+            ).pipe(mark(requestIdOf(inbound))),
         ),
       );
 
@@ -190,7 +216,7 @@ export function createBridge(
         // A Subject never completes by itself: it ends with the session, or the end of input
         // would wait for the whole grace period (docs/lifecycle.md#lifecycle-end-of-input).
         signInFrames$,
-      ).pipe(forRevision(session, deps), takeUntil(ended$));
+      ).pipe(forRevision(session, deps), mark(undefined), takeUntil(ended$));
 
       // At the end of input, running work gets the grace period; after an upstream loss the
       // bridge stops as soon as no task runs, at the latest after the grace (docs/lifecycle.md#lifecycle-end-of-input, docs/lifecycle.md#lifecycle-upstream-loss).
@@ -270,15 +296,7 @@ function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFuncti
     );
 }
 
-/** The dispatch, telling `onRequestFrame` of the frames of each client request (BridgeDeps.onRequestFrame). */
-function tagged(
-  dispatch: (inbound: Inbound) => Observable<Frame>,
-  onRequestFrame: BridgeDeps['onRequestFrame'],
-): (inbound: Inbound) => Observable<Frame> {
-  if (onRequestFrame === undefined) return dispatch;
-  return (inbound) => {
-    if (inbound.kind !== 'frame' || !isRequest(inbound.frame)) return dispatch(inbound);
-    const id = inbound.frame.id;
-    return dispatch(inbound).pipe(tap((frame) => onRequestFrame(frame, id)));
-  };
+/** The id of a client request, the origin of the frames its handling makes; undefined for anything else. */
+function requestIdOf(inbound: Inbound): RequestId | undefined {
+  return inbound.kind === 'frame' && isRequest(inbound.frame) ? inbound.frame.id : undefined;
 }

@@ -13,10 +13,10 @@ import type { ModernLeg } from '../edges/httpFront/server.js';
 import { isLoopback } from '../edges/httpFront/rules.js';
 import type { FlowControl } from '../edges/flowControl.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
-import { createProfileBridge } from '../profiles/bridge.js';
+import { createRoutedProfileBridge } from '../profiles/bridge.js';
 import type { Profile } from '../profiles/profile.js';
 import { DEFAULT_MAX_DEPTH } from '../protocol/parseLine.js';
-import type { Frame, RequestId } from '../protocol/jsonrpc.js';
+import { composeRouted } from './composeRouted.js';
 import { ajvInputChecks } from './inputChecks.js';
 import { createStderrLogger } from './log.js';
 import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
@@ -153,10 +153,9 @@ export async function serveHttpOn(
   checkListen(options);
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
   const shared = sharedUpstream(link.connect, logger);
-  // The request that made each frame (BridgeDeps.onRequestFrame), read by the routing of the session.
-  const origins = new WeakMap<Frame, RequestId>();
   const signIn = options.signIn;
-  const profileBridge = createProfileBridge(
+  // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
+  const profileBridge = createRoutedProfileBridge(
     profile,
     {
       version: options.version ?? packageVersion(),
@@ -171,13 +170,10 @@ export async function serveHttpOn(
       connect: shared.connect,
       logger,
       checks: options.checks ?? ajvInputChecks,
-      onRequestFrame: (frame, id) => {
-        origins.set(frame, id);
-      },
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
     },
   );
-  const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
+  const bridge = composeRouted(profileBridge, options.compose);
   const maxSessions = options.maxSessions ?? 100;
   const maxPending = options.maxPending ?? 1024;
   const front = await startHttpFront({
@@ -196,7 +192,6 @@ export async function serveHttpOn(
     maxSessionBufferBytes: options.maxSessionBufferBytes ?? DEFAULT_MAX_SESSION_BUFFER_BYTES,
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
-    originOf: (frame) => origins.get(frame),
     logger,
     ...(modern === undefined ? {} : { modern }),
   });

@@ -4,12 +4,13 @@
  * itself stays product-neutral (docs/architecture.md#architecture-packages–1.2).
  */
 import type { OperatorFunction } from 'rxjs';
-import { createBridge } from '../bridge/createBridge.js';
+import { createBridge, createRoutedBridge } from '../bridge/createBridge.js';
 import type { BridgeConfig, BridgeDeps } from '../bridge/config.js';
 import { shapeResult } from '../codec/results.js';
 import type { ShapeOptions } from '../codec/results.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import type { Frame } from '../protocol/jsonrpc.js';
+import type { RoutedFrame } from '../ports/routedFrame.js';
 import type { Profile } from './profile.js';
 
 /** The result-shaping step of a profile: the codec's rules with the profile's quirks. */
@@ -46,12 +47,26 @@ export function createProfileBridge(
   config: ProfileBridgeConfig,
   deps: BridgeDeps,
 ): OperatorFunction<Inbound, Frame> {
-  return createBridge(
-    {
-      ...config,
-      fallbackName: config.fallbackName ?? profile.name,
-      metaPassthrough: config.metaPassthrough ?? profile.metaPassthrough,
-    },
-    { ...deps, shapeResult: deps.shapeResult ?? profileShapeResult(profile) },
-  );
+  return createBridge(withProfileConfig(profile, config), withProfileDeps(profile, deps));
+}
+
+/** createProfileBridge whose frames carry their origin (createRoutedBridge, docs/serve.md#serve-routing). */
+export function createRoutedProfileBridge(
+  profile: Profile,
+  config: ProfileBridgeConfig,
+  deps: BridgeDeps,
+): OperatorFunction<Inbound, RoutedFrame> {
+  return createRoutedBridge(withProfileConfig(profile, config), withProfileDeps(profile, deps));
+}
+
+function withProfileConfig(profile: Profile, config: ProfileBridgeConfig): BridgeConfig {
+  return {
+    ...config,
+    fallbackName: config.fallbackName ?? profile.name,
+    metaPassthrough: config.metaPassthrough ?? profile.metaPassthrough,
+  };
+}
+
+function withProfileDeps(profile: Profile, deps: BridgeDeps): BridgeDeps {
+  return { ...deps, shapeResult: deps.shapeResult ?? profileShapeResult(profile) };
 }

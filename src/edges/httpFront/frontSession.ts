@@ -9,6 +9,7 @@
 import { Subject } from 'rxjs';
 import type { Observable, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
+import type { RoutedFrame } from '../../ports/routedFrame.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
 import { isResponse } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
@@ -32,9 +33,7 @@ export interface Admission {
 export interface FrontSessionSettings {
   readonly id: string;
   /** The bridge; one subscription is this session. */
-  readonly bridge: OperatorFunction<Inbound, Frame>;
-  /** The client request whose handling made a frame (a server request, a notification), if any. */
-  readonly originOf: (frame: Frame) => RequestId | undefined;
+  readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   /** Frames kept for the GET stream while none is open; the oldest go first. */
   readonly maxBufferedFrames: number;
@@ -135,9 +134,8 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
     if (failedInit) stop('its initialize failed');
     else checkIdle(false);
   };
-  const route = (frame: Frame): void => {
+  const route = ({ frame, origin }: RoutedFrame): void => {
     if (isResponse(frame)) return answer(frame);
-    const origin = s.originOf(frame);
     // Its request's stream; none when the request ended (its frames have no reader).
     if (origin !== undefined) requests.streamOf(origin)?.deliver(frame, false);
     else if (output.admits()) listen.send(frame);

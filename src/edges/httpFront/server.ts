@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { OperatorFunction } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
-import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
+import type { RoutedFrame } from '../../ports/routedFrame.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
 import { limitConnections } from './connectionLimit.js';
@@ -49,8 +49,8 @@ export interface HttpFrontConfig {
   /** Bytes of output one session's client may leave unread before the session ends. */
   readonly maxSessionBufferBytes: number;
   readonly maxDepth: number;
-  readonly bridge: OperatorFunction<Inbound, Frame>;
-  readonly originOf: (frame: Frame) => RequestId | undefined;
+  /** The bridge; its frames carry the client request that made them (docs/serve.md#serve-routing). */
+  readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly modern?: ModernLeg;
 }

@@ -12,8 +12,9 @@ import type { OperatorFunction, SchedulerLike } from 'rxjs';
 import { limitInFlight } from '../../../operators/limitInFlight.js';
 import { takesInFlightPlace } from '../../ports/inFlight.js';
 import type { Logger } from '../../ports/logger.js';
+import type { RoutedFrame } from '../../ports/routedFrame.js';
 import { bridgeErrorFrame } from '../../protocol/errors.js';
-import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
+import type { RequestId } from '../../protocol/jsonrpc.js';
 import type { Inbound } from '../../protocol/parseLine.js';
 import type { Exchange } from './exchange.js';
 import { createFrontSession } from './frontSession.js';
@@ -25,8 +26,8 @@ import type { ExtraHeaders } from './streams.js';
 
 /** The limits and settings of the sessions. */
 export interface SessionTableSettings {
-  readonly bridge: OperatorFunction<Inbound, Frame>;
-  readonly originOf: (frame: Frame) => RequestId | undefined;
+  /** The bridge; its frames carry the client request that made them (docs/serve.md#serve-routing). */
+  readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly maxSessions: number;
   /** Requests in flight in all sessions together. */
@@ -124,7 +125,6 @@ export function createSessionTable(s: SessionTableSettings): SessionTable {
     const session = createFrontSession({
       id: (s.newId ?? newSessionId)(),
       bridge: s.bridge,
-      originOf: s.originOf,
       logger: s.logger,
       maxBufferedFrames: s.maxBufferedFrames,
       maxSessionBufferBytes: s.maxSessionBufferBytes,

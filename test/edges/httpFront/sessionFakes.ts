@@ -8,6 +8,7 @@ import type { Frame, RequestId } from '../../../src/protocol/jsonrpc.js';
 import type { Inbound } from '../../../src/protocol/parseLine.js';
 import type { Exchange } from '../../../src/edges/httpFront/exchange.js';
 import type { Logger } from '../../../src/ports/logger.js';
+import type { RoutedFrame } from '../../../src/ports/routedFrame.js';
 
 /** One HTTP request and what the front end answered on it. */
 export interface FakeExchange extends Exchange {
@@ -93,7 +94,8 @@ export interface FakeConnection {
   readonly seen: Inbound[];
   /** Whether the session's input ended. */
   readonly inputEnded: boolean;
-  emit(frame: Frame): void;
+  /** The bridge sends a frame, made by the client request `origin` when given. */
+  emit(frame: Frame, origin?: RequestId): void;
   /** The bridge fails (the upstream was lost). */
   fail(): void;
 }
@@ -104,17 +106,16 @@ export interface FakeConnection {
  */
 export function fakeBridge(options: { failInitialize?: boolean } = {}) {
   const connections: FakeConnection[] = [];
-  const origins = new Map<Frame, RequestId>();
-  const bridge = (input$: Observable<Inbound>): Observable<Frame> =>
-    new Observable<Frame>((subscriber) => {
-      const out = new Subject<Frame>();
+  const bridge = (input$: Observable<Inbound>): Observable<RoutedFrame> =>
+    new Observable<RoutedFrame>((subscriber) => {
+      const out = new Subject<RoutedFrame>();
       let inputEnded = false;
       const connection: FakeConnection = {
         seen: [],
         get inputEnded() {
           return inputEnded;
         },
-        emit: (frame) => out.next(frame),
+        emit: (frame, origin) => out.next({ frame, origin }),
         fail: () => out.error(new Error('upstream lost')),
       };
       connections.push(connection);
@@ -124,11 +125,13 @@ export function fakeBridge(options: { failInitialize?: boolean } = {}) {
           connection.seen.push(m);
           if (m.kind !== 'frame' || !('method' in m.frame) || !('id' in m.frame)) return;
           if (m.frame.method !== 'initialize') return;
-          out.next(
-            options.failInitialize === true
-              ? { jsonrpc: '2.0', id: m.frame.id, error: { code: -32603, message: 'no upstream' } }
-              : { jsonrpc: '2.0', id: m.frame.id, result: { protocolVersion: '2025-11-25' } },
-          );
+          out.next({
+            frame:
+              options.failInitialize === true
+                ? { jsonrpc: '2.0', id: m.frame.id, error: { code: -32603, message: 'no upstream' } }
+                : { jsonrpc: '2.0', id: m.frame.id, result: { protocolVersion: '2025-11-25' } },
+            origin: m.frame.id,
+          });
         },
         complete: () => {
           inputEnded = true;
@@ -139,7 +142,7 @@ export function fakeBridge(options: { failInitialize?: boolean } = {}) {
         outSub.unsubscribe();
       };
     });
-  return { bridge, connections, originOf: (frame: Frame) => origins.get(frame), origins };
+  return { bridge, connections };
 }
 
 /** A logger that keeps its lines. */

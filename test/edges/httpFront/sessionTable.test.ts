@@ -34,7 +34,6 @@ function setup(over: Partial<SessionTableSettings> = {}, bridgeOptions: { failIn
   let count = 0;
   const table = createSessionTable({
     bridge: fake.bridge,
-    originOf: fake.originOf,
     logger,
     maxSessions: 4,
     maxPending: 1,
