@@ -1,5 +1,5 @@
 /**
- * `doctor` against local fixtures (docs/doctor.md, issue 32 acceptance): a working server exits
+ * `doctor` against local fixtures (docs/doctor.md): a working server exits
  * 0; a server of 2025-11-25 only, a URL whose certificate is not trusted, resource metadata that
  * names a missing authorization server and a command that does not exist each name their cause
  * in their line and exit 1. Needs the build (`npm run build`) and, for the TLS cases, bash and

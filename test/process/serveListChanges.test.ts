@@ -1,6 +1,6 @@
 /**
- * No start-up churn over HTTP (docs/notifications.md#notifications-first-list, issue 34's
- * acceptance): an SDK 1.x client of `mcp-bridge serve` that lists everything right after
+ * No start-up churn over HTTP (docs/notifications.md#notifications-first-list):
+ * an SDK 1.x client of `mcp-bridge serve` that lists everything right after
  * `notifications/initialized` gets no list change at start, and a change of the tools made after
  * the lists still reaches it. The upstream is the fixture server over stdio, whose listen stream
  * is acknowledged 1 s late (`--listen-ack-delay`), so the lists reach the bridge before the
