@@ -24,6 +24,7 @@ describe('public API', () => {
       'bridgeErrorFrame',
       'createBridge',
       'createProfileBridge',
+      'createRoutedBridge',
       'createRpcConnection',
       'genericProfile',
       'isBridgeError',
