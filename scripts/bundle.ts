@@ -14,6 +14,8 @@
  *   `dist/bin/chunks/` that only the URL form loads.
  * - The package version is written in at bundle time (`MCP_BRIDGE_VERSION`, see
  *   src/cli/version.ts): the bundle does not sit where `../../../package.json` is.
+ * - OpenTelemetry (`@opentelemetry/*`) stays outside every bundle: src/telemetry/start.ts loads
+ *   it with `import()` from node_modules only when tracing is on (docs/observability.md).
  * - CommonJS dependencies (ajv, undici) `require()` Node built-ins: the banner gives the bundle a
  *   real `require`.
  *
@@ -70,6 +72,9 @@ const serveApart: Plugin = {
   },
 };
 
+/** OpenTelemetry is never bundled: it loads from node_modules only when tracing is on (docs/observability.md). */
+const OTEL_EXTERNAL = ['@opentelemetry/*'];
+
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 rmSync(outdir, { recursive: true, force: true });
@@ -91,6 +96,7 @@ const result = await build({
     js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
   },
   plugins: [rxjsEsm, jsoncEsm, serveApart],
+  external: OTEL_EXTERNAL,
   legalComments: 'eof',
   metafile: true,
   logLevel: 'warning',
@@ -108,6 +114,7 @@ await build({
     js: "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);",
   },
   plugins: [rxjsEsm],
+  external: OTEL_EXTERNAL,
   legalComments: 'eof',
   logLevel: 'warning',
 });
