@@ -14,6 +14,8 @@
  *   `dist/bin/chunks/` that only the URL form loads.
  * - The package version is written in at bundle time (`MCP_BRIDGE_VERSION`, see
  *   src/cli/version.ts): the bundle does not sit where `../../../package.json` is.
+ * - OpenTelemetry (`@opentelemetry/*`) stays outside every bundle: src/telemetry/start.ts loads
+ *   it with `import()` from node_modules only when tracing is on (docs/observability.md).
  * - CommonJS dependencies (ajv, undici) `require()` Node built-ins: the banner gives the bundle a
  *   real `require`.
  *
@@ -44,6 +46,9 @@ const serveApart: Plugin = {
   },
 };
 
+/** OpenTelemetry is never bundled: it loads from node_modules only when tracing is on (docs/observability.md). */
+const OTEL_EXTERNAL = ['@opentelemetry/*'];
+
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 rmSync(outdir, { recursive: true, force: true });
@@ -63,6 +68,7 @@ const result = await build({
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
   banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm, jsoncEsm, serveApart],
+  external: OTEL_EXTERNAL,
   legalComments: 'eof',
   metafile: true,
   logLevel: 'warning',
@@ -78,6 +84,7 @@ await build({
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
   banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm],
+  external: OTEL_EXTERNAL,
   legalComments: 'eof',
   logLevel: 'warning',
 });

@@ -1,6 +1,7 @@
 /**
  * Settings of one bridge connection, with the reference defaults (docs/requests.md#requests-deadlines).
  */
+import type { Telemetry } from '../ports/telemetry.js';
 import type { SchedulerLike } from 'rxjs';
 import { DEFAULT_FORWARD_REQUEST_CONFIG } from '../../operators/forwardRequest.js';
 import type { ForwardRequestConfig } from '../../operators/forwardRequest.js';
@@ -99,4 +100,10 @@ export interface BridgeDeps {
    * `internal`, nothing is sent to the client, and the log says that the bridge has no input checks.
    */
   readonly checks?: InputSchemaChecks;
+  /**
+   * The spans of this connection's requests, rounds and input requests (docs/observability.md):
+   * made by `mcp-bridge-sdk/node` when the OpenTelemetry environment turns tracing on. Absent:
+   * nothing is called.
+   */
+  readonly telemetry?: Telemetry;
 }

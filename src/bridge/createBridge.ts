@@ -43,6 +43,7 @@ import { startListener } from './listener.js';
 import type { Session } from './session.js';
 import { createSession } from './session.js';
 import { sessionUpstream } from './sessionUpstream.js';
+import { connectionTelemetry } from './requestTelemetry.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
 /** Requests that run as tasks and take a place of the in-flight limit (docs/requests.md#requests-in-flight). */
@@ -179,11 +180,21 @@ function bridgeOf<T>(
       const unbind = consent === undefined ? undefined : deps.consent?.bind(consent);
       // The connection's view of the upstream: its sign-in asks this client, its log messages
       // reach this client (docs/serve.md#serve-routing).
+      // Telemetry (docs/observability.md): absent unless the environment turned it on.
+      const telemetry =
+        deps.telemetry === undefined
+          ? undefined
+          : connectionTelemetry(deps.telemetry, () => session.revision);
       const connect = (): Observable<UpstreamConnection> =>
         deps
           .connect()
-          .pipe(map((upstream) => sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame))));
-      const dispatch = createDispatcher({ session, config, deps: { ...deps, connect }, scheduler });
+          .pipe(
+            map((upstream) =>
+              sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame), telemetry?.round),
+            ),
+          );
+      const dispatcher = createDispatcher({ session, config, deps: { ...deps, connect }, scheduler });
+      const dispatch = telemetry === undefined ? dispatcher : telemetry.traced(dispatcher);
       const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
 

@@ -12,36 +12,53 @@ import { Observable } from 'rxjs';
 import { LOG_MESSAGE_METHOD } from '../codec/logMessage.js';
 import type { NotificationFrame } from '../protocol/jsonrpc.js';
 import type { ConsentPort } from '../ports/signIn.js';
-import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
+import type { RoundHandle } from '../ports/telemetry.js';
+import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../ports/upstream.js';
+import { failureType, roundOutcome, withTraceContext } from './requestTelemetry.js';
 
 /**
  * The view of `upstream` for one connection: `consent` goes with each exchange (when the bridge
  * has a sign-in), and `logs` gets the log messages of its exchanges, which its subscriber then
  * never sees. Everything else is the upstream's own (its extra members too: the view is a copy).
+ * `round` (telemetry on) gives each exchange of a client request its round span, whose trace
+ * context goes upstream in `_meta` (docs/observability.md#observability-spans): the one place of
+ * the bridge where every upstream round passes.
  */
 export function sessionUpstream(
   upstream: UpstreamConnection,
   consent: ConsentPort | undefined,
   logs: (frame: NotificationFrame) => void,
+  round?: (options: ExchangeOptions | undefined) => RoundHandle | undefined,
 ): UpstreamConnection {
   return {
     ...upstream,
     request: (method, params, options) =>
       // One subscriber per exchange rather than an operator: this runs for every round.
-      new Observable<ExchangeEvent>((subscriber) =>
-        upstream
-          .request(method, params, consent === undefined ? options : { ...options, consent })
+      new Observable<ExchangeEvent>((subscriber) => {
+        const span = round?.(options);
+        const sent = span?.context === undefined ? params : withTraceContext(params, span.context);
+        const exchange = upstream
+          .request(method, sent, consent === undefined ? options : { ...options, consent })
           .subscribe({
             next: (event) => {
               if (event.type === 'notification' && event.frame.method === LOG_MESSAGE_METHOD) {
                 logs(event.frame);
                 return;
               }
+              if (event.type === 'response') span?.end(roundOutcome(event.frame));
               subscriber.next(event);
             },
-            error: (error: unknown) => subscriber.error(error),
+            error: (error: unknown) => {
+              span?.end({ errorType: failureType(error) });
+              subscriber.error(error);
+            },
             complete: () => subscriber.complete(),
-          }),
-      ),
+          });
+        return () => {
+          exchange.unsubscribe();
+          // A no-op after the response: a round span ends once.
+          span?.end({ errorType: 'cancelled' });
+        };
+      }),
   };
 }

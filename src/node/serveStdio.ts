@@ -21,6 +21,7 @@ import { SIGNAL_KILL_MS, signalExitCode } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
+import { flushTracing, loadTracing } from './telemetry.js';
 import type { Profile } from '../profiles/profile.js';
 
 export type { StdioUpstream } from './upstreamConnector.js';
@@ -72,6 +73,9 @@ export async function serveStdio(
   const scope = options.scope ?? 'bridge';
   const signIn = options.signIn;
   for (const warning of options.warnings ?? []) logger.log(scope, 'warn', warning);
+  const version = options.version ?? packageVersion();
+  // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
+  const tracing = await loadTracing(process.env, logger, version);
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const connector = createUpstreamConnector({
@@ -91,7 +95,7 @@ export async function serveStdio(
   const profileBridge = createProfileBridge(
     profile,
     {
-      version: options.version ?? packageVersion(),
+      version,
       fallbackName,
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     },
@@ -100,6 +104,7 @@ export async function serveStdio(
       logger,
       checks: options.checks ?? ajvInputChecks,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+      ...(tracing === undefined ? {} : { telemetry: tracing.forConnection({ transport: 'pipe' }) }),
     },
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
@@ -192,5 +197,6 @@ export async function serveStdio(
     process.off('SIGINT', onSignal);
   });
   stdout.off('error', onStdoutError);
+  if (tracing !== undefined) await flushTracing(tracing);
   return forcedCode ?? code;
 }

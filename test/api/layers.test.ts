@@ -79,6 +79,7 @@ describe('the layers', () => {
       'src/ports',
       'src/profiles',
       'src/protocol',
+      'src/telemetry',
       'src/testing',
     ]);
   });

@@ -1,0 +1,131 @@
+/**
+ * The Telemetry port (src/ports/telemetry.ts) on OpenTelemetry: the span names and attributes of
+ * the semantic conventions for MCP, and the `mcp.bridge.*` ones for what only a bridge sees
+ * (docs/observability.md#observability-spans). The OpenTelemetry modules are given, never
+ * imported here: src/telemetry/start.ts loads them with `import()` only when tracing is on.
+ */
+import type * as Api from '@opentelemetry/api';
+import type {
+  EndHandle,
+  RequestHandle,
+  RequestInfo,
+  RoundHandle,
+  RoundOutcome,
+  Telemetry,
+  TraceContext,
+} from '../ports/telemetry.js';
+
+/** The connection a Telemetry is made for (`network.transport`, `mcp.session.id`). */
+export interface ConnectionInfo {
+  readonly transport: 'pipe' | 'tcp';
+  readonly sessionId?: string;
+}
+
+/** What the spans need of OpenTelemetry: its API module, a tracer and the W3C propagator. */
+export interface OtelParts {
+  readonly api: typeof Api;
+  readonly tracer: Api.Tracer;
+  readonly propagator: Api.TextMapPropagator;
+}
+
+/** The method of each input kind of an input request span (docs/observability.md#observability-spans). */
+const INPUT_METHODS: Readonly<Record<string, string>> = {
+  elicitation: 'elicitation/create',
+  sampling: 'sampling/createMessage',
+  roots: 'roots/list',
+};
+
+/** The attributes of the conventions for a request of `info` (gen-ai/mcp.md). */
+function requestAttributes(info: RequestInfo, connection: ConnectionInfo): Api.Attributes {
+  const attributes: Api.Attributes = {
+    'mcp.method.name': info.method,
+    'jsonrpc.request.id': String(info.requestId),
+    'network.transport': connection.transport,
+  };
+  if (info.target !== undefined) {
+    if (info.method === 'tools/call') {
+      attributes['gen_ai.tool.name'] = info.target;
+      attributes['gen_ai.operation.name'] = 'execute_tool';
+    } else attributes['gen_ai.prompt.name'] = info.target;
+  }
+  if (info.protocolVersion !== undefined) attributes['mcp.protocol.version'] = info.protocolVersion;
+  if (connection.sessionId !== undefined) attributes['mcp.session.id'] = connection.sessionId;
+  return attributes;
+}
+
+/** Ends `span` once, with `error.type` and an error status when `errorType` is given. */
+function ender(api: typeof Api, span: Api.Span): (errorType?: string) => void {
+  let ended = false;
+  return (errorType) => {
+    if (ended) return;
+    ended = true;
+    if (errorType !== undefined) {
+      span.setAttribute('error.type', errorType);
+      span.setStatus({ code: api.SpanStatusCode.ERROR });
+    }
+    span.end();
+  };
+}
+
+/** The W3C trace context of `context`, as it goes upstream in `_meta`. */
+function contextOf(parts: OtelParts, context: Api.Context): TraceContext | undefined {
+  const carrier: Record<string, string> = {};
+  parts.propagator.inject(context, carrier, parts.api.defaultTextMapSetter);
+  const traceparent = carrier['traceparent'];
+  if (traceparent === undefined) return undefined;
+  const tracestate = carrier['tracestate'];
+  return tracestate === undefined ? { traceparent } : { traceparent, tracestate };
+}
+
+/** The Telemetry of one connection on OpenTelemetry. */
+export function otelTelemetry(parts: OtelParts, connection: ConnectionInfo): Telemetry {
+  const { api, tracer, propagator } = parts;
+  return {
+    requestStarted(info: RequestInfo): RequestHandle {
+      const carrier: Record<string, string> = {};
+      if (info.traceparent !== undefined) carrier['traceparent'] = info.traceparent;
+      if (info.tracestate !== undefined) carrier['tracestate'] = info.tracestate;
+      // The client's context is the parent; a malformed traceparent is ignored by the propagator.
+      const parent = propagator.extract(api.ROOT_CONTEXT, carrier, api.defaultTextMapGetter);
+      const name = info.target === undefined ? info.method : `${info.method} ${info.target}`;
+      const span = tracer.startSpan(
+        name,
+        { kind: api.SpanKind.SERVER, attributes: requestAttributes(info, connection) },
+        parent,
+      );
+      const inside = api.trace.setSpan(parent, span);
+      return {
+        end: ender(api, span),
+        roundStarted(round: number): RoundHandle {
+          const attributes: Api.Attributes = { 'mcp.method.name': info.method, 'mcp.bridge.round': round };
+          if (info.method === 'tools/call' && info.target !== undefined)
+            attributes['gen_ai.tool.name'] = info.target;
+          const child = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes }, inside);
+          const end = ender(api, child);
+          return {
+            context: contextOf(parts, api.trace.setSpan(inside, child)),
+            end(outcome: RoundOutcome) {
+              if (outcome.inputKinds !== undefined) {
+                child.setAttribute('mcp.bridge.round.result', 'input_required');
+                child.setAttribute('mcp.bridge.round.input_kinds', [...outcome.inputKinds]);
+              }
+              end(outcome.errorType);
+            },
+          };
+        },
+        inputRequested(kind: string): EndHandle {
+          const method = INPUT_METHODS[kind] ?? kind;
+          const child = tracer.startSpan(
+            method,
+            {
+              kind: api.SpanKind.CLIENT,
+              attributes: { 'mcp.method.name': method, 'mcp.bridge.input.kind': kind },
+            },
+            inside,
+          );
+          return { end: ender(api, child) };
+        },
+      };
+    },
+  };
+}
