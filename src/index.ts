@@ -21,6 +21,15 @@ export type { BridgeConfig, BridgeDeps, BridgeLimits } from './bridge/config.js'
 export type { ForwardRequestConfig } from '../operators/forwardRequest.js';
 export type { ConsentPort, ConsentRelay, UpstreamAuth } from './ports/signIn.js';
 export type { Logger, LogLevel } from './ports/logger.js';
+export type {
+  EndHandle,
+  RequestHandle,
+  RequestInfo,
+  RoundHandle,
+  RoundOutcome,
+  Telemetry,
+  TraceContext,
+} from './ports/telemetry.js';
 export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { LineTransport } from './ports/lineTransport.js';
