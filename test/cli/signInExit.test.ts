@@ -42,6 +42,7 @@ const USAGE = [
   '       mcp-bridge-vscode logout [options] --all',
   '       mcp-bridge-vscode status [options] [<url>]',
   '       mcp-bridge-vscode add <client> [options] (-- <command> [args...] | <url>)',
+  '       mcp-bridge-vscode doctor [options] (-- <command> [args...] | <url>)',
   '       mcp-bridge-vscode serve [--listen 127.0.0.1:<port>] [options] -- <command> [args...]',
   '       mcp-bridge-vscode serve [--listen 127.0.0.1:<port>] [options] <url>',
   'Run "mcp-bridge-vscode --help" for the options.',

@@ -70,35 +70,39 @@ describe('the executable bundle', () => {
     ).toEqual([]);
   });
 
-  it('loads for `add` neither RxJS nor the bridge, nor the rest of the CLI (docs/install.md#install-add)', () => {
-    const outputs = meta();
-    const later = (outputs[ENTRY]?.imports ?? []).filter((entry) => entry.kind === 'dynamic-import');
-    expect(later).toHaveLength(2);
-    const add = later.filter(({ path }) =>
-      startupFiles(outputs, path).some((file) =>
-        Object.hasOwn(outputs[file]?.inputs ?? {}, 'dist/src/cli/add/runAdd.js'),
-      ),
-    );
-    expect(add).toHaveLength(1);
-    const inputs = startupFiles(outputs, add[0]!.path).flatMap((file) =>
-      Object.keys(outputs[file]?.inputs ?? {}),
-    );
-    expect(inputs).toContain('dist/src/cli/add/jsonMerge.js');
-    expect(
-      inputs.filter(
-        (input) =>
-          input.includes('node_modules/rxjs/') ||
-          input.startsWith('dist/src/bridge/') ||
-          input.startsWith('dist/operators/') ||
-          input === 'dist/src/cli/run.js' ||
-          input === 'dist/src/node/serveStdio.js',
-      ),
-    ).toEqual([]);
-  });
+  it.each([
+    ['add', 'dist/src/cli/add/runAdd.js', 'dist/src/cli/add/jsonMerge.js'],
+    ['doctor', 'dist/src/cli/doctor/runDoctor.js', 'dist/src/cli/doctor/signInChecks.js'],
+  ])(
+    'loads for `%s` neither RxJS nor the bridge, nor the rest of the CLI (docs/install.md#install-add, docs/doctor.md)',
+    (_form, entry, part) => {
+      const outputs = meta();
+      const later = (outputs[ENTRY]?.imports ?? []).filter((imported) => imported.kind === 'dynamic-import');
+      expect(later).toHaveLength(3);
+      const own = later.filter(({ path }) =>
+        startupFiles(outputs, path).some((file) => Object.hasOwn(outputs[file]?.inputs ?? {}, entry)),
+      );
+      expect(own).toHaveLength(1);
+      const inputs = startupFiles(outputs, own[0]!.path).flatMap((file) =>
+        Object.keys(outputs[file]?.inputs ?? {}),
+      );
+      expect(inputs).toContain(part);
+      expect(
+        inputs.filter(
+          (input) =>
+            input.includes('node_modules/rxjs/') ||
+            input.startsWith('dist/src/bridge/') ||
+            input.startsWith('dist/operators/') ||
+            input === 'dist/src/cli/run.js' ||
+            input === 'dist/src/node/serveStdio.js',
+        ),
+      ).toEqual([]);
+    },
+  );
 
   it('loads the CLI and the bridge with one import() after the spawn, without yargs, the HTTP edge, undici, the sign-in or ajv', () => {
     const outputs = meta();
-    // Two import()s: the CLI for every form but `add`, and `add` (the next test).
+    // Three import()s: the CLI for every form but `add` and `doctor`, and those two (the test above).
     const later = (outputs[ENTRY]?.imports ?? [])
       .filter((entry) => entry.kind === 'dynamic-import')
       .filter(({ path }) =>
