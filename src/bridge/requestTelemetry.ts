@@ -101,7 +101,7 @@ export function withTraceContext(params: JsonObject, context: TraceContext): Jso
   return {
     ...params,
     _meta: {
-      ...(typeof meta === 'object' && meta !== null ? (meta) : {}),
+      ...(typeof meta === 'object' && meta !== null ? meta : {}),
       traceparent: context.traceparent,
       ...(context.tracestate === undefined ? {} : { tracestate: context.tracestate }),
     },
