@@ -410,7 +410,9 @@ describe('the listener of a connection to the fixture server with every list and
   });
 
   it('in a session of its own: a client that lists everything right after notifications/initialized gets no list change at start, and a later change of the tools is notified', async () => {
-    const own = startBridge({ upstream: tapped() });
+    // The fixture acknowledges the listen stream 1 s late, so the lists surely reach the bridge
+    // before the acknowledgment, as they do from VS Code on a busy machine.
+    const own = startBridge({ upstream: tapped([process.execPath, FIXTURE, '--listen-ack-delay', '1000']) });
     await request(own, 'own-init', 'initialize', paramsOf(initializeRequest() as Frame), 30_000);
     // As VS Code does: the lists go out with notifications/initialized, before the listen stream
     // is acknowledged; each waits for that acknowledgment (docs/notifications.md#notifications-first-list).
@@ -423,8 +425,14 @@ describe('the listener of a connection to the fixture server with every list and
       ['resources'],
       ['resourceTemplates'],
     ]);
+    // Once the acknowledgment is in and every frame it caused is written, no list change came.
+    await untilUpstream(own, '<', isAck);
+    await barrier(own);
+    expect(notificationsSince(own, 0)).toEqual([]);
     // add_tool changes the tools after the lists: its list change is the only one.
     await callTool(own, 'own-add', 'add_tool');
+    await eventsSince(own, 0, 1);
+    await barrier(own);
     expect(notificationsSince(own, 0)).toEqual([TOOLS]);
     own.kill();
   });
