@@ -37,6 +37,9 @@ export const AUTH_SCENARIOS: readonly string[] = [
   'auth/iss-unexpected',
   'auth/iss-normalized',
   'auth/metadata-issuer-mismatch',
+  // The DPoP extension (RFC 9449, docs/sign-in.md#sign-in-dpop).
+  'auth/dpop',
+  'auth/dpop-nonce',
 ];
 
 /** Auth scenarios of the suite left out, and why. */
@@ -47,8 +50,6 @@ export const AUTH_LEFT_OUT: Readonly<Record<string, string>> = {
   'auth/client-credentials-jwt': 'extension: machine-to-machine client credentials, no person signs in',
   'auth/client-credentials-basic': 'extension: machine-to-machine client credentials, no person signs in',
   'auth/enterprise-managed-authorization': 'extension: token exchange with an enterprise identity provider',
-  'auth/dpop': 'extension: DPoP-bound tokens are not supported (a DPoP token is refused at receipt)',
-  'auth/dpop-nonce': 'extension: DPoP-bound tokens are not supported',
   'auth/wif-jwt-bearer': 'extension: workload identity federation, no person signs in',
 };
 

@@ -28,6 +28,7 @@ import { Subject } from 'rxjs';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
+import { asksDpop, asksNonce, dpopSession, resourceProof, validNonce } from './dpop/index.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import type { ConsentPort, UpstreamAuth } from '../ports/signIn.js';
 import type { SignInConfig, SignInDeps } from './signInConfig.js';
@@ -91,6 +92,7 @@ export function createUpstreamAuth(
   const stepUps = new WeakSet<AbortSignal>();
   const budget = signInBudget(now);
   const refusedDocuments = new Set<string>();
+  const dpop = dpopSession(config.dpop !== false);
   let current: TokenRecord | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -129,6 +131,7 @@ export function createUpstreamAuth(
     held,
     save: (record) => save(record, held),
     refusedDocuments,
+    dpop,
   });
 
   const renewHeld = renewUnderLock({ store, budget, contextOf, adopt, markRefresh });
@@ -136,7 +139,22 @@ export function createUpstreamAuth(
   const challenge: UpstreamAuth['challenge'] = async (given) => {
     const { status, wwwAuthenticate, signal } = given;
     const refused =
-      'authorization' in given ? given.authorization?.replace(/^Bearer /, '') : current?.accessToken;
+      'authorization' in given ? given.authorization?.replace(/^(?:Bearer|DPoP) /, '') : current?.accessToken;
+    if (dpop.enabled && asksDpop(wwwAuthenticate)) dpop.resourceAsked = true;
+    // docs/sign-in.md#sign-in-dpop: a new nonce of the resource, once per request (signInRetry.ts
+    // retries once); the refused token stays, and no sign-in runs.
+    const nonce = validNonce(given.dpopNonce);
+    if (
+      status === 401 &&
+      current?.tokenType === 'DPoP' &&
+      refused === current.accessToken &&
+      asksNonce(wwwAuthenticate) &&
+      nonce !== undefined &&
+      nonce !== dpop.resourceNonce
+    ) {
+      dpop.resourceNonce = nonce;
+      return;
+    }
     const bearer = bearerChallenge(wwwAuthenticate);
     if (status === 403) {
       if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');
@@ -184,7 +202,12 @@ export function createUpstreamAuth(
   };
 
   return {
-    header: () => (current === undefined ? undefined : `Bearer ${current.accessToken}`),
+    header: () =>
+      current === undefined
+        ? undefined
+        : `${current.tokenType === 'DPoP' ? 'DPoP' : 'Bearer'} ${current.accessToken}`,
+    // Every request to the MCP server is a POST to its URL (httpUpstream.ts).
+    proof: () => resourceProof(current, dpop, { method: 'POST', url: config.url, now: now() }),
     challenge,
     signedIn$: signedIn.asObservable(),
     load: () => loaded,

@@ -15,6 +15,8 @@ import type { Observable } from 'rxjs';
 export interface UpstreamAuth {
   /** The Authorization header value for the next request, or undefined before any sign-in. */
   header(): string | undefined;
+  /** The `DPoP` proof header value for the next request, when the token is DPoP-bound (docs/sign-in.md#sign-in-dpop). */
+  proof?(): string | undefined;
   /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a docs/errors.md#errors-sign-in cause. */
   challenge(input: {
     status: 401 | 403;
@@ -27,6 +29,8 @@ export interface UpstreamAuth {
      * refused one, which is wrong when another sign-in changed it in between.
      */
     authorization?: string | undefined;
+    /** The `DPoP-Nonce` header of the refusal (RFC 9449 §9), if any. */
+    dpopNonce?: string | undefined;
     /**
      * The client connection whose request got the 401/403 (ExchangeOptions.consent): an
      * interactive sign-in asks it, and no other (docs/sign-in.md#sign-in-consent). Absent: the

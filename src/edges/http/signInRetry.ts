@@ -32,7 +32,10 @@ const first = (value: string | string[] | undefined): string | undefined =>
 /** The Authorization header of the next POST, when a sign-in gave one. */
 export function authorizationHeader(auth: UpstreamAuth | undefined): Record<string, string> {
   const value = auth?.header();
-  return value === undefined ? {} : { Authorization: value };
+  if (value === undefined) return {};
+  // docs/sign-in.md#sign-in-dpop: a DPoP-bound token goes with a fresh proof on every request.
+  const proof = auth?.proof?.();
+  return proof === undefined ? { Authorization: value } : { Authorization: value, DPoP: proof };
 }
 
 /**
@@ -64,6 +67,7 @@ export function withSignIn(
       response.body.destroy();
       const wwwAuthenticate = first(response.headers['www-authenticate']);
       const authorization = sent['Authorization'];
+      const dpopNonce = first(response.headers['dpop-nonce']);
       const challenge$ = defer(() =>
         from(
           auth.challenge({
@@ -72,6 +76,7 @@ export function withSignIn(
             method,
             signal: ctx.signal,
             authorization,
+            ...(dpopNonce === undefined ? {} : { dpopNonce }),
             ...(ctx.consent === undefined ? {} : { consent: ctx.consent }),
           }),
         ),
