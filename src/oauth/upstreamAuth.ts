@@ -141,20 +141,6 @@ export function createUpstreamAuth(
     const refused =
       'authorization' in given ? given.authorization?.replace(/^(?:Bearer|DPoP) /, '') : current?.accessToken;
     if (dpop.enabled && asksDpop(wwwAuthenticate)) dpop.resourceAsked = true;
-    // docs/sign-in.md#sign-in-dpop: a new nonce of the resource, once per request (signInRetry.ts
-    // retries once); the refused token stays, and no sign-in runs.
-    const nonce = validNonce(given.dpopNonce);
-    if (
-      status === 401 &&
-      current?.tokenType === 'DPoP' &&
-      refused === current.accessToken &&
-      asksNonce(wwwAuthenticate) &&
-      nonce !== undefined &&
-      nonce !== dpop.resourceNonce
-    ) {
-      dpop.resourceNonce = nonce;
-      return;
-    }
     const bearer = bearerChallenge(wwwAuthenticate);
     if (status === 403) {
       if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');
@@ -201,7 +187,18 @@ export function createUpstreamAuth(
     }
   };
 
+  // docs/sign-in.md#sign-in-dpop: a 401 `use_dpop_nonce` of the resource to a DPoP token gives
+  // the nonce of the next proofs; the token stays, and no sign-in runs.
+  const takeNonce: NonNullable<UpstreamAuth['takeNonce']> = (given) => {
+    if (current?.tokenType !== 'DPoP' || !asksNonce(given.wwwAuthenticate)) return 'none';
+    const nonce = validNonce(given.dpopNonce);
+    if (nonce === undefined || nonce === dpop.resourceNonce) return 'again';
+    dpop.resourceNonce = nonce;
+    return 'new';
+  };
+
   return {
+    takeNonce,
     header: () =>
       current === undefined
         ? undefined

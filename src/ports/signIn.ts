@@ -17,6 +17,15 @@ export interface UpstreamAuth {
   header(): string | undefined;
   /** The `DPoP` proof header value for the next request, when the token is DPoP-bound (docs/sign-in.md#sign-in-dpop). */
   proof?(): string | undefined;
+  /**
+   * A 401 of the resource with `WWW-Authenticate: DPoP error="use_dpop_nonce"` (RFC 9449 §9):
+   * `new` when its `DPoP-Nonce` is new and kept (the request may go once more), `again` when
+   * it gives no new one, `none` when the 401 is no nonce challenge (docs/sign-in.md#sign-in-dpop).
+   */
+  takeNonce?(input: {
+    wwwAuthenticate: string | undefined;
+    dpopNonce: string | undefined;
+  }): 'new' | 'again' | 'none';
   /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a docs/errors.md#errors-sign-in cause. */
   challenge(input: {
     status: 401 | 403;
@@ -29,8 +38,6 @@ export interface UpstreamAuth {
      * refused one, which is wrong when another sign-in changed it in between.
      */
     authorization?: string | undefined;
-    /** The `DPoP-Nonce` header of the refusal (RFC 9449 §9), if any. */
-    dpopNonce?: string | undefined;
     /**
      * The client connection whose request got the 401/403 (ExchangeOptions.consent): an
      * interactive sign-in asks it, and no other (docs/sign-in.md#sign-in-consent). Absent: the

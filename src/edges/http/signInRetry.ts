@@ -51,11 +51,36 @@ export function withSignIn(
   // The header each POST carried: the challenge learns which token was refused, so that a 401
   // that arrives after another request's sign-in costs no second sign-in (src/ports/signIn.ts).
   let sent: Record<string, string> = {};
-  const postNow = (): Observable<HttpResponse> =>
+  const postOnce = (): Observable<HttpResponse> =>
     defer(() => {
       sent = authorizationHeader(auth);
       return post(sent);
     });
+  // docs/sign-in.md#sign-in-dpop: one more POST per request for a new DPoP nonce of the resource,
+  // apart from the one after a sign-in; a nonce challenge after it ends the request.
+  let nonceRetried = false;
+  const nonceStep = (response: HttpResponse): Observable<HttpResponse> => {
+    if (response.statusCode !== 401 || auth?.takeNonce === undefined) return of(response);
+    const taken = auth.takeNonce({
+      wwwAuthenticate: first(response.headers['www-authenticate']),
+      dpopNonce: first(response.headers['dpop-nonce']),
+    });
+    if (taken === 'none') return of(response);
+    response.body.on('error', ignore);
+    response.body.destroy();
+    if (taken === 'new' && !nonceRetried) {
+      nonceRetried = true;
+      return postOnce().pipe(mergeMap(nonceStep));
+    }
+    return throwError(
+      () =>
+        new BridgeError('access_refused', {
+          detail: `${method}: the upstream server refused the DPoP nonce of the retried request`,
+          httpStatus: 401,
+        }),
+    );
+  };
+  const postNow = (): Observable<HttpResponse> => postOnce().pipe(mergeMap(nonceStep));
   // docs/http-upstream.md#http-listen-stream: a listen stream never starts a sign-in.
   if (auth === undefined || method === 'subscriptions/listen') return postNow();
   return postNow().pipe(
@@ -67,7 +92,6 @@ export function withSignIn(
       response.body.destroy();
       const wwwAuthenticate = first(response.headers['www-authenticate']);
       const authorization = sent['Authorization'];
-      const dpopNonce = first(response.headers['dpop-nonce']);
       const challenge$ = defer(() =>
         from(
           auth.challenge({
@@ -76,7 +100,6 @@ export function withSignIn(
             method,
             signal: ctx.signal,
             authorization,
-            ...(dpopNonce === undefined ? {} : { dpopNonce }),
             ...(ctx.consent === undefined ? {} : { consent: ctx.consent }),
           }),
         ),
