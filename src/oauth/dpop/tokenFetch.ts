@@ -1,5 +1,5 @@
 /**
- * DPoP on the requests to the token endpoint (RFC 9449 §5, §8; docs/sign-in.md#sign-in-dpop):
+ * DPoP on the requests to the token endpoint (RFC 9449 §5 and RFC 9449 §8; docs/sign-in.md#sign-in-dpop):
  * every POST of openid-client through this fetch carries a fresh proof with the latest nonce of
  * that server. A `400` whose `DPoP-Nonce` header gives a new nonce with `use_dpop_nonce` goes once
  * more with it; a second refusal passes on to openid-client, which reports it as the token error.
