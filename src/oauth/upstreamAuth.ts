@@ -202,7 +202,7 @@ export function createUpstreamAuth(
     header: () =>
       current === undefined
         ? undefined
-        : `${current.tokenType === 'DPoP' ? 'DPoP' : 'Bearer'} ${current.accessToken}`,
+        : `${current.tokenType === 'DPoP' && dpop.enabled ? 'DPoP' : 'Bearer'} ${current.accessToken}`,
     // Every request to the MCP server is a POST to its URL (httpUpstream.ts).
     proof: () => resourceProof(current, dpop, { method: 'POST', url: config.url, now: now() }),
     challenge,

@@ -52,13 +52,16 @@ export function withDpop(
   return config;
 }
 
-/** The `DPoP` header of a request to the resource with a DPoP token, or undefined for a Bearer one. */
+/**
+ * The `DPoP` header of a request to the resource with a DPoP token, or undefined for a Bearer one.
+ * With `--no-dpop` a stored DPoP token gets none: its 401 leads to a sign-in without DPoP.
+ */
 export function resourceProof(
   record: TokenRecord | undefined,
   session: DpopSession,
   request: { readonly method: string; readonly url: string; readonly now: number },
 ): string | undefined {
-  if (record?.dpopKey === undefined || record.tokenType !== 'DPoP') return undefined;
+  if (!session.enabled || record?.dpopKey === undefined || record.tokenType !== 'DPoP') return undefined;
   return dpopProof(record.dpopKey, {
     ...request,
     accessToken: record.accessToken,
