@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AUTH_LEFT_OUT,
+  EXTENSION_SCENARIOS,
   AUTH_SCENARIOS,
   FRONT_BASELINE,
   OTHER_BASELINE,
@@ -135,6 +136,7 @@ function runClient(node: string, suite: string, scenario: string): string {
       '40000',
       '-o',
       out,
+      ...(EXTENSION_SCENARIOS.has(scenario) ? ['--force'] : []),
     ],
     { stdio: ['ignore', 'ignore', quiet()], timeout: 120_000 },
   );

@@ -125,6 +125,7 @@ ${signIn}
   --token-key-file <path>    regular file with the 64 hex digits of the key of the encrypted
                              files; not with MCP_BRIDGE_TOKEN_KEY (default: none)
   --no-browser               do not open a browser: open the URL of the sign-in line yourself
+  --no-dpop                  never use DPoP (RFC 9449), even when the server asks for it
   --sign-in-timeout <s>      seconds a sign-in may take, 1 to 4294967295 (default: 300)
 
 Logout deletes the stored sign-in of the URL (of --account), or with --all every stored

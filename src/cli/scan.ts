@@ -46,6 +46,7 @@ export const OPTIONS = {
   'token-store': { forms: STORE, signIn: true },
   'token-key-file': { forms: STORE, signIn: true },
   'no-browser': { forms: URL_ONLY, flag: 'plain', signIn: true },
+  'no-dpop': { forms: URL_ONLY, flag: 'plain', signIn: true },
   'sign-in-timeout': { forms: URL_ONLY, signIn: true },
   listen: { forms: SERVE, http: true },
   'allow-origin': { forms: SERVE, http: true },

@@ -42,6 +42,8 @@ export interface SignInOptions extends StoreOptions {
   /** An https URL, or `none`: no client ID metadata document. */
   readonly clientMetadataUrl?: string;
   readonly noBrowser: boolean;
+  /** `--no-dpop` (docs/sign-in.md#sign-in-dpop). */
+  readonly noDpop: boolean;
   readonly signInTimeoutMs: number;
   /** `SANDBOX_RUNTIME` trimmed equals `1` (docs/sign-in.md#sign-in-sandbox). */
   readonly sandbox: boolean;
@@ -168,6 +170,7 @@ export function parseSignInOptions(
     ...(clientSecret === undefined || clientId === undefined ? {} : { clientSecret }),
     ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     noBrowser: given(values, 'no-browser'),
+    noDpop: given(values, 'no-dpop'),
     signInTimeoutMs: (seconds ?? SIGN_IN_DEFAULTS.signInTimeoutSeconds) * 1000,
     sandbox: envValue(env, 'SANDBOX_RUNTIME') === '1',
     secretVariables: [...new Set([...headerEnvVariables, CLIENT_SECRET_VARIABLE, TOKEN_KEY_VARIABLE])],

@@ -54,6 +54,7 @@ export function signInSettings(input: SignInSetupInput): {
       defaultMetadataPort: identity.redirectPort,
       browserWithoutUrlElicitation: identity.browserWithoutUrlElicitation,
       noBrowser: signIn.noBrowser,
+      ...(signIn.noDpop ? { dpop: false } : {}),
       signInTimeoutMs: signIn.signInTimeoutMs,
       sandbox: signIn.sandbox,
       secretVariables: signIn.secretVariables,

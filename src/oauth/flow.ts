@@ -13,6 +13,7 @@ import type { Fetch } from './http.js';
 import { checkEndpoint, isPlainHttp } from './endpoints.js';
 import type { RedirectResult } from './receiver.js';
 import type { ClientRegistration } from './store/types.js';
+import { isDpopBound } from './dpop/index.js';
 import { acceptedTokens } from './tokens.js';
 import type { TokenResponse } from './tokens.js';
 
@@ -171,7 +172,7 @@ export async function exchangeCode(
     { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
     { resource: input.resource },
   );
-  return acceptedTokens(tokens);
+  return acceptedTokens(tokens, isDpopBound(config));
 }
 
 /**
@@ -235,5 +236,5 @@ export async function refresh(
     if (unknownTokenType(error)) throw new BridgeError('sign_in_failed', { detail: NOT_BEARER });
     throw new BridgeError('sign_in_failed', { detail: `the refresh failed: ${refusal(error)}` });
   }
-  return acceptedTokens(tokens);
+  return acceptedTokens(tokens, isDpopBound(config));
 }

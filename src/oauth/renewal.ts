@@ -19,6 +19,8 @@ import type { ConsentPort } from '../ports/signIn.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { BearerChallenge } from './challenge.js';
 import { registerClient } from './dynamicRegistration.js';
+import { keyForRefresh, keyForSignIn, withDpop } from './dpop/index.js';
+import type { DpopSession } from './dpop/index.js';
 import { configuration, refresh } from './flow.js';
 import type { Fetch } from './http.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
@@ -71,6 +73,8 @@ export interface RenewalContext {
   readonly save: (record: TokenRecord) => Promise<void>;
   /** The issuers that refused the client metadata document in this process. */
   readonly refusedDocuments: Set<string>;
+  /** DPoP of this upstream (docs/sign-in.md#sign-in-dpop). */
+  readonly dpop: DpopSession;
 }
 
 export async function discover(
@@ -119,7 +123,13 @@ export async function silentRefresh(
   if (stored.refreshToken === undefined) return false;
   try {
     const secret = secretOf(ctx.config, stored.client, found.as.issuer);
-    const cfg = configuration(found.as, stored.client, secret, ctx.fetch, ctx.config.url, ctx.held.signal);
+    const dpopKey = keyForRefresh(ctx.dpop, stored);
+    const cfg = withDpop(
+      configuration(found.as, stored.client, secret, ctx.fetch, ctx.config.url, ctx.held.signal),
+      dpopKey,
+      ctx.dpop,
+      ctx.now,
+    );
     const response = await refresh(cfg, { refreshToken: stored.refreshToken, resource: stored.resource });
     await ctx.save(
       tokenRecord({
@@ -129,6 +139,7 @@ export async function silentRefresh(
         client: stored.client,
         response,
         requestedScope: undefined,
+        dpopKey,
         previous: stored,
         now: ctx.now(),
       }),
@@ -176,6 +187,7 @@ export async function signInAnew(
           serverScopes: found.as.scopes_supported,
         });
   let client: ClientRegistration | undefined;
+  const dpopKey = keyForSignIn(ctx.dpop, found.as);
   const prepare = async (redirectUri: string) => {
     const choice = chooseRegistration({
       config,
@@ -195,7 +207,8 @@ export async function signInAnew(
             config.url,
           );
     client = made.registration;
-    return configuration(found.as, made.registration, made.secret, ctx.fetch, config.url);
+    const made$ = configuration(found.as, made.registration, made.secret, ctx.fetch, config.url);
+    return withDpop(made$, dpopKey, ctx.dpop, ctx.now);
   };
   let refused: string | undefined;
   const signIn = () =>
@@ -236,6 +249,7 @@ export async function signInAnew(
       client,
       response,
       requestedScope: scope,
+      dpopKey,
       now: Math.max(ctx.now(), (stored?.savedAt ?? 0) + 1),
     }),
   );

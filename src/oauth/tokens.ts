@@ -3,6 +3,7 @@
  * access token may be used without any request, and the record a token response gives.
  */
 import { BridgeError } from '../protocol/bridgeError.js';
+import type { DpopKey } from './dpop/key.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
 /** A token that expires within this margin is refreshed first (docs/sign-in.md#sign-in-trigger: ~1 min). */
@@ -31,17 +32,19 @@ const refused = (detail: string): BridgeError => new BridgeError('sign_in_failed
  * (SECURITY.md "Tolerances of the sign-in"): the access token is `b64token` syntax (a CR, LF,
  * NUL or any character outside it would make every request fail without a 401) and the token
  * type is `Bearer` in any case (RFC 6749 §5.1: case-insensitive; oauth4webapi writes it in lower
- * case). DPoP-bound tokens are not supported. `expires_in` given as a string of digits is read
+ * case), or `DPoP` when the token request carried DPoP proofs (`dpopBound`,
+ * docs/sign-in.md#sign-in-dpop). `expires_in` given as a string of digits is read
  * as its number by oauth4webapi before this check.
  */
-export function acceptedTokens(response: TokenResponse): TokenResponse {
+export function acceptedTokens(response: TokenResponse, dpopBound = false): TokenResponse {
   if (typeof response.access_token !== 'string' || !B64TOKEN.test(response.access_token)) {
     throw refused('the access token is not a bearer token value (RFC 6750 §2.1); nothing was stored');
   }
   const type = typeof response.token_type === 'string' ? response.token_type.toLowerCase() : undefined;
+  if (type === 'dpop' && dpopBound) return response;
   if (type === 'dpop') {
     throw refused(
-      'the authorization server issued a DPoP token, which the bridge does not support; nothing was stored',
+      'the authorization server issued a DPoP token to a request without DPoP (it does not advertise DPoP, or --no-dpop is set); nothing was stored',
     );
   }
   // oauth4webapi refuses other types before this (flow.ts maps that to the same detail).
@@ -60,6 +63,8 @@ export interface RecordInput {
   readonly response: TokenResponse;
   /** The scope that was asked for, kept when the response names none (RFC 6749 §5.1). */
   readonly requestedScope: string | undefined;
+  /** The DPoP key the token request was signed with (docs/sign-in.md#sign-in-dpop). */
+  readonly dpopKey?: DpopKey | undefined;
   /** The record a refresh started from: its refresh token stays when no new one came. */
   readonly previous?: TokenRecord;
   readonly now: number;
@@ -70,6 +75,8 @@ export function tokenRecord(input: RecordInput): TokenRecord {
   const refreshToken = response.refresh_token ?? previous?.refreshToken;
   const scope = response.scope ?? input.requestedScope ?? previous?.scope;
   const expiresIn = response.expires_in;
+  const dpop = response.token_type?.toLowerCase() === 'dpop';
+  const dpopKey = input.dpopKey ?? previous?.dpopKey;
   return {
     version: 1,
     url: input.key.url,
@@ -78,12 +85,14 @@ export function tokenRecord(input: RecordInput): TokenRecord {
     resource: input.resource,
     client: input.client,
     accessToken: response.access_token,
-    tokenType: 'Bearer',
+    tokenType: dpop ? 'DPoP' : 'Bearer',
     ...(typeof expiresIn === 'number' && Number.isFinite(expiresIn)
       ? { expiresAt: now + expiresIn * 1000 }
       : {}),
     ...(refreshToken === undefined ? {} : { refreshToken }),
     ...(scope === undefined ? {} : { scope }),
+    // Kept with a DPoP token only: a Bearer token needs no key.
+    ...(dpop && dpopKey !== undefined ? { dpopKey } : {}),
     // A store keeps the later of two records: a record made here is later than the one it replaces.
     savedAt: Math.max(now, (previous?.savedAt ?? 0) + 1),
   };

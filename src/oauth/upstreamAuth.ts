@@ -28,6 +28,7 @@ import { Subject } from 'rxjs';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { openBrowser } from './browser.js';
 import { bearerChallenge } from './challenge.js';
+import { asksDpop, asksNonce, dpopSession, resourceProof, validNonce } from './dpop/index.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import type { ConsentPort, UpstreamAuth } from '../ports/signIn.js';
 import type { SignInConfig, SignInDeps } from './signInConfig.js';
@@ -91,6 +92,7 @@ export function createUpstreamAuth(
   const stepUps = new WeakSet<AbortSignal>();
   const budget = signInBudget(now);
   const refusedDocuments = new Set<string>();
+  const dpop = dpopSession(config.dpop !== false);
   let current: TokenRecord | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -129,6 +131,7 @@ export function createUpstreamAuth(
     held,
     save: (record) => save(record, held),
     refusedDocuments,
+    dpop,
   });
 
   const renewHeld = renewUnderLock({ store, budget, contextOf, adopt, markRefresh });
@@ -136,7 +139,8 @@ export function createUpstreamAuth(
   const challenge: UpstreamAuth['challenge'] = async (given) => {
     const { status, wwwAuthenticate, signal } = given;
     const refused =
-      'authorization' in given ? given.authorization?.replace(/^Bearer /, '') : current?.accessToken;
+      'authorization' in given ? given.authorization?.replace(/^(?:Bearer|DPoP) /, '') : current?.accessToken;
+    if (dpop.enabled && asksDpop(wwwAuthenticate)) dpop.resourceAsked = true;
     const bearer = bearerChallenge(wwwAuthenticate);
     if (status === 403) {
       if (bearer.error !== 'insufficient_scope') throw refusedAccess('HTTP status 403');
@@ -183,8 +187,24 @@ export function createUpstreamAuth(
     }
   };
 
+  // docs/sign-in.md#sign-in-dpop: a 401 `use_dpop_nonce` of the resource to a DPoP token gives
+  // the nonce of the next proofs; the token stays, and no sign-in runs.
+  const takeNonce: NonNullable<UpstreamAuth['takeNonce']> = (given) => {
+    if (current?.tokenType !== 'DPoP' || !asksNonce(given.wwwAuthenticate)) return 'none';
+    const nonce = validNonce(given.dpopNonce);
+    if (nonce === undefined || nonce === dpop.resourceNonce) return 'again';
+    dpop.resourceNonce = nonce;
+    return 'new';
+  };
+
   return {
-    header: () => (current === undefined ? undefined : `Bearer ${current.accessToken}`),
+    takeNonce,
+    header: () =>
+      current === undefined
+        ? undefined
+        : `${current.tokenType === 'DPoP' && dpop.enabled ? 'DPoP' : 'Bearer'} ${current.accessToken}`,
+    // Every request to the MCP server is a POST to its URL (httpUpstream.ts).
+    proof: () => resourceProof(current, dpop, { method: 'POST', url: config.url, now: now() }),
     challenge,
     signedIn$: signedIn.asObservable(),
     load: () => loaded,

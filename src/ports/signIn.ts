@@ -15,6 +15,17 @@ import type { Observable } from 'rxjs';
 export interface UpstreamAuth {
   /** The Authorization header value for the next request, or undefined before any sign-in. */
   header(): string | undefined;
+  /** The `DPoP` proof header value for the next request, when the token is DPoP-bound (docs/sign-in.md#sign-in-dpop). */
+  proof?(): string | undefined;
+  /**
+   * A 401 of the resource with `WWW-Authenticate: DPoP error="use_dpop_nonce"` (RFC 9449 §9):
+   * `new` when its `DPoP-Nonce` is new and kept (the request may go once more), `again` when
+   * it gives no new one, `none` when the 401 is no nonce challenge (docs/sign-in.md#sign-in-dpop).
+   */
+  takeNonce?(input: {
+    wwwAuthenticate: string | undefined;
+    dpopNonce: string | undefined;
+  }): 'new' | 'again' | 'none';
   /** After a 401/403 of one request: resolves when a retry may go (new token), or rejects with a BridgeError of a docs/errors.md#errors-sign-in cause. */
   challenge(input: {
     status: 401 | 403;

@@ -89,6 +89,7 @@ describe('defaults', () => {
         account: 'default',
         tokenStore: 'auto',
         noBrowser: false,
+        noDpop: false,
         signInTimeoutMs: 300_000,
         sandbox: false,
         secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],

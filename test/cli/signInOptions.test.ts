@@ -34,6 +34,7 @@ const SIGN_IN_OPTIONS: ReadonlyArray<readonly string[]> = [
   ['--token-store', 'memory'],
   ['--token-key-file', '/SECRET/k'],
   ['--no-browser'],
+  ['--no-dpop'],
   ['--sign-in-timeout', '10'],
 ];
 
@@ -44,6 +45,7 @@ describe('values of the sign-in options', () => {
       account: 'default',
       tokenStore: 'auto',
       noBrowser: false,
+      noDpop: false,
       signInTimeoutMs: 300_000,
       sandbox: false,
       secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
@@ -63,6 +65,7 @@ describe('values of the sign-in options', () => {
         '--token-store',
         'memory',
         '--no-browser',
+        '--no-dpop',
         '--sign-in-timeout=1',
       ]),
     ).toEqual({
@@ -72,6 +75,7 @@ describe('values of the sign-in options', () => {
       account: 'a.b_c@d+e-f',
       tokenStore: 'memory',
       noBrowser: true,
+      noDpop: true,
       signInTimeoutMs: 1000,
       sandbox: false,
       secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],

@@ -132,7 +132,7 @@ describe('token responses', () => {
     [
       'a DPoP token',
       { tokenType: 'DPoP' },
-      'the authorization server issued a DPoP token, which the bridge does not support; nothing was stored',
+      'the authorization server issued a DPoP token to a request without DPoP (it does not advertise DPoP, or --no-dpop is set); nothing was stored',
     ],
     [
       'a token type that is not Bearer',

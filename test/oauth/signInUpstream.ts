@@ -21,12 +21,14 @@ export async function post(
   body: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
 ): Promise<McpReply> {
   const header = auth.header();
+  const proof = auth.proof?.();
   const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       ...(header === undefined ? {} : { authorization: header }),
+      ...(proof === undefined ? {} : { dpop: proof }),
     },
     body: JSON.stringify(body),
   });

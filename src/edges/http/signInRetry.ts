@@ -32,7 +32,10 @@ const first = (value: string | string[] | undefined): string | undefined =>
 /** The Authorization header of the next POST, when a sign-in gave one. */
 export function authorizationHeader(auth: UpstreamAuth | undefined): Record<string, string> {
   const value = auth?.header();
-  return value === undefined ? {} : { Authorization: value };
+  if (value === undefined) return {};
+  // docs/sign-in.md#sign-in-dpop: a DPoP-bound token goes with a fresh proof on every request.
+  const proof = auth?.proof?.();
+  return proof === undefined ? { Authorization: value } : { Authorization: value, DPoP: proof };
 }
 
 /**
@@ -48,11 +51,36 @@ export function withSignIn(
   // The header each POST carried: the challenge learns which token was refused, so that a 401
   // that arrives after another request's sign-in costs no second sign-in (src/ports/signIn.ts).
   let sent: Record<string, string> = {};
-  const postNow = (): Observable<HttpResponse> =>
+  const postOnce = (): Observable<HttpResponse> =>
     defer(() => {
       sent = authorizationHeader(auth);
       return post(sent);
     });
+  // docs/sign-in.md#sign-in-dpop: one more POST per request for a new DPoP nonce of the resource,
+  // apart from the one after a sign-in; a nonce challenge after it ends the request.
+  let nonceRetried = false;
+  const nonceStep = (response: HttpResponse): Observable<HttpResponse> => {
+    if (response.statusCode !== 401 || auth?.takeNonce === undefined) return of(response);
+    const taken = auth.takeNonce({
+      wwwAuthenticate: first(response.headers['www-authenticate']),
+      dpopNonce: first(response.headers['dpop-nonce']),
+    });
+    if (taken === 'none') return of(response);
+    response.body.on('error', ignore);
+    response.body.destroy();
+    if (taken === 'new' && !nonceRetried) {
+      nonceRetried = true;
+      return postOnce().pipe(mergeMap(nonceStep));
+    }
+    return throwError(
+      () =>
+        new BridgeError('access_refused', {
+          detail: `${method}: the upstream server refused the DPoP nonce of the retried request`,
+          httpStatus: 401,
+        }),
+    );
+  };
+  const postNow = (): Observable<HttpResponse> => postOnce().pipe(mergeMap(nonceStep));
   // docs/http-upstream.md#http-listen-stream: a listen stream never starts a sign-in.
   if (auth === undefined || method === 'subscriptions/listen') return postNow();
   return postNow().pipe(

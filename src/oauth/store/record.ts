@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../ports/logger.js';
+import { isDpopKey } from '../dpop/key.js';
 import type { RecordKey, TokenRecord } from './types.js';
 
 /** The key of the index of stored sign-ins (docs/sign-in.md#sign-in-stores: a record under `urn:<project>:index`). */
@@ -52,6 +53,7 @@ export function parseRecord(value: unknown): TokenRecord | undefined {
     isOptional(r['refreshToken'], isString) &&
     isOptional(r['refreshInFlight'], isString) &&
     isOptional(r['scope'], isString) &&
+    (r['dpopKey'] === undefined || isDpopKey(r['dpopKey'])) &&
     typeof client === 'object' &&
     client !== null &&
     isString(client['clientId']) &&

@@ -1,3 +1,5 @@
+import type { DpopKey } from '../dpop/key.js';
+
 /**
  * What the sign-in keeps between requests and processes (docs/sign-in.md#sign-in-stores,
  * docs/sign-in.md#sign-in-refresh–8.10). Stores hold secrets: nothing here is ever logged.
@@ -45,6 +47,11 @@ export interface TokenRecord extends RecordKey {
   readonly scope?: string;
   /** Epoch ms of the write; a store never replaces a record with an older one. */
   readonly savedAt: number;
+  /**
+   * The DPoP key pair the token is bound to (docs/sign-in.md#sign-in-dpop), its private key as a
+   * JWK: encrypted with the record like the tokens; absent for a Bearer token.
+   */
+  readonly dpopKey?: DpopKey;
 }
 
 export interface TokenStore {
