@@ -11,11 +11,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defer, of } from 'rxjs';
 import { createMemoryUpstream, EMBEDDED_LIMITS } from '../../src/embed/legacyPath.js';
 import { ajvInputChecks } from '../../src/node/inputChecks.js';
-import { serveHttpOn } from '../../src/node/serveHttp.js';
+import { serveHttp, serveHttpOn } from '../../src/node/serveHttp.js';
+import type { HttpServer } from '../../src/node/serveHttp.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { genericProfile } from '../../src/profiles/generic.js';
 import { DEFAULT_MAX_DEPTH } from '../../src/protocol/parseLine.js';
 import { createFixtureServer } from '../fixtures/fixtureFactory.js';
+import { startHttpFixture } from '../fixtures/httpFixture.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -145,5 +147,74 @@ describe('serve with tracing on', () => {
     expect(attribute(serverSpan, 'jsonrpc.request.id')).toBe('7');
     const rounds = collector.spans.filter((span) => span.name === 'tools/call progress' && span.kind === 3);
     expect(rounds.map((span) => [span.traceId, attribute(span, 'mcp.bridge.round')])).toEqual([[TRACE, 1]]);
+  });
+});
+
+/** Initializes a session of `server` and calls `name` with `args` under the client's traceparent; its reply text. */
+async function callTraced(server: HttpServer, name: string, args: object): Promise<string> {
+  const init = await fetch(server.url, {
+    method: 'POST',
+    headers: POST_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  await init.text();
+  const headers = {
+    ...POST_HEADERS,
+    'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-11-25',
+  };
+  await (
+    await fetch(server.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
+  const call = await fetch(server.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` } },
+    }),
+  });
+  return call.text();
+}
+
+describe('serve with tracing on to a URL upstream', () => {
+  it('sends the round span as traceparent in _meta and as an HTTP header', async () => {
+    const collector = await startCollector();
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', collector.url);
+    vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json');
+    vi.stubEnv('OTEL_TRACES_EXPORTER', 'otlp');
+    const fixture = await startHttpFixture({ log: () => undefined });
+    const server = await serveHttp(
+      genericProfile,
+      { kind: 'url', url: fixture.url },
+      { logger: silentLogger },
+    );
+    expect(await callTraced(server, 'echo', { text: 'hi' })).toContain('hi');
+    await server.close();
+    await fixture.close();
+    await waitFor(() => collector.spans.some((span) => span.name === 'tools/call echo' && span.kind === 3));
+    collector.server.close();
+    const round = collector.spans.find(
+      (span) => span.name === 'tools/call echo' && span.kind === 3,
+    ) as OtlpSpan & {
+      spanId: string;
+    };
+    const call = fixture.received.find((request) => request.method === 'tools/call')!;
+    const expected = `00-${TRACE}-${round.spanId}-01`;
+    expect(call.headers['traceparent']).toBe(expected);
+    expect((call.body as { params: { _meta: Record<string, unknown> } }).params._meta['traceparent']).toBe(
+      expected,
+    );
   });
 });
