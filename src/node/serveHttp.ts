@@ -22,6 +22,7 @@ import { createStderrLogger } from './log.js';
 import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
 import type { BridgeProcessOptions } from './bridgeOptions.js';
 import { sharedUpstream } from './sharedUpstream.js';
+import { flushTracing, loadTracing } from './telemetry.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 
@@ -154,11 +155,14 @@ export async function serveHttpOn(
   const logger = options.logger ?? createStderrLogger('info', undefined, profile.name);
   const shared = sharedUpstream(link.connect, logger);
   const signIn = options.signIn;
+  const version = options.version ?? packageVersion();
+  // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
+  const tracing = await loadTracing(process.env, logger, version);
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
   const profileBridge = createRoutedProfileBridge(
     profile,
     {
-      version: options.version ?? packageVersion(),
+      version,
       fallbackName: fallbackServerName({
         ...(options.name === undefined ? {} : { name: options.name }),
         ...link.fallback,
@@ -171,11 +175,13 @@ export async function serveHttpOn(
       logger,
       checks: options.checks ?? ajvInputChecks,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+      ...(tracing === undefined ? {} : { telemetry: tracing.forConnection({ transport: 'tcp' }) }),
     },
   );
   const bridge = composeRouted(profileBridge, options.compose);
   const maxSessions = options.maxSessions ?? 100;
   const maxPending = options.maxPending ?? 1024;
+  // A server that cannot listen stops the tracing it started, so no exporter keeps the process alive.
   const front = await startHttpFront({
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -194,6 +200,9 @@ export async function serveHttpOn(
     bridge,
     logger,
     ...(modern === undefined ? {} : { modern }),
+  }).catch(async (error: unknown) => {
+    if (tracing !== undefined) await flushTracing(tracing);
+    throw error;
   });
   let closing: Promise<void> | undefined;
   return {
@@ -205,6 +214,7 @@ export async function serveHttpOn(
         await front.close();
         shared.close();
         await link.settle();
+        if (tracing !== undefined) await flushTracing(tracing);
       })()),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { JsonObject, JsonValue } from '../../protocol/jsonrpc.js';
 import { TRANSPORT_HEADER_NAMES } from '../../protocol/headerNames.js';
+import { traceHeaders } from './traceHeaders.js';
 
 /** One static header of the configuration (`--header`, `--header-env`). The value is a secret. */
 export interface StaticHeader {
@@ -99,11 +100,15 @@ export function requestHeaders(input: RequestHeaderInput): Record<string, string
   // transport sets is `content-type`, `accept` (both in RESERVED) or starts with `mcp-`, so those
   // two tests drop any static header that a transport header would otherwise meet.
   const headers: Record<string, string> = {};
+  // The request's own trace context (traceHeaders.ts) replaces a static header of the same name.
+  const trace = traceHeaders(input.params);
   for (const { name: key, value } of input.staticHeaders) {
     const lower = key.toLowerCase();
     if (lower.startsWith('mcp-') || RESERVED.has(lower)) continue;
+    if (trace.length > 0 && (lower === 'traceparent' || lower === 'tracestate')) continue;
     headers[key] = value;
   }
+  for (const [key, value] of trace) headers[key] = value;
   headers['Content-Type'] = 'application/json';
   headers['Accept'] = 'application/json, text/event-stream';
   headers['MCP-Protocol-Version'] = input.protocolVersion;
