@@ -2,12 +2,13 @@
  * Contracts of forwardRequest with the bridge's own connection (issue 29, deliverable 2): the
  * object the caller's `meta` returns is never written into.
  */
-import { NEVER, Subject } from 'rxjs';
+import { NEVER, Observable, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FORWARD_REQUEST_CONFIG, forwardRequest } from '../operators/forwardRequest.js';
 import type { RoundOutput } from '../operators/driveInputRounds.js';
 import { createRpcConnection } from '../src/bridge/rpcConnection.js';
 import type { Logger } from '../src/ports/logger.js';
+import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { Frame, JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Inbound } from '../src/protocol/parseLine.js';
 import { req } from '../src/testing/frames.js';
@@ -69,5 +70,34 @@ describe('forwardRequest with createRpcConnection', () => {
         _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' }, progressToken: 2 },
       },
     ]);
+  });
+
+  it('cancels an upstream that destructures cancelReason from its options and calls it unbound', () => {
+    const reasons: string[] = [];
+    const run = forwardRequest<RoundOutput>(DEFAULT_FORWARD_REQUEST_CONFIG, {
+      upstream: {
+        request: (_method, _params, options) => {
+          const { cancelReason } = options ?? {};
+          return new Observable<ExchangeEvent>(() => () => void reasons.push(cancelReason?.() ?? 'none'));
+        },
+      },
+      meta: () => ({}),
+      toClient: (_request, output) => output,
+      track: () => undefined,
+      untrack: () => undefined,
+      rounds: {
+        answers$: NEVER,
+        clientCapabilities: {},
+        nextBridgeId: () => 'b-1',
+        nextElicitationId: () => 'elicitation-1',
+      },
+      log: () => undefined,
+    });
+    createProtocolScheduler((actual, expected) => expect(actual).toEqual(expected)).run(
+      ({ expectObservable }) => {
+        expectObservable(run(req(1, 'tools/list')), '^--!').toBe('---');
+      },
+    );
+    expect(reasons).toEqual(['the client canceled the request']);
   });
 });
