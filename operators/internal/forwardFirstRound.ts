@@ -48,7 +48,7 @@ export interface FirstRound extends ExchangeOptions, LimitedWork {
   next(this: FirstRound, event: ExchangeEvent): void;
   error(this: FirstRound, error: unknown): void;
   complete(this: FirstRound): void;
-  cancelReason(this: FirstRound): string;
+  readonly cancelReason: () => string;
 }
 
 function firstNext(this: FirstRound, event: ExchangeEvent): void {
@@ -60,9 +60,6 @@ function firstError(this: FirstRound, error: unknown): void {
 /** An exchange that ends without a response ends the request without an output. */
 function firstComplete(this: FirstRound): void {
   if (this.run.driverStop$ === undefined) finish(this.run);
-}
-function firstCancelReason(this: FirstRound): string {
-  return this.run.cancelReason;
 }
 function firstEnded(this: FirstRound): boolean {
   // The round driver has its own limits once round 1 handed over.
@@ -87,7 +84,8 @@ export function startFirstRound(run: Run): void {
     next: firstNext,
     error: firstError,
     complete: firstComplete,
-    cancelReason: firstCancelReason,
+    // An arrow: ExchangeOptions promises a plain function, which an upstream may call unbound.
+    cancelReason: () => run.cancelReason,
     ended: firstEnded,
     limitFailure: firstLimitFailure,
     failAtLimit: firstError,

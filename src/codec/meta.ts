@@ -110,10 +110,13 @@ export function isModernRequest(params: unknown): boolean {
 
 /**
  * The params of an upstream request's first round: the client's params minus `task` and
- * `_meta` (forwardParams), with `meta` as `_meta`, in one copy.
+ * `_meta` (forwardParams), with a copy of `meta` as `_meta`. A copy, because the connection may
+ * set `_meta.progressToken` in place (ExchangeOptions.fresh) and `meta` is the caller's object
+ * (ForwardRequestDeps.meta may return the same object every time): no operator writes into an
+ * object a caller gave it (docs/architecture.md).
  */
 export function upstreamParams(params: JsonObject | undefined, meta: JsonObject): JsonObject {
   const out = params === undefined ? {} : omit(params, FORWARD_DROPPED);
-  out['_meta'] = meta;
+  out['_meta'] = { ...meta };
   return out;
 }
