@@ -38,6 +38,7 @@ export const OPTIONS = {
   'header-env': { forms: URL_ONLY },
   'max-response-bytes': { forms: URL_ONLY },
   'ca-file': { forms: URL_LOGOUT },
+  grant: { forms: URL_ONLY, signIn: true },
   'client-id': { forms: URL_ONLY, signIn: true },
   'client-issuer': { forms: URL_ONLY, signIn: true },
   'client-metadata-url': { forms: URL_ONLY, signIn: true },

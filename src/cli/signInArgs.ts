@@ -4,6 +4,7 @@
  * environment (`MCP_BRIDGE_CLIENT_SECRET`, `MCP_BRIDGE_TOKEN_KEY`, trimmed, empty = unset);
  * diagnostics name options and variables, never values.
  */
+import { parseGrant, type GrantName } from './grantOption.js';
 import { conflict, decimal, envValue, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
 import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
@@ -35,6 +36,8 @@ export interface StoreOptions {
 
 /** The sign-in of a URL upstream (absent when a static authorization header turns it off). */
 export interface SignInOptions extends StoreOptions {
+  /** `--grant` (grantOption.ts); absent: authorization-code, the browser sign-in. */
+  readonly grant?: GrantName;
   readonly clientId?: string;
   readonly clientIssuer?: string;
   /** `MCP_BRIDGE_CLIENT_SECRET`, only with `--client-id` and `--client-issuer`. A secret. */
@@ -149,6 +152,7 @@ export function parseSignInOptions(
   );
   const seconds = last(values, 'sign-in-timeout', decimal(MAX_SECONDS), rangeHint(MAX_SECONDS, 'seconds'));
   const store = parseStoreOptions(values, env, defaultRedirectPort);
+  const grant = parseGrant(values);
   const clientSecret = envValue(env, CLIENT_SECRET_VARIABLE);
   if (clientIssuer !== undefined && clientId === undefined) {
     throw conflict('client-issuer', 'it needs --client-id');
@@ -164,6 +168,7 @@ export function parseSignInOptions(
   }
   return {
     ...store,
+    ...(grant === undefined ? {} : { grant }),
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientIssuer === undefined ? {} : { clientIssuer }),
     // docs/sign-in.md#sign-in-registration: the secret belongs to a pre-registered client only.

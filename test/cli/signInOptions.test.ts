@@ -36,6 +36,7 @@ const SIGN_IN_OPTIONS: ReadonlyArray<readonly string[]> = [
   ['--no-browser'],
   ['--no-dpop'],
   ['--sign-in-timeout', '10'],
+  ['--grant', 'authorization-code'],
 ];
 
 describe('values of the sign-in options', () => {
@@ -143,6 +144,29 @@ describe('values of the sign-in options', () => {
       tokenKeyFile: '/keys/k.hex',
     });
     expect(signIn(['--token-key-file', '/keys/k.hex']).tokenKeyFile).toBe('/keys/k.hex');
+  });
+});
+
+describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
+  it('authorization-code is the default: the options are those without --grant', () => {
+    expect(signIn(['--grant', 'authorization-code'])).toEqual(signIn([]));
+    expect(signIn(['--grant', 'authorization-code']).grant).toBeUndefined();
+  });
+
+  it.each(['client-credentials', 'jwt-bearer', 'id-jag', 'device-code'])(
+    '%s is refused as not yet supported, never replaced by the browser sign-in',
+    (grant) => {
+      expect(refused(['--grant', grant, URL])).toBe(
+        `the value of --grant is not valid: ${grant} is not yet supported`,
+      );
+    },
+  );
+
+  it('an unknown grant, or another letter case, names the grants', () => {
+    const expected =
+      'the value of --grant is not valid: give authorization-code, client-credentials, jwt-bearer, id-jag, device-code';
+    expect(refused(['--grant', 'SECRET', URL])).toBe(expected);
+    expect(refused(['--grant', 'Authorization-Code', URL])).toBe(expected);
   });
 });
 
