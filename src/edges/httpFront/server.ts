@@ -14,6 +14,8 @@ import type { Inbound } from '../../protocol/parseLine.js';
 import { parseBody, readBody } from './body.js';
 import { limitConnections } from './connectionLimit.js';
 import { exchangeOf } from './exchange.js';
+import { HEALTH_PATH, replyHealth } from './health.js';
+import type { UpstreamState } from './health.js';
 import { listenAll, shownAddress } from './listen.js';
 import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
 import type { RefusalCause } from './rules.js';
@@ -53,6 +55,8 @@ export interface HttpFrontConfig {
   readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly modern?: ModernLeg;
+  /** The upstream's state for `GET /healthz` (docs/serve.md#serve-rules); undefined: no such route. */
+  readonly health?: () => UpstreamState;
 }
 
 /**
@@ -133,6 +137,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     if (!hostAllowed(one(req.headers.host), port, config.host)) return refuse(res, 'forbidden_host', {});
     if (!originAllowed(origin, port, config.allowOrigins)) return refuse(res, 'forbidden_origin', {});
     const path = (req.url ?? '').split('?')[0];
+    if (path === HEALTH_PATH && config.health !== undefined) return routeHealth(req, res, config.health);
     if (path !== MCP_PATH) return refuse(res, 'not_found', cors);
     if (req.method === 'OPTIONS') {
       // CORS preflight, for the origins of --allow-origin only.
@@ -187,6 +192,19 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
         res.setHeader('allow', 'GET, POST, DELETE');
         return refuse(res, 'method_not_allowed', cors);
     }
+  };
+
+  // The health route: same token rule as /mcp (docs/serve.md#serve-rules), GET and HEAD only.
+  const routeHealth = (req: IncomingMessage, res: ServerResponse, health: () => UpstreamState): void => {
+    if (tokenDigest !== undefined) {
+      const refusal = checkToken(req, tokenDigest, throttle);
+      if (refusal !== undefined) return refuse(res, refusal.cause, refusal.headers);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return refuse(res, 'method_not_allowed', {});
+    }
+    replyHealth(res, req.method, health());
   };
 
   // docs/serve.md#serve-limits: Node checks the headers and request times of its connections at
