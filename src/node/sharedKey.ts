@@ -1,0 +1,41 @@
+/**
+ * The sharing key of a child upstream of the shared bridge (docs/shared.md#sharing-key): argv, cwd
+ * and the environment minus the variables that every client sets per process, so two windows with
+ * the same entry share one upstream and two entries that differ in a secret never do. Only the
+ * sha256 of the key is ever shown or logged: the key holds environment values.
+ */
+import { createHash } from 'node:crypto';
+
+/** Exact names left out of the key: set per process or per terminal, not by the entry. */
+const PER_PROCESS_NAMES = new Set([
+  'COLORTERM',
+  'WINDOWID',
+  'SHLVL',
+  'PWD',
+  'OLDPWD',
+  '_',
+  'SSH_TTY',
+  'MCP_BRIDGE_SHARED',
+]);
+
+/** Name prefixes left out of the key. */
+const PER_PROCESS_PREFIXES = ['VSCODE_', 'ELECTRON_', 'TERM', 'TMUX'];
+
+/** Whether a variable is left out of the sharing key. */
+export function isPerProcessVariable(name: string): boolean {
+  return PER_PROCESS_NAMES.has(name) || PER_PROCESS_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+/** The sha256 (hex) of the key of a child upstream: argv, cwd and the kept environment, sorted. */
+export function childSharingKeyHash(
+  argv: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const kept = Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && !isPerProcessVariable(entry[0]))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify({ argv, cwd, env: kept }))
+    .digest('hex');
+}
