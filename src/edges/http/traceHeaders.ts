@@ -22,9 +22,9 @@ const TRACESTATE = /^[\x20-\x7e]*$/;
 export function traceHeaders(params: JsonObject): ReadonlyArray<readonly [string, string]> {
   const meta = params['_meta'];
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return [];
-  const traceparent = (meta)['traceparent'];
+  const traceparent = meta['traceparent'];
   if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return [];
-  const tracestate = (meta)['tracestate'];
+  const tracestate = meta['tracestate'];
   return typeof tracestate === 'string' &&
     tracestate.length > 0 &&
     tracestate.length <= MAX_TRACESTATE &&
