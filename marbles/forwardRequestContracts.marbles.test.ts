@@ -1,6 +1,6 @@
 /**
- * Contracts of forwardRequest with the bridge's own connection (issue 29, deliverable 2): the
- * object the caller's `meta` returns is never written into.
+ * Contracts of forwardRequest with the bridge's own connection: the object
+ * the caller's `meta` returns is never written into.
  */
 import { NEVER, Observable, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
