@@ -49,12 +49,13 @@ async function logout(p: Place, args: readonly string[]) {
 describe('the file store end to end', () => {
   it('an expired access token is refreshed silently: the server sees one refresh, no browser', async () => {
     const clock = movableClock();
-    const { as, mcp } = await servers({ accessTokenTtlSeconds: 2, now: clock.now });
+    const { as, mcp } = await servers({ accessTokenTtlSeconds: 600, now: clock.now });
     const p = await place();
     const run = await bridge(as, mcp, p);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
-    // The access token lives 2 s on the clock of the authorization server's storage: moved past it.
-    clock.move(3_000);
+    // The access token lives 600 s on the clock of the authorization server's storage: moved past it
+    // (the bridge's own clock sees 600 s, so a slow machine never refreshes before the move).
+    clock.move(601_000);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
     expect(as.stats()).toMatchObject({ authorizationRequests: 1, codeGrants: 1, refreshGrants: 1 });
     expect(run.browserLog()).toHaveLength(1);

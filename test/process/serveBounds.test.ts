@@ -170,7 +170,8 @@ describe('a client that does not read', () => {
         lineCount(serve, 'bytes of its output unread, more than 262144: its streams close and it ends') === 1,
       {
         what: 'the line of the session that does not read',
-        timeoutMs: WAIT_MS,
+        // 16 MB of JSON through serve and its upstream: on two busy cores that alone takes 20 s.
+        timeoutMs: 3 * WAIT_MS,
       },
     );
     const answer = await raw(serve.port, 'POST', inSession(other), call(9, 'add', { a: 1, b: 1 }));
