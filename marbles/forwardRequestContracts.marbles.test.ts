@@ -1,5 +1,5 @@
 /**
- * Contracts of forwardRequest with the bridge's own connection (issue 29, deliverable 2): the
+ * Contracts of forwardRequest with the bridge's own connection (docs/requests.md): the
  * object the caller's `meta` returns is never written into.
  */
 import { NEVER, Observable, Subject } from 'rxjs';

@@ -41,6 +41,7 @@ export interface WithDeadlineConfig {
  * 4. a limit above 2^31-1 ms is capped there
  * 5. a throw of config.error fails the output with what it threw, at the limit
  * 6. config.error is called before the source is unsubscribed
+ * 7. config.error is called as a plain function, not as a method of an object of the operator
  *
  * @example
  * import { NEVER } from 'rxjs';
@@ -63,7 +64,7 @@ export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFun
       source.subscribe(subscriber);
       if (subscriber.closed) return;
       // Closures over this subscription: config.error is called as the plain function its type
-      // promises, never as a method of an object of ours (issue 29, deliverable 2).
+      // promises, never as a method of an object of ours.
       const error = config.error;
       const work: LimitedWork = {
         ended: () => subscriber.closed,

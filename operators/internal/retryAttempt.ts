@@ -12,8 +12,7 @@ export type OnRetry = ((refusal: ErrorFrame) => void) | undefined;
 
 /**
  * One subscription of the source, as the observer of it. Its functions are closures over the
- * attempt, so they work when called unbound, as the `Observer` type promises (issue 29,
- * deliverable 2): an attempt is made at most twice per exchange, and retryRefusedVersion runs on
+ * attempt, so they work when called unbound, as the `Observer` type promises: an attempt is made at most twice per exchange, and retryRefusedVersion runs on
  * `initialize` and the subscription streams only (src/bridge/versionRetry.ts), not per forwarded
  * call. The first one also holds the state of the output subscription (`retried`, `current`) and
  * is its teardown.

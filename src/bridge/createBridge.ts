@@ -15,13 +15,11 @@ import {
   merge,
   mergeMap,
   of,
-  race,
   switchMap,
   take,
   takeUntil,
   tap,
   throwError,
-  timer,
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
 import { downgradeFrame } from '../codec/downgrade.js';
@@ -38,6 +36,7 @@ import { takesInFlightPlace } from '../ports/inFlight.js';
 import type { RoutedFrame } from '../ports/routedFrame.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { declaresUrlElicitation, sessionConsent } from './consent.js';
+import { graceStop } from './graceStop.js';
 import { createDispatcher } from './dispatch.js';
 import { startListener } from './listener.js';
 import type { Session } from './session.js';
@@ -232,10 +231,11 @@ function bridgeOf<T>(
       // At the end of input, running work gets the grace period; after an upstream loss the
       // bridge stops as soon as no task runs, at the latest after the grace (docs/lifecycle.md#lifecycle-end-of-input, docs/lifecycle.md#lifecycle-upstream-loss).
       const cut$ = ended$.pipe(
-        switchMap((abort) => {
-          upstreamGone = abort.error !== undefined;
-          const grace$ = timer(config.limits.shutdownGraceMs, scheduler);
-          return upstreamGone ? race(grace$, session.idle()) : grace$;
+        tap((abort) => (upstreamGone = abort.error !== undefined)),
+        graceStop({
+          graceMs: config.limits.shutdownGraceMs,
+          scheduler,
+          idle: () => (upstreamGone ? session.idle() : undefined),
         }),
       );
 
