@@ -38,7 +38,7 @@ import type { BridgeConfig, BridgeDeps } from './config.js';
 import { declaresUrlElicitation, sessionConsent } from './consent.js';
 import { graceStop } from './graceStop.js';
 import { createDispatcher } from './dispatch.js';
-import { startListener } from './listener.js';
+import { createListenerSlot, startListener } from './listener.js';
 import type { Session } from './session.js';
 import { createSession } from './session.js';
 import { sessionUpstream } from './sessionUpstream.js';
@@ -192,7 +192,14 @@ function bridgeOf<T>(
               sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame), telemetry?.round),
             ),
           );
-      const dispatcher = createDispatcher({ session, config, deps: { ...deps, connect }, scheduler });
+      const listener = createListenerSlot();
+      const dispatcher = createDispatcher({
+        session,
+        config,
+        deps: { ...deps, connect },
+        scheduler,
+        listener,
+      });
       const dispatch = telemetry === undefined ? dispatcher : telemetry.traced(dispatcher);
       const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
@@ -220,7 +227,14 @@ function bridgeOf<T>(
 
       const background$ = merge(
         logMessages(session, deps, ownLogs$),
-        startListener({ session, deps, limits: config.limits, scheduler, signIn$: deps.signIn$ }),
+        startListener({
+          session,
+          deps,
+          limits: config.limits,
+          scheduler,
+          signIn$: deps.signIn$,
+          slot: listener,
+        }),
         upstreamExit(session, deps),
         deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),
         // A Subject never completes by itself: it ends with the session, or the end of input
