@@ -25,14 +25,13 @@ import { limitInFlight } from '../../operators/limitInFlight.js';
 import { graceStop } from '../bridge/graceStop.js';
 import { takesInFlightPlace } from '../ports/inFlight.js';
 import type { Logger } from '../ports/logger.js';
+import { CLIENT_CLOSED_REASON } from '../protocol/cancelReasons.js';
 import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame, JsonObject, JsonValue, RequestFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isObject, isRequest, isRequestId, isResponse, notification, result } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { linkServer } from './serverLink.js';
-
-const EOF_REASON = 'the client closed the connection';
 
 export interface ModernPathConfig {
   readonly factory: McpServerFactory;
@@ -140,7 +139,12 @@ export function serveModern(config: ModernPathConfig): OperatorFunction<Inbound,
           const meta: JsonObject = { [META_SUBSCRIPTION_ID]: id };
           if (serverInfo !== undefined) meta[META_SERVER_INFO] = serverInfo;
           return [
-            { deliver: notification('notifications/cancelled', { requestId: id, reason: EOF_REASON }) },
+            {
+              deliver: notification('notifications/cancelled', {
+                requestId: id,
+                reason: CLIENT_CLOSED_REASON,
+              }),
+            },
             { write: result(id, { resultType: 'complete', _meta: meta }) },
           ];
         });
