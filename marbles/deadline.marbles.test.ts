@@ -89,4 +89,20 @@ describe('withDeadline', () => {
     });
     expect(events).toEqual(['error', 'unsubscribed']);
   });
+
+  it('config.error is called as a plain function, not as a method of an object of the operator', () => {
+    const receivers: unknown[] = [];
+    const error = function (this: unknown): Error {
+      receivers.push(this);
+      return timeout;
+    };
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-p--p--r|').pipe(withDeadline({ limitMs: 5, error }))).toBe(
+        '-p--p#',
+        undefined,
+        timeout,
+      );
+    });
+    expect(receivers).toEqual([undefined]);
+  });
 });

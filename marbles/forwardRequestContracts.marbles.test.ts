@@ -1,6 +1,6 @@
 /**
- * Contracts of forwardRequest with the bridge's own connection: the object
- * the caller's `meta` returns is never written into.
+ * Contracts of forwardRequest with the bridge's own connection (docs/requests.md): the
+ * object the caller's `meta` returns is never written into.
  */
 import { NEVER, Observable, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/bridge/config.js';
 import { createDispatcher } from '../src/bridge/dispatch.js';
-import { startListener } from '../src/bridge/listener.js';
+import { createListenerSlot, startListener } from '../src/bridge/listener.js';
 import type { Logger } from '../src/ports/logger.js';
 import { createSession } from '../src/bridge/session.js';
 import type { Session } from '../src/bridge/session.js';
@@ -124,12 +124,14 @@ function setup(
     deps: { connect: () => NEVER, logger },
     limits,
     scheduler: undefined,
+    slot: createListenerSlot(),
   };
   const dispatch = createDispatcher({
     session,
     config: { version: '0.0.0', fallbackName: 'fixture', limits },
     deps: ctx.deps,
     scheduler: undefined,
+    listener: ctx.slot,
   });
   /** The client output: listener events and the responses of the dispatcher, merged as createBridge does. */
   const run = (requests$: Observable<RequestFrame>): Observable<Frame> =>

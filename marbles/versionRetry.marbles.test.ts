@@ -1,4 +1,5 @@
-import { defer, of } from 'rxjs';
+import { Observable, Subscription, defer, of } from 'rxjs';
+import type { Observer } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { retryRefusedVersion } from '../operators/retryRefusedVersion.js';
@@ -115,5 +116,28 @@ describe('retryRefusedVersion', () => {
       expectSubscriptions(first.subscriptions).toBe('^!');
       expectSubscriptions(second.subscriptions).toBe('-^-!');
     });
+  });
+
+  it('the observer it gives the source works when its functions are called unbound', () => {
+    // A source (an Observable subclass, as its type allows) that takes the observer apart: the
+    // first subscription is refused, the second one answers.
+    let subscriptions = 0;
+    const source = new Observable<Event>();
+    source.subscribe = ((observer: Partial<Observer<Event>>) => {
+      const { next, complete } = observer;
+      subscriptions += 1;
+      next?.(subscriptions === 1 ? v.x : v.r);
+      complete?.();
+      return new Subscription();
+    }) as typeof source.subscribe;
+    const events: Event[] = [];
+    let completed = false;
+    source.pipe(retryRefusedVersion()).subscribe({
+      next: (event) => events.push(event),
+      complete: () => (completed = true),
+    });
+    expect(events).toEqual([responseEvent(res(1, { resultType: 'complete' }))]);
+    expect(completed).toBe(true);
+    expect(subscriptions).toBe(2);
   });
 });

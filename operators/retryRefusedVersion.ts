@@ -39,6 +39,7 @@ export interface RetryRefusedVersionConfig {
  * 6. onRetry gets the refusal before the source is subscribed again
  * 7. a throw of onRetry errors the output with what it threw, and the source is not subscribed again
  * 8. unsubscribing the output after a retry unsubscribes the second subscription of the source
+ * 9. the observer it gives the source works when its functions are called unbound
  *
  * @example
  * import { defer, of } from 'rxjs';

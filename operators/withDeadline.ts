@@ -1,5 +1,5 @@
 import { Observable, asyncScheduler } from 'rxjs';
-import type { MonoTypeOperatorFunction, SchedulerLike, Subscriber } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { armLimit } from './internal/timeLimit.js';
 import type { LimitedWork } from './internal/timeLimit.js';
 
@@ -30,8 +30,8 @@ export interface WithDeadlineConfig {
  *
  * Node timers fire at once above 2^31-1 ms (about 24.8 days), hence the cap.
  *
- * Written by hand, as RxJS writes its own operators: per subscription one subscriber, the source
- * subscribed with it, and one action of the scheduler. That action is the one time limit of the
+ * Written by hand, as RxJS writes its own operators: per subscription the source subscribed with
+ * the output's subscriber, and one action of the scheduler. That action is the one time limit of the
  * operators (internal/timeLimit.ts), which forwardRequest also runs for round 1 of a request.
  *
  * Rules (marbles/deadline.marbles.test.ts):
@@ -41,6 +41,7 @@ export interface WithDeadlineConfig {
  * 4. a limit above 2^31-1 ms is capped there
  * 5. a throw of config.error fails the output with what it threw, at the limit
  * 6. config.error is called before the source is unsubscribed
+ * 7. config.error is called as a plain function, not as a method of an object of the operator
  *
  * @example
  * import { NEVER } from 'rxjs';
@@ -62,31 +63,16 @@ export function withDeadline<T>(config: WithDeadlineConfig): MonoTypeOperatorFun
       // subscription starts no clock (rule 3).
       source.subscribe(subscriber);
       if (subscriber.closed) return;
-      const work: DeadlineWork<T> = {
-        subscriber,
-        error: config.error,
-        ended: deadlineEnded,
-        limitFailure: deadlineFailure,
-        failAtLimit: deadlineFail,
+      // Closures over this subscription: config.error is called as the plain function its type
+      // promises, never as a method of an object of ours.
+      const error = config.error;
+      const work: LimitedWork = {
+        ended: () => subscriber.closed,
+        // Rule 6: the error first; a throw is the failure (rule 5).
+        limitFailure: () => error(),
+        // The output fails, whose teardown unsubscribes the source in the same frame.
+        failAtLimit: (failure) => subscriber.error(failure),
       };
       subscriber.add(armLimit(scheduler, limitMs, work));
     });
-}
-
-/** One subscription's work for the limit (internal/timeLimit.ts), its functions shared. */
-interface DeadlineWork<T> extends LimitedWork {
-  readonly subscriber: Subscriber<T>;
-  readonly error: () => Error;
-}
-
-function deadlineEnded(this: DeadlineWork<unknown>): boolean {
-  return this.subscriber.closed;
-}
-/** Rule 6: the error first; a throw is the failure (rule 5). */
-function deadlineFailure(this: DeadlineWork<unknown>): unknown {
-  return this.error();
-}
-/** The output fails, whose teardown unsubscribes the source in the same frame. */
-function deadlineFail(this: DeadlineWork<unknown>, failure: unknown): void {
-  this.subscriber.error(failure);
 }

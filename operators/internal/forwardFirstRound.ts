@@ -9,6 +9,7 @@ import { clientProgress } from '../../src/codec/progress.js';
 import { errorOfThrown } from '../../src/codec/input/index.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../src/ports/upstream.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
+import { TIMEOUT_REASON } from '../../src/protocol/cancelReasons.js';
 import { formatDuration } from '../../src/protocol/errors.js';
 import { isErrorResponse } from '../../src/protocol/jsonrpc.js';
 import type { ForwardRequestConfig } from '../forwardRequest.js';
@@ -20,9 +21,6 @@ import type { LimitedWork } from './timeLimit.js';
 
 /** Methods whose result may be `input_required` (docs/input-rounds.md#input-which-requests). */
 const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
-/** The reason sent upstream with the cancellation of an exchange cut at its limit. */
-export const TIMEOUT_REASON = 'the request timed out';
 
 /** The time limit of one upstream round (docs/requests.md#requests-deadlines). */
 export function roundLimitMs(method: string, round: number, config: ForwardRequestConfig): number {

@@ -14,7 +14,8 @@ import { BridgeError } from '../../src/protocol/bridgeError.js';
 import { driveInputRounds } from '../driveInputRounds.js';
 import type { ForwardAbort } from '../forwardRequest.js';
 import { withDeadline } from '../withDeadline.js';
-import { TIMEOUT_REASON, roundLimitMs, timeoutError } from './forwardFirstRound.js';
+import { TIMEOUT_REASON } from '../../src/protocol/cancelReasons.js';
+import { roundLimitMs, timeoutError } from './forwardFirstRound.js';
 import type { Run } from './forwardRun.js';
 import { emitGuarded, finish, logGuarded } from './forwardRun.js';
 

@@ -8,6 +8,7 @@ import type { SchedulerLike, Subject, Subscriber, Subscription, Unsubscribable }
 import type { RoundOutput } from '../../src/codec/input/index.js';
 import type { ProgressState } from '../../src/codec/progress.js';
 import type { JsonValue, RequestFrame } from '../../src/protocol/jsonrpc.js';
+import { CLIENT_CANCEL_REASON } from '../../src/protocol/cancelReasons.js';
 import { isObject } from '../../src/protocol/jsonrpc.js';
 import type { ForwardAbort, ForwardRequestConfig, ForwardRequestDeps } from '../forwardRequest.js';
 import { failFirstRound, startFirstRound } from './forwardFirstRound.js';
@@ -67,7 +68,7 @@ export function runForward(
     stop: (abort) => stopRun(run, abort),
     progressToken,
     lastProgress: -Infinity,
-    cancelReason: 'the client canceled the request',
+    cancelReason: CLIENT_CANCEL_REASON,
     waitingForClient: false,
     ended: false,
     current: undefined,

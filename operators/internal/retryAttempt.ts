@@ -11,10 +11,11 @@ import type { ErrorFrame } from '../../src/protocol/jsonrpc.js';
 export type OnRetry = ((refusal: ErrorFrame) => void) | undefined;
 
 /**
- * One subscription of the source, as the observer of it; its functions are shared by all
- * subscriptions and read it from `this` (RxJS calls an observer's functions as its methods):
- * the steady path makes no closures per request. The first one also holds the state of the
- * output subscription (`retried`, `current`) and is its teardown.
+ * One subscription of the source, as the observer of it. Its functions are closures over the
+ * attempt, so they work when called unbound, as the `Observer` type promises: an attempt is made at most twice per exchange, and retryRefusedVersion runs on
+ * `initialize` and the subscription streams only (src/bridge/versionRetry.ts), not per forwarded
+ * call. The first one also holds the state of the output subscription (`retried`, `current`) and
+ * is its teardown.
  */
 export interface Attempt<T extends ExchangeEvent> {
   readonly subscriber: Subscriber<T>;
@@ -28,39 +29,29 @@ export interface Attempt<T extends ExchangeEvent> {
   subscription: Subscription | undefined;
   /** The subscription of the source now (on the first attempt). */
   current: Subscription | undefined;
-  next(this: Attempt<T>, event: T): void;
-  error(this: Attempt<T>, error: unknown): void;
-  complete(this: Attempt<T>): void;
-  unsubscribe(this: Attempt<T>): void;
+  readonly next: (event: T) => void;
+  readonly error: (error: unknown) => void;
+  readonly complete: () => void;
+  readonly unsubscribe: () => void;
 }
 
-function attemptNext<T extends ExchangeEvent>(this: Attempt<T>, event: T): void {
-  if (this.refused) return;
-  const state = this.first ?? this;
+function attemptNext<T extends ExchangeEvent>(attempt: Attempt<T>, event: T): void {
+  if (attempt.refused) return;
+  const state = attempt.first ?? attempt;
   if (state.retried || event.type !== 'response' || !refusedButSupported(event.frame)) {
-    this.subscriber.next(event);
+    attempt.subscriber.next(event);
     return;
   }
-  this.refused = true;
+  attempt.refused = true;
   state.retried = true;
   try {
-    this.onRetry?.(event.frame);
+    attempt.onRetry?.(event.frame);
   } catch (error: unknown) {
-    this.subscriber.error(error);
+    attempt.subscriber.error(error);
     return;
   }
   // A refusal during subscribe() is retried once subscribe() has returned (rule 5).
-  if (this.subscription !== undefined) again(this);
-}
-function attemptError<T extends ExchangeEvent>(this: Attempt<T>, error: unknown): void {
-  if (!this.refused) this.subscriber.error(error);
-}
-function attemptComplete<T extends ExchangeEvent>(this: Attempt<T>): void {
-  if (!this.refused) this.subscriber.complete();
-}
-/** The teardown of the output: the subscription of the source now. */
-function attemptUnsubscribe<T extends ExchangeEvent>(this: Attempt<T>): void {
-  this.current?.unsubscribe();
+  if (attempt.subscription !== undefined) again(attempt);
 }
 
 /** Subscribes the source for `attempt`; the first attempt is also the output's state. */
@@ -86,7 +77,7 @@ export function newAttempt<T extends ExchangeEvent>(
   onRetry: OnRetry,
   first: Attempt<T> | undefined,
 ): Attempt<T> {
-  return {
+  const attempt: Attempt<T> = {
     subscriber,
     source,
     onRetry,
@@ -95,9 +86,15 @@ export function newAttempt<T extends ExchangeEvent>(
     refused: false,
     subscription: undefined,
     current: undefined,
-    next: attemptNext,
-    error: attemptError,
-    complete: attemptComplete,
-    unsubscribe: attemptUnsubscribe,
+    next: (event) => attemptNext(attempt, event),
+    error: (error) => {
+      if (!attempt.refused) subscriber.error(error);
+    },
+    complete: () => {
+      if (!attempt.refused) subscriber.complete();
+    },
+    // The teardown of the output: the subscription of the source now.
+    unsubscribe: () => attempt.current?.unsubscribe(),
   };
+  return attempt;
 }

@@ -15,13 +15,11 @@ import {
   merge,
   mergeMap,
   of,
-  race,
   switchMap,
   take,
   takeUntil,
   tap,
   throwError,
-  timer,
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
 import { downgradeFrame } from '../codec/downgrade.js';
@@ -38,8 +36,9 @@ import { takesInFlightPlace } from '../ports/inFlight.js';
 import type { RoutedFrame } from '../ports/routedFrame.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
 import { declaresUrlElicitation, sessionConsent } from './consent.js';
+import { graceStop } from './graceStop.js';
 import { createDispatcher } from './dispatch.js';
-import { startListener } from './listener.js';
+import { createListenerSlot, startListener } from './listener.js';
 import type { Session } from './session.js';
 import { createSession } from './session.js';
 import { sessionUpstream } from './sessionUpstream.js';
@@ -193,7 +192,14 @@ function bridgeOf<T>(
               sessionUpstream(upstream, consent, (frame) => ownLogs$.next(frame), telemetry?.round),
             ),
           );
-      const dispatcher = createDispatcher({ session, config, deps: { ...deps, connect }, scheduler });
+      const listener = createListenerSlot();
+      const dispatcher = createDispatcher({
+        session,
+        config,
+        deps: { ...deps, connect },
+        scheduler,
+        listener,
+      });
       const dispatch = telemetry === undefined ? dispatcher : telemetry.traced(dispatcher);
       const ended$ = session.aborted$.pipe(take(1));
       let upstreamGone = false;
@@ -221,7 +227,14 @@ function bridgeOf<T>(
 
       const background$ = merge(
         logMessages(session, deps, ownLogs$),
-        startListener({ session, deps, limits: config.limits, scheduler, signIn$: deps.signIn$ }),
+        startListener({
+          session,
+          deps,
+          limits: config.limits,
+          scheduler,
+          signIn$: deps.signIn$,
+          slot: listener,
+        }),
         upstreamExit(session, deps),
         deps.consent === undefined ? EMPTY : noUrlElicitation(session, deps),
         // A Subject never completes by itself: it ends with the session, or the end of input
@@ -232,10 +245,11 @@ function bridgeOf<T>(
       // At the end of input, running work gets the grace period; after an upstream loss the
       // bridge stops as soon as no task runs, at the latest after the grace (docs/lifecycle.md#lifecycle-end-of-input, docs/lifecycle.md#lifecycle-upstream-loss).
       const cut$ = ended$.pipe(
-        switchMap((abort) => {
-          upstreamGone = abort.error !== undefined;
-          const grace$ = timer(config.limits.shutdownGraceMs, scheduler);
-          return upstreamGone ? race(grace$, session.idle()) : grace$;
+        tap((abort) => (upstreamGone = abort.error !== undefined)),
+        graceStop({
+          graceMs: config.limits.shutdownGraceMs,
+          scheduler,
+          idle: () => (upstreamGone ? session.idle() : undefined),
         }),
       );
 

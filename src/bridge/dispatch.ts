@@ -16,6 +16,7 @@ import type { ForwardContext } from './forward.js';
 import { afterFirstAck, watchesList } from './firstList.js';
 import { handleInitialize } from './initialize.js';
 import { handleSubscription } from './listener.js';
+import type { ListenerSlot } from './listener.js';
 import type { ClientContext, Session } from './session.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
@@ -24,6 +25,8 @@ export interface DispatchContext {
   readonly config: BridgeConfig;
   readonly deps: BridgeDeps;
   readonly scheduler: SchedulerLike | undefined;
+  /** The running listener of this connection (listener.ts), for `resources/subscribe`. */
+  readonly listener: ListenerSlot;
 }
 
 const isBridgeId = (id: unknown): id is string => typeof id === 'string' && id.startsWith('b-');
@@ -131,7 +134,7 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
         return afterFirstAck(session, request, ctx.config.limits.firstAckWaitMs, ctx.scheduler, forward$);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-        return handleSubscription(session, request);
+        return handleSubscription(ctx.listener, session, request);
       }
       return of(bridgeErrorFrame(id, 'method_not_found'));
     }

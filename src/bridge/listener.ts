@@ -27,13 +27,21 @@ export interface ListenerContext {
    * then opens again (docs/http-upstream.md#http-listen-stream). Without it such a stream stops.
    */
   readonly signIn$?: Observable<unknown> | undefined;
+  /** Where the running listener is kept for `handleSubscription` of the same connection. */
+  readonly slot: ListenerSlot;
 }
 
 /**
- * The running listener of each session, for `handleSubscription`. Set while the listener
- * runs, removed when it stops; keyed weakly, so nothing outlives its connection.
+ * The running listener of one connection, for `handleSubscription`: set while the listener runs,
+ * cleared when it stops. createBridge makes one per connection and gives it to both the listener
+ * and the dispatcher, so the state lives with the connection that owns it, not in a table keyed
+ * by the session.
  */
-const running = new WeakMap<Session, Subscriptions>();
+export interface ListenerSlot {
+  current: Subscriptions | undefined;
+}
+
+export const createListenerSlot = (): ListenerSlot => ({ current: undefined });
 
 /** docs/notifications.md#notifications-listener: a listener runs only for a declared `listChanged` flag or `resources.subscribe`. */
 const needsListener = (declared: DeclaredLists): boolean =>
@@ -124,8 +132,12 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
           ackTimeoutMs: limits.listTimeoutMs,
           scheduler: ctx.scheduler,
         });
-        running.set(session, subscriptions);
-        return subscriptions.output$.pipe(finalize(() => running.delete(session)));
+        ctx.slot.current = subscriptions;
+        return subscriptions.output$.pipe(
+          finalize(() => {
+            if (ctx.slot.current === subscriptions) ctx.slot.current = undefined;
+          }),
+        );
       }),
     ),
   );
@@ -136,8 +148,12 @@ export function startListener(ctx: ListenerContext): Observable<Frame> {
  * running listener, -32602 without a string `uri`; otherwise the change is queued and answered
  * `{}` once the stream with the new URI set is acknowledged.
  */
-export function handleSubscription(session: Session, request: RequestFrame): Observable<Frame> {
-  const subscriptions = running.get(session);
+export function handleSubscription(
+  slot: ListenerSlot,
+  session: Session,
+  request: RequestFrame,
+): Observable<Frame> {
+  const subscriptions = slot.current;
   if (session.declared?.subscribe !== true || subscriptions === undefined) {
     return of(bridgeErrorFrame(request.id, 'method_not_found'));
   }

@@ -7,6 +7,7 @@
 import type { Unsubscribable } from 'rxjs';
 import { shallowCopy } from '../codec/objects.js';
 import type { BridgeError } from '../protocol/bridgeError.js';
+import { CLIENT_CANCEL_REASON } from '../protocol/cancelReasons.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isObject, notification, request } from '../protocol/jsonrpc.js';
 import type { Logger } from '../ports/logger.js';
@@ -51,7 +52,7 @@ export function createExchanges(transport: LineTransport, logger: Logger): Excha
     this.closed = true;
     const id = this.id;
     if (finishExchange(exchanges, id, 'cancelled') === undefined) return;
-    const reason = this.options.cancelReason?.() ?? 'the client canceled the request';
+    const reason = this.options.cancelReason?.() ?? CLIENT_CANCEL_REASON;
     transport.send(notification('notifications/cancelled', { requestId: id, reason }));
   }
   const exchanges: Exchanges = {

@@ -18,7 +18,7 @@ import type { Frame } from '../protocol/jsonrpc.js';
 import { toErrorObject } from './session.js';
 import { CLOSED } from './subscriptionState.js';
 import { failureText } from '../ports/causeOf.js';
-import { TIMEOUT_REASON } from '../protocol/cancelReasons.js';
+import { LISTEN_ENDED_REASON, TIMEOUT_REASON } from '../protocol/cancelReasons.js';
 import type { Chain, SubscriptionState } from './subscriptionState.js';
 
 export interface ChainStreamOptions {
@@ -73,7 +73,7 @@ export function runChain(
   }).pipe(
     tap((event) => {
       if (event.type === 'notification' && event.frame.method === 'notifications/cancelled') {
-        chain.cancelReason = 'the upstream server ended the listen stream';
+        chain.cancelReason = LISTEN_ENDED_REASON;
       }
     }),
     // A lost stream of the active chain is a gap: its next acknowledgment replays (docs/notifications.md#notifications-catch-up).

@@ -2,15 +2,21 @@
  * The line of an upstream request, exactly `JSON.stringify(frame)` and a newline, made faster for
  * the `_meta` of 2026-07-28 requests: every request carries the same client info and
  * capabilities objects in `_meta`, and on Node 20 `JSON.stringify` spends about 150 ns per nested
- * object, so serialising them was a tenth of the bridge's CPU per forwarded call. Their text is made
- * once per object and remembered, but only for deep-frozen plain objects and arrays, whose text
- * can never change; everything else is serialised as before.
+ * object, so serialising them was a tenth of the bridge's CPU per forwarded call. Those objects are
+ * made once per connection by frozenJson, deep-frozen, and carry their own text (a property under
+ * a symbol, which JSON.stringify, Object.keys and a spread never see), so the text travels with
+ * the value, not in a table keyed by it; everything else is serialised as before.
  */
 import type { Frame, JsonObject, JsonValue } from '../protocol/jsonrpc.js';
 import { isRequest } from '../protocol/jsonrpc.js';
 
-/** The remembered text of deep-frozen plain objects and arrays. */
-const frozenTexts = new WeakMap<object, string>();
+/** The text a value of frozenJson carries (not enumerable: JSON.stringify and copies skip it). */
+const JSON_TEXT: unique symbol = Symbol('the JSON text of a frozenJson value');
+
+/** A value of frozenJson, as valueText reads it. */
+interface WithText {
+  readonly [JSON_TEXT]?: string;
+}
 
 /** The text of member names seen in `_meta` (a few fixed ones; bounded for any others). */
 const keyTexts = new Map<string, string>();
@@ -36,11 +42,16 @@ const PLACEHOLDER = 'the _meta of this request';
 const PLACEHOLDER_END = `"_meta":${JSON.stringify(PLACEHOLDER)}}`;
 
 /**
- * A deep-frozen copy of a JSON value, made once (the client context of a connection): its text is
- * then made once for all requests (requestLine).
+ * A deep-frozen copy of a JSON value, made once (the client context of a connection): it carries
+ * its text, which requestLine then writes for all requests. Its text can never change, as the
+ * copy is frozen all the way down.
  */
 export function frozenJson<T extends JsonValue>(value: T): T {
-  return deepFreeze(JSON.parse(JSON.stringify(value)) as T);
+  const copy = JSON.parse(JSON.stringify(value)) as T;
+  if (typeof copy === 'object' && copy !== null) {
+    Object.defineProperty(copy, JSON_TEXT, { value: JSON.stringify(copy) });
+  }
+  return deepFreeze(copy);
 }
 
 function deepFreeze<T extends JsonValue>(value: T): T {
@@ -49,30 +60,10 @@ function deepFreeze<T extends JsonValue>(value: T): T {
   return Object.freeze(value);
 }
 
-/** True for a frozen plain object or array whose members are all primitives or such objects. */
-function isDeepFrozenPlain(value: object): boolean {
-  if (!Object.isFrozen(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== Array.prototype && proto !== null) return false;
-  for (const key of Object.keys(value)) {
-    const member: unknown = (value as Record<string, unknown>)[key];
-    if (typeof member === 'object' && member !== null) {
-      if (!isDeepFrozenPlain(member)) return false;
-    } else if (typeof member !== 'string' && typeof member !== 'number' && typeof member !== 'boolean') {
-      return false;
-    }
-  }
-  return true;
-}
-
 /** The text of one member value as JSON.stringify writes it inside an object; undefined: left out. */
 function valueText(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  const known = frozenTexts.get(value);
-  if (known !== undefined) return known;
-  const text = JSON.stringify(value);
-  if (isDeepFrozenPlain(value)) frozenTexts.set(value, text);
-  return text;
+  return (value as WithText)[JSON_TEXT] ?? JSON.stringify(value);
 }
 
 /** A plain object without toJSON anywhere JSON.stringify would call it on the members' level. */

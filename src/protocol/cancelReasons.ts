@@ -16,3 +16,5 @@ export const UPSTREAM_STOPPED_REASON = 'the upstream server stopped';
 export const TIMEOUT_REASON = 'the request timed out';
 /** A new listen stream with other URIs took the place of this one (docs/notifications.md#notifications-subscribe). */
 export const LISTEN_REPLACED_REASON = 'the bridge replaced the listen stream';
+/** The upstream ended a listen stream with its own `notifications/cancelled` (docs/notifications.md#notifications-reconnect). */
+export const LISTEN_ENDED_REASON = 'the upstream server ended the listen stream';

@@ -6,8 +6,9 @@
  * soon as the line is encoded; the raw bytes are the one copy that waits for the write.
  *
  * Small lines pay nothing: below RAW_RESULT_MIN_BYTES nothing is scanned or remembered. The
- * registry is a WeakMap keyed by the result object, so it holds nothing beyond the life of the
- * frame that carries the result.
+ * bytes travel with the result object itself, as a property under a symbol that is not
+ * enumerable (JSON.stringify, Object.keys and a spread never see it): no table keyed by the
+ * object, and they live exactly as long as the result that carries them.
  */
 import { isObject } from './jsonrpc.js';
 import type { Frame, JsonObject } from './jsonrpc.js';
@@ -27,7 +28,20 @@ interface RawResult {
   readonly original: JsonObject;
 }
 
-const registry = new WeakMap<JsonObject, RawResult>();
+/** The key of the raw bytes on a result object. */
+const RAW: unique symbol = Symbol('the raw bytes of a large result');
+
+/** A result object as rawResultLine reads it. */
+interface WithRaw {
+  readonly [RAW]?: RawResult;
+}
+
+/** Puts `raw` on `result`, where nothing else sees it; a frozen result just goes without. */
+function attach(result: JsonObject, raw: RawResult): void {
+  if (Object.isExtensible(result)) Object.defineProperty(result, RAW, { value: raw, configurable: true });
+}
+
+const rawOf = (result: JsonObject): RawResult | undefined => (result as WithRaw)[RAW];
 
 /**
  * Remembers the bytes of a parsed line whose frame is a response with a `result` object, when
@@ -45,7 +59,7 @@ export function rememberRawResult(
   if (known === null) return;
   const spans = known ?? resultMemberSpans(bytes);
   if (spans === undefined) return;
-  registry.set(frame.result, { bytes, spans, original: frame.result });
+  attach(frame.result, { bytes, spans, original: frame.result });
 }
 
 /**
@@ -54,8 +68,8 @@ export function rememberRawResult(
  */
 export function carryRawResult(original: JsonObject, shaped: JsonObject): JsonObject {
   if (shaped !== original) {
-    const raw = registry.get(original);
-    if (raw !== undefined) registry.set(shaped, raw);
+    const raw = rawOf(original);
+    if (raw !== undefined) attach(shaped, raw);
   }
   return shaped;
 }
@@ -69,7 +83,7 @@ export function carryRawResult(original: JsonObject, shaped: JsonObject): JsonOb
 export function rawResultLine(frame: Frame): LinePieces | undefined {
   if (!('result' in frame) || !isObject(frame.result)) return undefined;
   const result = frame.result;
-  const raw = registry.get(result);
+  const raw = rawOf(result);
   if (raw === undefined) return undefined;
   const pieces: (string | Uint8Array)[] = [];
   let text = '{';

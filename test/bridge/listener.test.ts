@@ -2,7 +2,7 @@ import { NEVER } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
-import { handleSubscription, startListener } from '../../src/bridge/listener.js';
+import { createListenerSlot, handleSubscription, startListener } from '../../src/bridge/listener.js';
 import type { Logger } from '../../src/ports/logger.js';
 import { createSession } from '../../src/bridge/session.js';
 import type { Session } from '../../src/bridge/session.js';
@@ -69,6 +69,7 @@ function setup(declared: DeclaredLists, logLevel?: string) {
     deps: { connect: () => NEVER, logger },
     limits: DEFAULT_LIMITS,
     scheduler: undefined,
+    slot: createListenerSlot(),
   };
   const output: Frame[] = [];
   const subscription = startListener(ctx).subscribe((frame) => output.push(frame));
@@ -85,13 +86,27 @@ function setup(declared: DeclaredLists, logLevel?: string) {
   /** Sends a client request and collects its frames. */
   const send = (request: RequestFrame): Frame[] => {
     const frames: Frame[] = [];
-    subscriptions.push(handleSubscription(session, request).subscribe((frame) => frames.push(frame)));
+    subscriptions.push(
+      handleSubscription(ctx.slot, session, request).subscribe((frame) => frames.push(frame)),
+    );
     return frames;
   };
   const initialized = (): void => {
     session.markInitialized();
   };
-  return { session, calls, lines, output, subscription, notify, ack, answer, send, initialized };
+  return {
+    session,
+    slot: ctx.slot,
+    calls,
+    lines,
+    output,
+    subscription,
+    notify,
+    ack,
+    answer,
+    send,
+    initialized,
+  };
 }
 
 const subscriptions: Subscription[] = [];
@@ -241,6 +256,17 @@ describe('listener', () => {
     ]);
   });
 
+  it('a subscribe after the listener stopped gets -32601: the connection keeps no stopped listener', () => {
+    const h = setup(ALL);
+    h.initialized();
+    h.ack(h.calls[0]);
+    h.subscription.unsubscribe();
+    expect(h.slot.current).toBeUndefined();
+    expect(h.send(subscribe(3, A))).toEqual([
+      { jsonrpc: '2.0', id: 3, error: expect.objectContaining({ code: -32601 }) },
+    ]);
+  });
+
   it('a stopped listener cancels its streams and refuses new changes', () => {
     const h = setup(ALL);
     h.initialized();
@@ -248,7 +274,9 @@ describe('listener', () => {
     const waiting = h.send(subscribe(1, A));
     let completed = false;
     subscriptions.push(
-      handleSubscription(h.session, subscribe(2, B)).subscribe({ complete: () => (completed = true) }),
+      handleSubscription(h.slot, h.session, subscribe(2, B)).subscribe({
+        complete: () => (completed = true),
+      }),
     );
     h.subscription.unsubscribe();
     expect(completed).toBe(true);

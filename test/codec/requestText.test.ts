@@ -105,6 +105,16 @@ describe('requestLine', () => {
     );
   });
 
+  it('a copy of a frozenJson value does not carry its text: a changed copy is written as it is now', () => {
+    const info = frozenJson({ name: 'vscode', version: '1.0.0' });
+    const copy: JsonObject = { ...info };
+    copy['version'] = '2.0.0';
+    expect(Object.keys(info)).toEqual(['name', 'version']);
+    expect(requestLine(5, 'm', { _meta: { info: copy } })).toBe(
+      '{"jsonrpc":"2.0","id":5,"method":"m","params":{"_meta":{"info":{"name":"vscode","version":"2.0.0"}}}}\n',
+    );
+  });
+
   it('writes params whose _meta is not the last member, or is a value the client wrote, as they are', () => {
     const meta = frozenJson({ v: 1 });
     expect(requestLine(3, 'm', { _meta: { a: meta }, after: true })).toBe(

@@ -113,6 +113,24 @@ describe('embedded mode: the modern path', () => {
     expect((await ask(peer, modernRequest('tools/list'))).result).toHaveProperty('tools');
   });
 
+  it("ping at the in-flight limit reaches the server: the bridge's rule of which requests count", async () => {
+    const peer = start({ limits: { maxInFlight: 1 } });
+    const call = slow(60_000);
+    peer.send(call);
+    await waitFor(() => peer.fixtureLog.includes('slow: started'), { what: 'the call at the tool' });
+    const refused = await ask(peer, modernRequest('tools/list'));
+    expect(refused.error).toMatchObject({ code: -32603, data: { cause: 'too_many_requests' } });
+    const ping = modernRequest('ping');
+    const pong = await ask(peer, ping);
+    // It reaches the server, whose 2026-07-28 transport has no ping: the server's own answer,
+    // not the refusal of the limit.
+    expect(pong).toEqual({
+      jsonrpc: '2.0',
+      id: ping.id,
+      error: { code: -32601, message: 'Method not found' },
+    });
+  });
+
   it('a line that is not a JSON-RPC message gets -32600 with its id', async () => {
     const peer = start();
     peer.send({ jsonrpc: '2.0', id: 9, result: 1, method: 3 });

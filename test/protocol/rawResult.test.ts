@@ -57,6 +57,20 @@ describe('rawResultLine (with the parser and encodeFrames)', () => {
     expect(textOf(line as string).endsWith('}}\n')).toBe(true);
   });
 
+  it('the bytes travel with the result: a copied frame keeps them, and nothing enumerable shows them', () => {
+    const frame = frameOf(lineOfSize(MIB));
+    if (!('result' in frame)) throw new Error('not a result');
+    // A compose step that copies frames keeps the same result object, and so its bytes.
+    const copied = { ...frame, id: 'client-3' } as Frame;
+    const line = rawResultLine(copied);
+    expect(line).toHaveLength(3);
+    expect(textOf(line ?? 'none')).toBe(`${lineOfSize(MIB).replace('"id":5', '"id":"client-3"')}\n`);
+    expect(Object.keys(frame.result)).toEqual(['content']);
+    expect(Object.getOwnPropertyNames(frame.result)).toEqual(['content']);
+    // A copy of the result itself is a new value: written as JSON, unless shaping carried the bytes.
+    expect(rawResultLine({ ...frame, result: { ...frame.result } })).toBeUndefined();
+  });
+
   it('a line of 1 MiB less one byte is encoded as one string, as before', async () => {
     const frame = frameOf(lineOfSize(MIB - 1));
     expect(rawResultLine(frame)).toBeUndefined();

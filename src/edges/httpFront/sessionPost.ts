@@ -5,6 +5,7 @@
  * order of the body, and a POST stream dropped before its answers cancels its requests.
  */
 import { Observable } from 'rxjs';
+import { CLIENT_CLOSED_STREAM_REASON } from '../../protocol/cancelReasons.js';
 import { bridgeErrorFrame } from '../../protocol/errors.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { isObject, isRequestId, notification } from '../../protocol/jsonrpc.js';
@@ -86,7 +87,7 @@ export function cancelAsDropped(ids: readonly RequestId[], c: Pick<PostContext, 
       kind: 'frame',
       frame: notification('notifications/cancelled', {
         requestId: id,
-        reason: 'the client closed the stream of the request',
+        reason: CLIENT_CLOSED_STREAM_REASON,
       }),
     });
   }
