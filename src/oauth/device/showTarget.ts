@@ -9,9 +9,14 @@ import type { InteractiveDeps, InteractiveSettings, InteractiveState } from '../
 import { show } from '../showSignIn.js';
 import type { VerificationTarget } from './verification.js';
 
-/** The text of the URL elicitation: the user code is in it, for a URL that does not carry it. */
-export const deviceMessage = (userCode: string): string =>
-  `The upstream server needs a new sign-in. Open the URL, check that it shows the code ${userCode}, and sign in at the authorization server.`;
+/**
+ * The text of the URL elicitation, with the user code: to check on a page that shows it
+ * (`verification_uri_complete`), else to enter there.
+ */
+export const deviceMessage = (target: VerificationTarget): string =>
+  target.complete
+    ? `The upstream server needs a new sign-in. Open the URL, check that it shows the code ${target.userCode}, and sign in at the authorization server.`
+    : `The upstream server needs a new sign-in. Open the URL, enter the code ${target.userCode}, and sign in at the authorization server.`;
 
 /** True when the client is asked (URL elicitation), false when the stderr line shows the URL. */
 export const asksClient = (deps: InteractiveDeps): boolean =>
@@ -37,7 +42,7 @@ export async function showTarget(
     { ...settings, browserWithoutUrlElicitation: false },
     deps,
     state,
-    { authorizationUrl: target.url, startUrl: undefined, message: deviceMessage(target.userCode) },
+    { authorizationUrl: target.url, startUrl: undefined, message: deviceMessage(target) },
     signal,
   );
 }

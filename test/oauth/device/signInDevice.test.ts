@@ -65,6 +65,25 @@ describe('the device grant in process', () => {
     expect(await storedOf(h)).toMatchObject({ grant: 'device-code', client: { source: 'dynamic' } });
   });
 
+  it('without verification_uri_complete, the elicitation asks the user to enter the code', async () => {
+    const { as, mcp } = await servers({ deviceFlow: true, deviceInterval: 1, deviceCompleteUri: false });
+    const h = make({ config: { url: mcp.url, grant: 'device-code' }, consent: readyConsent(true) });
+    const reply = request(suite.net.fetch, mcp.url, h.auth);
+    await waitFor(() => h.consent.asked.length > 0, { what: 'the URL elicitation' });
+    const asked = h.consent.asked[0];
+    const userCode = new RegExp(`enter the code (${CODE}),`).exec(asked?.message ?? '')?.[1] ?? '';
+    expect(asked).toEqual({
+      url: `${as.issuer}/device`,
+      message: `The upstream server needs a new sign-in. Open the URL, enter the code ${userCode}, and sign in at the authorization server.`,
+      elicitationId: 'sign-in-1',
+    });
+    // The user types the code into the page's input form, then confirms it.
+    const end = await approveDevice(asked?.url ?? '', userCode, { ca: suite.certs.caPem });
+    expect(end.text).toContain('<p>signed in</p>');
+    expect((await reply).status).toBe(200);
+    expect(h.consent.completed).toEqual(['sign-in-1']);
+  });
+
   it('after initialized, a client without URL elicitation gets the stderr line, not no_consent', async () => {
     const { mcp } = await deviceServers();
     const h = make({ config: { url: mcp.url, grant: 'device-code' }, consent: readyConsent(false) });
