@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../../src/oauth/store/memoryStore.js';
 import { approveDevice } from '../../fixtures/oauth/deviceUser.js';
 import { waitFor } from '../../helpers/waitFor.js';
-import { fakeConsent, request, signInSuite } from '../signInHarness.js';
+import { answeringAt, fakeConsent, request, signInSuite } from '../signInHarness.js';
 import type { Harness } from '../signInHarness.js';
 
 const suite = signInSuite();
@@ -115,6 +115,33 @@ describe('the device grant in process', () => {
     });
     expect(as.stats().registrations).toBe(0);
     expect(h.signInLines).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a user code with a terminal control sequence',
+      { user_code: 'ABCD\u001b[2J', verification_uri: 'https://127.0.0.1/device' },
+      'the user code is not printable text of at most 64 characters',
+    ],
+    [
+      'an http verification URL of another host',
+      { user_code: 'ABCD-EFGH', verification_uri: 'http://evil.example/device' },
+      'a verification URL is not valid (it is not an https URL, and http is allowed only for a loopback host)',
+    ],
+  ])('%s is never shown: sign_in_invalid_url', async (_name, answer, detail) => {
+    const { mcp } = await deviceServers();
+    const fetch = answeringAt(suite.net.fetch, '/device/auth', 200, {
+      device_code: 'device-code-secret-5e1f',
+      expires_in: 600,
+      ...answer,
+    });
+    const h = make({ config: { url: mcp.url, grant: 'device-code' }, deps: { fetch } });
+    await expect(request(suite.net.fetch, mcp.url, h.auth)).rejects.toMatchObject({
+      code: 'sign_in_invalid_url',
+      detail,
+    });
+    expect(h.signInLines).toEqual([]);
+    h.scan(['device-code-secret-5e1f']);
   });
 
   it('a device sign-in refreshes as any sign-in does, and keeps its grant', async () => {
