@@ -14,7 +14,7 @@ const GRANTS: Readonly<Record<GrantName, { readonly supported: boolean }>> = {
   'client-credentials': { supported: false },
   'jwt-bearer': { supported: false },
   'id-jag': { supported: false },
-  'device-code': { supported: false },
+  'device-code': { supported: true },
 };
 
 export const DEFAULT_GRANT: GrantName = 'authorization-code';

@@ -109,9 +109,10 @@ Headers the bridge or the HTTP client sets (Host, Accept, Content-Type, Mcp-*, .
 Proxy-Authorization cannot be given.
 
 ${signIn}
-  --grant <grant>            authorization-code (the browser sign-in); client-credentials,
-                             jwt-bearer, id-jag and device-code are not yet supported
-                             (default: authorization-code)
+  --grant <grant>            authorization-code (the browser sign-in); device-code (the
+                             device authorization grant: sign in on another device with the
+                             URL and code the bridge shows); client-credentials, jwt-bearer
+                             and id-jag are not yet supported (default: authorization-code)
   --client-id <id>           a client registered at the authorization server (default: the
                              client metadata document of the bridge, else registration)
   --client-issuer <url>      the only issuer of --client-id, and the only one that gets the

@@ -53,6 +53,7 @@ export function signInSettings(input: SignInSetupInput): {
         : { defaultMetadataUrl: identity.metadataDocumentUrl }),
       defaultMetadataPort: identity.redirectPort,
       browserWithoutUrlElicitation: identity.browserWithoutUrlElicitation,
+      ...(signIn.grant === undefined ? {} : { grant: signIn.grant }),
       noBrowser: signIn.noBrowser,
       ...(signIn.noDpop ? { dpop: false } : {}),
       signInTimeoutMs: signIn.signInTimeoutMs,

@@ -54,6 +54,8 @@ export interface SignInStatus {
   readonly client: TokenRecord['client']['source'];
   /** The loopback redirect URI of the storage identity (its port is logout's `--redirect-port`). */
   readonly redirectUri: string;
+  /** The `--grant` of the sign-in (`device-code`); absent for the browser sign-in. */
+  readonly grant?: string;
 }
 
 export interface StatusOutput {
@@ -87,6 +89,7 @@ export function statusOf(record: TokenRecord, store: StoreKind, now: number): Si
     lastRefreshAt: new Date(record.savedAt).toISOString(),
     client: record.client.source,
     redirectUri: oneLine(redirectUriOf(record.identity)),
+    ...(record.grant === undefined ? {} : { grant: oneLine(record.grant) }),
   };
 }
 
@@ -117,6 +120,7 @@ export function statusText(status: SignInStatus, expiresAt: number | undefined, 
     `  last refresh:  ${status.lastRefreshAt}`,
     `  client:        ${status.client}`,
     `  redirect URI:  ${status.redirectUri}`,
+    ...(status.grant === undefined ? [] : [`  grant:         ${status.grant}`]),
   ].join('\n');
 }
 

@@ -21,8 +21,11 @@ import type { ClientRegistration } from './store/types.js';
 
 /** What the bridge registers (README.md "Sign-in": the native client of RFC 8252). */
 export interface DynamicRegistration {
-  readonly redirectUri: string;
+  /** Absent for a grant without a redirect (the device grant: no redirect URI, no response type). */
+  readonly redirectUri?: string;
   readonly clientName: string;
+  /** Default `authorization_code` and `refresh_token` (the browser sign-in). */
+  readonly grantTypes?: readonly string[];
 }
 
 const failed = (detail: string): BridgeError => new BridgeError('registration_failed', { detail });
@@ -86,9 +89,9 @@ export async function registerClient(
       body: JSON.stringify({
         application_type: 'native',
         client_name: input.clientName,
-        redirect_uris: [input.redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
+        ...(input.redirectUri === undefined ? {} : { redirect_uris: [input.redirectUri] }),
+        grant_types: input.grantTypes ?? ['authorization_code', 'refresh_token'],
+        response_types: input.redirectUri === undefined ? [] : ['code'],
         token_endpoint_auth_method: 'none',
       }),
       redirect: 'manual',

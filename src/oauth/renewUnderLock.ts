@@ -6,6 +6,7 @@
  */
 import type { ConsentPort } from '../ports/signIn.js';
 import { BridgeError } from '../protocol/bridgeError.js';
+import { grantRow } from './grants.js';
 import { refuseEarly } from './interactive.js';
 import type { RefreshMark } from './recordWrites.js';
 import { refreshUnanswered } from './refreshMark.js';
@@ -61,8 +62,9 @@ export function renewUnderLock(
     }
     const canRefresh = !stepUp && !unanswered && stored?.refreshToken !== undefined;
     // docs/sign-in.md#sign-in-sandbox and docs/sign-in.md#sign-in-consent: what fails at once fails before any request.
+    const grant = grantRow(ctx.config);
     if (!canRefresh) {
-      const early = refuseEarly(settings, interactiveDeps, state);
+      const early = (grant?.refuseEarly ?? refuseEarly)(settings, interactiveDeps, state);
       if (early !== undefined) throw early;
     }
     if (!budget.take()) {
@@ -104,7 +106,8 @@ export function renewUnderLock(
       }
       if (mark === 'marked' && (await silentRefresh(ctx, stored, found))) return;
     }
-    await signInAnew(ctx, input, found, stored);
+    // `--grant` (grants.ts): another grant in place of the browser sign-in.
+    await (grant?.signIn ?? signInAnew)(ctx, input, found, stored);
   };
 
   // A hold lost on the way is a LockLostError, whatever failed.

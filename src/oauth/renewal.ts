@@ -158,6 +158,26 @@ export async function silentRefresh(
   }
 }
 
+/** The scope a new sign-in asks for: a step-up's after a 403, else the first one (docs/sign-in.md#sign-in-scopes). */
+export function scopeToAsk(
+  ctx: Pick<RenewalContext, 'current'>,
+  input: Pick<ChallengeInput, 'status' | 'bearer'>,
+  found: Discovered,
+  sameIssuer: TokenRecord | undefined,
+): string | undefined {
+  return input.status === 403
+    ? stepUpScope({
+        granted: ctx.current()?.scope ?? sameIssuer?.scope,
+        challengeScope: input.bearer.scope,
+        serverScopes: found.as.scopes_supported,
+      })
+    : initialScope({
+        challengeScope: input.bearer.scope,
+        resourceScopes: found.scopesSupported,
+        serverScopes: found.as.scopes_supported,
+      });
+}
+
 /** An interactive sign-in at the server discovery found, with a client of that server. */
 export async function signInAnew(
   ctx: RenewalContext,
@@ -174,18 +194,7 @@ export async function signInAnew(
       'the upstream server names another authorization server than the one of the stored sign-in: the bridge signs in there anew',
     );
   }
-  const scope =
-    input.status === 403
-      ? stepUpScope({
-          granted: ctx.current()?.scope ?? sameIssuer?.scope,
-          challengeScope: input.bearer.scope,
-          serverScopes: found.as.scopes_supported,
-        })
-      : initialScope({
-          challengeScope: input.bearer.scope,
-          resourceScopes: found.scopesSupported,
-          serverScopes: found.as.scopes_supported,
-        });
+  const scope = scopeToAsk(ctx, input, found, sameIssuer);
   let client: ClientRegistration | undefined;
   const dpopKey = keyForSignIn(ctx.dpop, found.as);
   const prepare = async (redirectUri: string) => {

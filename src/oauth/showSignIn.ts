@@ -41,7 +41,12 @@ export async function show(
   settings: InteractiveSettings,
   deps: InteractiveDeps,
   state: InteractiveState,
-  url: { readonly authorizationUrl: string; readonly startUrl: string | undefined },
+  url: {
+    readonly authorizationUrl: string;
+    readonly startUrl: string | undefined;
+    /** The text of the URL elicitation; default CONSENT_MESSAGE (the device grant names its user code). */
+    readonly message?: string;
+  },
   signal: AbortSignal,
 ): Promise<string | undefined> {
   if (viaBrowser(settings, deps.consent)) {
@@ -67,7 +72,7 @@ export async function show(
   const elicitationId = `sign-in-${state.elicitations}`;
   const asked = deps.consent.askUrl({
     url: url.authorizationUrl,
-    message: CONSENT_MESSAGE,
+    message: url.message ?? CONSENT_MESSAGE,
     elicitationId,
     signal,
   });

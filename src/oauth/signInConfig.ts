@@ -42,6 +42,8 @@ export interface SignInConfig {
    * (SignInIdentity.browserWithoutUrlElicitation); absent: `no_consent` (the reference rule).
    */
   readonly browserWithoutUrlElicitation?: boolean;
+  /** `--grant` (docs/sign-in.md#sign-in-grants); absent: authorization-code, the browser sign-in. */
+  readonly grant?: 'authorization-code' | 'client-credentials' | 'jwt-bearer' | 'id-jag' | 'device-code';
   /** False with `--no-dpop` (docs/sign-in.md#sign-in-dpop); absent: DPoP when a server asks for it. */
   readonly dpop?: boolean;
 }

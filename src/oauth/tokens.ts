@@ -67,6 +67,8 @@ export interface RecordInput {
   readonly dpopKey?: DpopKey | undefined;
   /** The record a refresh started from: its refresh token stays when no new one came. */
   readonly previous?: TokenRecord;
+  /** The `--grant` of a new sign-in other than the browser one; a refresh keeps the previous one's. */
+  readonly grant?: string;
   readonly now: number;
 }
 
@@ -77,6 +79,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
   const expiresIn = response.expires_in;
   const dpop = response.token_type?.toLowerCase() === 'dpop';
   const dpopKey = input.dpopKey ?? previous?.dpopKey;
+  const grant = input.grant ?? previous?.grant;
   return {
     version: 1,
     url: input.key.url,
@@ -93,6 +96,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
     ...(scope === undefined ? {} : { scope }),
     // Kept with a DPoP token only: a Bearer token needs no key.
     ...(dpop && dpopKey !== undefined ? { dpopKey } : {}),
+    ...(grant === undefined ? {} : { grant }),
     // A store keeps the later of two records: a record made here is later than the one it replaces.
     savedAt: Math.max(now, (previous?.savedAt ?? 0) + 1),
   };

@@ -153,7 +153,12 @@ describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
     expect(signIn(['--grant', 'authorization-code']).grant).toBeUndefined();
   });
 
-  it.each(['client-credentials', 'jwt-bearer', 'id-jag', 'device-code'])(
+  it('device-code is the device authorization grant (docs/sign-in.md#sign-in-device-code)', () => {
+    expect(signIn(['--grant', 'device-code']).grant).toBe('device-code');
+    expect(signIn(['--grant', 'id-jag', '--grant', 'device-code']).grant).toBe('device-code');
+  });
+
+  it.each(['client-credentials', 'jwt-bearer', 'id-jag'])(
     '%s is refused as not yet supported, never replaced by the browser sign-in',
     (grant) => {
       expect(refused(['--grant', grant, URL])).toBe(

@@ -136,6 +136,21 @@ describe('status', () => {
     ]);
   });
 
+  it('names the grant of a device-code sign-in, as text and as JSON (docs/sign-in.md#sign-in-device-code)', async () => {
+    const opened = await openTokenStore(
+      { tokenStore: 'file', env: { MCP_BRIDGE_TOKEN_KEY: KEY_A }, service: 's', directory: dir },
+      recordingLogger(),
+    );
+    if (!opened.ok) throw new Error(opened.message);
+    await opened.store.write(makeRecord({ grant: 'device-code', savedAt: NOW }));
+    const text = (await status()).out;
+    expect(text).toContain(
+      '  redirect URI:  http://127.0.0.1:41894/callback\n  grant:         device-code\n',
+    );
+    const json = JSON.parse((await status({ json: true })).out) as { grant?: string }[];
+    expect(json.map(({ grant }) => grant)).toEqual(['device-code']);
+  });
+
   it('--json prints an array with the stable field names', async () => {
     await seed();
     const { code, out } = await status({ json: true, account: 'work' });

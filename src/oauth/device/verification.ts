@@ -7,6 +7,8 @@
 export interface VerificationTarget {
   readonly url: string;
   readonly userCode: string;
+  /** True when `url` is `verification_uri_complete`: the page shows the code, the user checks it. */
+  readonly complete: boolean;
 }
 
 export const verificationTarget = (answer: {
@@ -16,4 +18,5 @@ export const verificationTarget = (answer: {
 }): VerificationTarget => ({
   url: answer.verification_uri_complete ?? answer.verification_uri,
   userCode: answer.user_code,
+  complete: answer.verification_uri_complete !== undefined,
 });

@@ -52,6 +52,8 @@ export interface TokenRecord extends RecordKey {
    * JWK: encrypted with the record like the tokens; absent for a Bearer token.
    */
   readonly dpopKey?: DpopKey;
+  /** The `--grant` that made the sign-in (`device-code`); absent: the browser sign-in. */
+  readonly grant?: string;
 }
 
 export interface TokenStore {

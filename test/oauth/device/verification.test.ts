@@ -9,7 +9,11 @@ describe('device grant verification target', () => {
         verification_uri_complete: 'https://as.example/device?user_code=ABCD-EFGH',
         user_code: 'ABCD-EFGH',
       }),
-    ).toEqual({ url: 'https://as.example/device?user_code=ABCD-EFGH', userCode: 'ABCD-EFGH' });
+    ).toEqual({
+      url: 'https://as.example/device?user_code=ABCD-EFGH',
+      userCode: 'ABCD-EFGH',
+      complete: true,
+    });
   });
   it('falls back to verification_uri with the user code beside it', () => {
     expect(
@@ -17,6 +21,7 @@ describe('device grant verification target', () => {
     ).toEqual({
       url: 'https://as.example/device',
       userCode: 'WXYZ-1234',
+      complete: false,
     });
   });
 });
