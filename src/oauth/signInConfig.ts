@@ -3,6 +3,7 @@
  * The seams it offers and uses, UpstreamAuth and ConsentPort, are in src/ports/signIn.ts.
  */
 import type { Logger } from '../ports/logger.js';
+import type { GrantName } from './grantName.js';
 import type { ConsentPort } from '../ports/signIn.js';
 import type { openBrowser } from './browser.js';
 import type { startReceiver } from './receiver.js';
@@ -44,6 +45,12 @@ export interface SignInConfig {
   readonly browserWithoutUrlElicitation?: boolean;
   /** False with `--no-dpop` (docs/sign-in.md#sign-in-dpop); absent: DPoP when a server asks for it. */
   readonly dpop?: boolean;
+  /** `--grant` (grants.ts); absent: the browser sign-in (authorization code). */
+  readonly grant?: GrantName;
+  /** `--client-key-file`: the PEM private key of `private_key_jwt` (read at each grant, never kept). */
+  readonly clientKeyFile?: string;
+  /** `--assertion-file`: the platform's JWT of the jwt-bearer grant (read anew at each grant). */
+  readonly assertionFile?: string;
 }
 
 export interface SignInDeps {

@@ -4,6 +4,7 @@
  */
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { DpopKey } from './dpop/key.js';
+import type { GrantName } from './grantName.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
 /** A token that expires within this margin is refreshed first (docs/sign-in.md#sign-in-trigger: ~1 min). */
@@ -65,6 +66,8 @@ export interface RecordInput {
   readonly requestedScope: string | undefined;
   /** The DPoP key the token request was signed with (docs/sign-in.md#sign-in-dpop). */
   readonly dpopKey?: DpopKey | undefined;
+  /** The grant of a sign-in without a person (docs/sign-in.md#sign-in-grants); absent: the browser sign-in. */
+  readonly grant?: GrantName | undefined;
   /** The record a refresh started from: its refresh token stays when no new one came. */
   readonly previous?: TokenRecord;
   readonly now: number;
@@ -77,6 +80,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
   const expiresIn = response.expires_in;
   const dpop = response.token_type?.toLowerCase() === 'dpop';
   const dpopKey = input.dpopKey ?? previous?.dpopKey;
+  const grant = input.grant ?? previous?.grant;
   return {
     version: 1,
     url: input.key.url,
@@ -93,6 +97,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
     ...(scope === undefined ? {} : { scope }),
     // Kept with a DPoP token only: a Bearer token needs no key.
     ...(dpop && dpopKey !== undefined ? { dpopKey } : {}),
+    ...(grant === undefined ? {} : { grant }),
     // A store keeps the later of two records: a record made here is later than the one it replaces.
     savedAt: Math.max(now, (previous?.savedAt ?? 0) + 1),
   };

@@ -53,6 +53,7 @@ export function parseRecord(value: unknown): TokenRecord | undefined {
     isOptional(r['refreshToken'], isString) &&
     isOptional(r['refreshInFlight'], isString) &&
     isOptional(r['scope'], isString) &&
+    isOptional(r['grant'], isString) &&
     (r['dpopKey'] === undefined || isDpopKey(r['dpopKey'])) &&
     typeof client === 'object' &&
     client !== null &&
