@@ -138,6 +138,34 @@ describe('client credentials (--grant client-credentials)', () => {
     expectDirectoryClean(p, [SECRET, ...as.issuedSecrets()]);
   });
 
+  it('needs no browser and no consent: works in a sandbox, for a client without elicitation', async () => {
+    const { as, mcp } = await servers({
+      clients: [
+        {
+          client_id: 'cc-basic',
+          client_secret: SECRET,
+          token_endpoint_auth_method: 'client_secret_basic',
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+        },
+      ],
+    });
+    const p = await place();
+    const run = await start(
+      as,
+      mcp,
+      p,
+      {
+        args: ccArgs(as, 'cc-basic'),
+        env: { MCP_BRIDGE_CLIENT_SECRET: SECRET, SANDBOX_RUNTIME: '1' },
+        urlElicitation: 'none',
+      },
+      [SECRET],
+    );
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 's' } }))).toBe('s');
+    expect(as.tokenRequests().map((r) => [r.grantType, r.status])).toEqual([['client_credentials', 200]]);
+  });
+
   it('an expired token is obtained again with the same grant (no refresh token)', async () => {
     const clock = movableClock();
     const { as, mcp } = await servers({
@@ -256,6 +284,34 @@ describe('client credentials (--grant client-credentials)', () => {
       cause: 'sign_in_error',
       detail: 'the authorization server refused the client-credentials grant: invalid_request',
     });
+  });
+
+  it('a server that names another authorization server than --client-issuer gets no credential', async () => {
+    const { as, mcp } = await servers({
+      clients: [
+        {
+          client_id: 'cc-basic',
+          client_secret: SECRET,
+          token_endpoint_auth_method: 'client_secret_basic',
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+        },
+      ],
+    });
+    const p = await place();
+    const args = [
+      '--grant',
+      'client-credentials',
+      '--client-id',
+      'cc-basic',
+      '--client-issuer',
+      'https://127.0.0.1:9',
+    ];
+    const data = await refusedStart(as, mcp, p, { args, env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } }, [
+      SECRET,
+    ]);
+    expect(data).toEqual({ cause: 'issuer_not_registered', detail: 'server/discover' });
+    expect(as.tokenRequests()).toEqual([]);
   });
 
   it('a client key open to other users is refused before any request', async () => {
