@@ -13,13 +13,19 @@
  *   as `--client-id` and `MCP_BRIDGE_CLIENT_SECRET`; the bridge hands a secret only to the issuer
  *   of `--client-issuer`, which this driver reads from the protected resource metadata the way a
  *   person configuring the bridge would.
+ * - The scenarios of a grant without a person (GRANTS) get `--grant`, and the key
+ *   (`private_key_pem`) or the platform's JWT (`valid_jwt`) of the context in a file private to
+ *   the user: `--client-key-file`, `--assertion-file`.
  * - It declares form and URL elicitation, as VS Code does: a form is accepted with the defaults of
  *   its schema; an accepted URL opens in the scripted browser (one argument, no shell).
  *
  * Exit code 0 when every step worked, 1 otherwise; the bridge's stderr goes to this stderr.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -52,6 +58,41 @@ const freePort = (): Promise<number> =>
 interface Context {
   readonly client_id?: string;
   readonly client_secret?: string;
+  /** `auth/client-credentials-jwt`: the PEM key of private_key_jwt. */
+  readonly private_key_pem?: string;
+  /** `auth/wif-jwt-bearer`: the platform's JWT for the jwt-bearer grant. */
+  readonly valid_jwt?: string;
+}
+
+/**
+ * The grant a person would configure for each scenario of a grant without a person
+ * (docs/sign-in.md#sign-in-grants); every other scenario keeps the browser sign-in.
+ */
+const GRANTS: Readonly<Record<string, 'client-credentials' | 'jwt-bearer'>> = {
+  'auth/client-credentials-basic': 'client-credentials',
+  'auth/client-credentials-jwt': 'client-credentials',
+  'auth/wif-jwt-bearer': 'jwt-bearer',
+};
+
+/**
+ * The credential files of the context, as a platform or a person would write them: private to
+ * this user, in a folder of their own that the driver removes at its end. Their paths go on the
+ * command line, never their contents.
+ */
+function credentialFiles(context: Context): { args: string[]; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-conformance-credentials-'));
+  const args: string[] = [];
+  const write = (name: string, content: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+  if (context.private_key_pem !== undefined) {
+    args.push('--client-key-file', write('client-key.pem', context.private_key_pem));
+  }
+  if (context.valid_jwt !== undefined)
+    args.push('--assertion-file', write('assertion.jwt', context.valid_jwt));
+  return { args, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 function readContext(): Context {
@@ -128,6 +169,9 @@ async function main(): Promise<number> {
     if (issuer !== undefined) args.push('--client-issuer', issuer);
     if (context.client_secret !== undefined) env['MCP_BRIDGE_CLIENT_SECRET'] = context.client_secret;
   }
+  const grant = GRANTS[scenario];
+  const files = grant === undefined ? { args: [], remove: () => undefined } : credentialFiles(context);
+  if (grant !== undefined) args.push('--grant', grant, ...files.args);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BRIDGE, ...args, target],
@@ -166,6 +210,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await client.close().catch(() => undefined);
+    files.remove();
   }
 }
 

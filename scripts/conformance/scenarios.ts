@@ -40,23 +40,30 @@ export const AUTH_SCENARIOS: readonly string[] = [
   // The DPoP extension (RFC 9449, docs/sign-in.md#sign-in-dpop).
   'auth/dpop',
   'auth/dpop-nonce',
+  // The grants without a person (docs/sign-in.md#sign-in-grants): client credentials, workload identity.
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
+  'auth/wif-jwt-bearer',
 ];
 
 /**
  * Scenarios of extensions: not on the spec timeline, so the suite skips them unless `--force`
  * is given (its own rule).
  */
-export const EXTENSION_SCENARIOS: ReadonlySet<string> = new Set(['auth/dpop', 'auth/dpop-nonce']);
+export const EXTENSION_SCENARIOS: ReadonlySet<string> = new Set([
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
+  'auth/wif-jwt-bearer',
+]);
 
 /** Auth scenarios of the suite left out, and why. */
 export const AUTH_LEFT_OUT: Readonly<Record<string, string>> = {
   'auth/2025-03-26-oauth-metadata-backcompat':
     'revision 2025-03-26 only (no protected resource metadata); not part of 2026-07-28',
   'auth/2025-03-26-oauth-endpoint-fallback': 'revision 2025-03-26 only (endpoints without metadata)',
-  'auth/client-credentials-jwt': 'extension: machine-to-machine client credentials, no person signs in',
-  'auth/client-credentials-basic': 'extension: machine-to-machine client credentials, no person signs in',
   'auth/enterprise-managed-authorization': 'extension: token exchange with an enterprise identity provider',
-  'auth/wif-jwt-bearer': 'extension: workload identity federation, no person signs in',
 };
 
 /**

@@ -6,13 +6,15 @@
 import { last, type Values } from './optionValues.js';
 import { UsageError } from './usageError.js';
 
-export type GrantName = 'authorization-code' | 'client-credentials' | 'jwt-bearer' | 'id-jag' | 'device-code';
+import type { GrantName } from '../oauth/grantName.js';
+
+export type { GrantName };
 
 /** `supported: false`: parsed and documented, but refused until the grant is implemented. */
 const GRANTS: Readonly<Record<GrantName, { readonly supported: boolean }>> = {
   'authorization-code': { supported: true },
-  'client-credentials': { supported: false },
-  'jwt-bearer': { supported: false },
+  'client-credentials': { supported: true },
+  'jwt-bearer': { supported: true },
   'id-jag': { supported: false },
   'device-code': { supported: true },
 };

@@ -111,8 +111,9 @@ Proxy-Authorization cannot be given.
 ${signIn}
   --grant <grant>            authorization-code (the browser sign-in); device-code (the
                              device authorization grant: sign in on another device with the
-                             URL and code the bridge shows); client-credentials, jwt-bearer
-                             and id-jag are not yet supported (default: authorization-code)
+                             URL and code the bridge shows); client-credentials or
+                             jwt-bearer (no person: needs --client-id, --client-issuer);
+                             id-jag is not yet supported (default: authorization-code)
   --client-id <id>           a client registered at the authorization server (default: the
                              client metadata document of the bridge, else registration)
   --client-issuer <url>      the only issuer of --client-id, and the only one that gets the
@@ -121,6 +122,11 @@ ${signIn}
   --client-metadata-url <u>  an https URL of another client metadata document, or none for
                              no document; not with --client-id (default: the document of
                              the bridge)
+  --client-key-file <path>   PEM private key (P-256, RSA or Ed25519) of --client-id for
+                             private_key_jwt; a regular file private to you; not with
+                             MCP_BRIDGE_CLIENT_SECRET (default: none)
+  --assertion-file <path>    file with the JWT of --grant jwt-bearer, read anew at each grant
+                             (default: none)
   --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: ${redirectPort})
   --account <label>          a name for one of several sign-ins to the same server, 1 to 64
                              of A-Z a-z 0-9 . _ @ + - (default: default)
@@ -189,7 +195,9 @@ Environment:
   ALL_PROXY, all_proxy       proxy when HTTPS_PROXY is not set
   NO_PROXY                   hosts that are not proxied (loopback hosts never are)
   <VAR> of --header-env      header values; must be set and not empty
-  MCP_BRIDGE_CLIENT_SECRET   the secret of --client-id (needs --client-issuer)
+  MCP_BRIDGE_CLIENT_SECRET   the secret of --client-id (needs --client-issuer); with
+                             --grant client-credentials or jwt-bearer, client_secret_basic
+                             (client_secret_post when the server offers only that)
   MCP_BRIDGE_TOKEN_KEY       the key of the encrypted token files, 64 hex digits
   SANDBOX_RUNTIME            1 in ${client.sandbox}: a needed sign-in fails at once
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)

@@ -42,6 +42,8 @@ export const OPTIONS = {
   'client-id': { forms: URL_ONLY, signIn: true },
   'client-issuer': { forms: URL_ONLY, signIn: true },
   'client-metadata-url': { forms: URL_ONLY, signIn: true },
+  'client-key-file': { forms: URL_ONLY, signIn: true },
+  'assertion-file': { forms: URL_ONLY, signIn: true },
   'redirect-port': { forms: URL_LOGOUT, signIn: true },
   account: { forms: STORE, signIn: true },
   'token-store': { forms: STORE, signIn: true },

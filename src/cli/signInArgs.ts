@@ -5,6 +5,7 @@
  * diagnostics name options and variables, never values.
  */
 import { parseGrant, type GrantName } from './grantOption.js';
+import { parseMachineGrant, type MachineGrantOptions } from './machineGrantArgs.js';
 import { conflict, decimal, envValue, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
 import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
@@ -35,7 +36,7 @@ export interface StoreOptions {
 }
 
 /** The sign-in of a URL upstream (absent when a static authorization header turns it off). */
-export interface SignInOptions extends StoreOptions {
+export interface SignInOptions extends StoreOptions, MachineGrantOptions {
   /** `--grant` (grantOption.ts); absent: authorization-code, the browser sign-in. */
   readonly grant?: GrantName;
   readonly clientId?: string;
@@ -166,8 +167,16 @@ export function parseSignInOptions(
       `the client secret of ${CLIENT_SECRET_VARIABLE} needs --client-issuer, the only issuer it is sent to`,
     );
   }
+  const machine = parseMachineGrant(values, {
+    grant,
+    clientId,
+    clientIssuer,
+    clientSecret,
+    secretVariable: CLIENT_SECRET_VARIABLE,
+  });
   return {
     ...store,
+    ...machine,
     ...(grant === undefined ? {} : { grant }),
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientIssuer === undefined ? {} : { clientIssuer }),

@@ -52,10 +52,10 @@ export interface SignInStatus {
   readonly lastRefreshAt: string;
   /** How the bridge is known to the authorization server. */
   readonly client: TokenRecord['client']['source'];
+  /** The grant of the sign-in (docs/sign-in.md#sign-in-grants): `authorization-code` for a browser sign-in. */
+  readonly grant: string;
   /** The loopback redirect URI of the storage identity (its port is logout's `--redirect-port`). */
   readonly redirectUri: string;
-  /** The `--grant` of the sign-in (`device-code`); absent for the browser sign-in. */
-  readonly grant?: string;
 }
 
 export interface StatusOutput {
@@ -88,8 +88,8 @@ export function statusOf(record: TokenRecord, store: StoreKind, now: number): Si
     refreshable: record.refreshToken !== undefined,
     lastRefreshAt: new Date(record.savedAt).toISOString(),
     client: record.client.source,
+    grant: oneLine(record.grant ?? 'authorization-code'),
     redirectUri: oneLine(redirectUriOf(record.identity)),
-    ...(record.grant === undefined ? {} : { grant: oneLine(record.grant) }),
   };
 }
 
@@ -119,8 +119,8 @@ export function statusText(status: SignInStatus, expiresAt: number | undefined, 
     `  refreshable:   ${status.refreshable ? 'yes' : 'no'}`,
     `  last refresh:  ${status.lastRefreshAt}`,
     `  client:        ${status.client}`,
+    `  grant:         ${status.grant}`,
     `  redirect URI:  ${status.redirectUri}`,
-    ...(status.grant === undefined ? [] : [`  grant:         ${status.grant}`]),
   ].join('\n');
 }
 

@@ -90,12 +90,14 @@ export function configuration(
   fetch: Fetch,
   mcpUrl: string,
   stop?: AbortSignal,
+  /** The client authentication of a grant that brings its own (grant/machineGrant.ts). */
+  auth?: client.ClientAuth,
 ): client.Configuration {
   const config = new client.Configuration(
     as,
     registration.clientId,
     { token_endpoint_auth_method: registration.authMethod },
-    clientAuth(registration, secret),
+    auth ?? clientAuth(registration, secret),
   );
   config[client.customFetch] = customFetch(fetch, mcpUrl, stop);
   config.timeout = REQUEST_TIMEOUT_MS / 1000;

@@ -1,23 +1,29 @@
 /**
- * The grants that replace the browser sign-in of renewal.ts (`--grant`, docs/sign-in.md#sign-in-grants):
- * one row per grant, the name as `--grant` spells it. A row gives what fails at once (in place of
- * the browser sign-in's refuseEarly) and the sign-in itself; the default grant, authorization
- * code, has no row.
+ * The grant table of the sign-in (docs/sign-in.md#sign-in-grants): for each grant the bridge can
+ * run, what fails at once before any request (docs/sign-in.md#sign-in-sandbox,
+ * docs/sign-in.md#sign-in-consent) and the function that obtains and stores a token once the lock
+ * is held and discovery is done (renewUnderLock.ts). Adding a grant is one row; a grant without a
+ * row is refused by the command line before it gets here (src/cli/grantOption.ts).
  */
-import type { BridgeError } from '../protocol/bridgeError.js';
+import { BridgeError } from '../protocol/bridgeError.js';
 import { refuseDeviceEarly, signInWithDeviceCode } from './device/signIn.js';
+import type { GrantName } from './grantName.js';
+import { obtainMachineToken } from './grant/machineGrant.js';
+import { refuseEarly } from './interactive.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactiveSettings.js';
 import type { ChallengeInput, Discovered, RenewalContext } from './renewal.js';
-import type { SignInConfig } from './signInConfig.js';
+import { signInAnew } from './renewal.js';
 import type { TokenRecord } from './store/types.js';
 
 export interface GrantRow {
+  /** What fails at once, before any request (a grant without a person: nothing). */
   readonly refuseEarly: (
     settings: InteractiveSettings,
     deps: InteractiveDeps,
     state: InteractiveState,
   ) => BridgeError | undefined;
-  readonly signIn: (
+  /** Obtains a token and stores it with `ctx.save` (the record of `stored` is the one it replaces). */
+  readonly obtain: (
     ctx: RenewalContext,
     input: ChallengeInput,
     found: Discovered,
@@ -25,10 +31,21 @@ export interface GrantRow {
   ) => Promise<void>;
 }
 
-const GRANT_ROWS: Readonly<Partial<Record<NonNullable<SignInConfig['grant']>, GrantRow>>> = {
-  'device-code': { refuseEarly: refuseDeviceEarly, signIn: (...args) => signInWithDeviceCode(...args) },
+const nothingEarly = (): undefined => undefined;
+
+const GRANTS: Readonly<Partial<Record<GrantName, GrantRow>>> = {
+  'authorization-code': { refuseEarly, obtain: signInAnew },
+  'client-credentials': {
+    refuseEarly: nothingEarly,
+    obtain: (...args) => obtainMachineToken('client-credentials', ...args),
+  },
+  'jwt-bearer': { refuseEarly: nothingEarly, obtain: (...args) => obtainMachineToken('jwt-bearer', ...args) },
+  'device-code': { refuseEarly: refuseDeviceEarly, obtain: (...args) => signInWithDeviceCode(...args) },
 };
 
-/** The row of the configured grant; undefined for the browser sign-in. */
-export const grantRow = (config: SignInConfig): GrantRow | undefined =>
-  config.grant === undefined ? undefined : GRANT_ROWS[config.grant];
+/** The row of `grant` (absent: the browser sign-in). */
+export function grantRow(grant: GrantName | undefined): GrantRow {
+  const row = GRANTS[grant ?? 'authorization-code'];
+  if (row === undefined) throw new BridgeError('internal', { detail: `the grant ${grant ?? ''} has no row` });
+  return row;
+}

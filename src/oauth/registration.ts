@@ -47,7 +47,7 @@ export type RegistrationChoice =
  * The token endpoint authentication of a pre-registered client with a secret: `client_secret_basic`
  * where the server offers it (RFC 8414 §2: the default when it lists none), else `client_secret_post`.
  */
-function secretMethod(as: ServerMetadata): 'client_secret_basic' | 'client_secret_post' {
+export function secretMethod(as: ServerMetadata): 'client_secret_basic' | 'client_secret_post' {
   const listed: unknown = as.token_endpoint_auth_methods_supported;
   const methods: unknown[] = Array.isArray(listed) ? listed : ['client_secret_basic'];
   if (methods.includes('client_secret_basic')) return 'client_secret_basic';

@@ -7,11 +7,10 @@
 import type { ConsentPort } from '../ports/signIn.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import { grantRow } from './grants.js';
-import { refuseEarly } from './interactive.js';
 import type { RefreshMark } from './recordWrites.js';
 import { refreshUnanswered } from './refreshMark.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
-import { discover, signInAnew, silentRefresh } from './renewal.js';
+import { discover, silentRefresh } from './renewal.js';
 import { covers } from './scopes.js';
 import { MAX_SIGN_INS_PER_WINDOW, SIGN_IN_WINDOW_MS, type SignInBudget } from './signInBudget.js';
 import { LockLostError } from './store/hold.js';
@@ -61,10 +60,11 @@ export function renewUnderLock(
       );
     }
     const canRefresh = !stepUp && !unanswered && stored?.refreshToken !== undefined;
-    // docs/sign-in.md#sign-in-sandbox and docs/sign-in.md#sign-in-consent: what fails at once fails before any request.
-    const grant = grantRow(ctx.config);
+    const grant = grantRow(ctx.config.grant);
+    // docs/sign-in.md#sign-in-sandbox and docs/sign-in.md#sign-in-consent: what fails at once fails
+    // before any request (each grant's own rule: grants.ts).
     if (!canRefresh) {
-      const early = (grant?.refuseEarly ?? refuseEarly)(settings, interactiveDeps, state);
+      const early = grant.refuseEarly(settings, interactiveDeps, state);
       if (early !== undefined) throw early;
     }
     if (!budget.take()) {
@@ -106,8 +106,7 @@ export function renewUnderLock(
       }
       if (mark === 'marked' && (await silentRefresh(ctx, stored, found))) return;
     }
-    // `--grant` (grants.ts): another grant in place of the browser sign-in.
-    await (grant?.signIn ?? signInAnew)(ctx, input, found, stored);
+    await grant.obtain(ctx, input, found, stored);
   };
 
   // A hold lost on the way is a LockLostError, whatever failed.

@@ -3,6 +3,7 @@
  * The seams it offers and uses, UpstreamAuth and ConsentPort, are in src/ports/signIn.ts.
  */
 import type { Logger } from '../ports/logger.js';
+import type { GrantName } from './grantName.js';
 import type { ConsentPort } from '../ports/signIn.js';
 import type { openBrowser } from './browser.js';
 import type { startReceiver } from './receiver.js';
@@ -42,10 +43,14 @@ export interface SignInConfig {
    * (SignInIdentity.browserWithoutUrlElicitation); absent: `no_consent` (the reference rule).
    */
   readonly browserWithoutUrlElicitation?: boolean;
-  /** `--grant` (docs/sign-in.md#sign-in-grants); absent: authorization-code, the browser sign-in. */
-  readonly grant?: 'authorization-code' | 'client-credentials' | 'jwt-bearer' | 'id-jag' | 'device-code';
   /** False with `--no-dpop` (docs/sign-in.md#sign-in-dpop); absent: DPoP when a server asks for it. */
   readonly dpop?: boolean;
+  /** `--grant` (grants.ts); absent: the browser sign-in (authorization code). */
+  readonly grant?: GrantName;
+  /** `--client-key-file`: the PEM private key of `private_key_jwt` (read at each grant, never kept). */
+  readonly clientKeyFile?: string;
+  /** `--assertion-file`: the platform's JWT of the jwt-bearer grant (read anew at each grant). */
+  readonly assertionFile?: string;
 }
 
 export interface SignInDeps {

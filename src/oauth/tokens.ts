@@ -4,6 +4,7 @@
  */
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { DpopKey } from './dpop/key.js';
+import type { GrantName } from './grantName.js';
 import type { ClientRegistration, RecordKey, TokenRecord } from './store/types.js';
 
 /** A token that expires within this margin is refreshed first (docs/sign-in.md#sign-in-trigger: ~1 min). */
@@ -65,10 +66,10 @@ export interface RecordInput {
   readonly requestedScope: string | undefined;
   /** The DPoP key the token request was signed with (docs/sign-in.md#sign-in-dpop). */
   readonly dpopKey?: DpopKey | undefined;
+  /** The `--grant` of a new sign-in other than the browser one (docs/sign-in.md#sign-in-grants); a refresh keeps the previous one's. */
+  readonly grant?: GrantName | undefined;
   /** The record a refresh started from: its refresh token stays when no new one came. */
   readonly previous?: TokenRecord;
-  /** The `--grant` of a new sign-in other than the browser one; a refresh keeps the previous one's. */
-  readonly grant?: string;
   readonly now: number;
 }
 

@@ -66,6 +66,7 @@ export function createUpstreamAuth(
       account: config.account,
       redirectUri: loopbackRedirectUri(config.redirectPort),
       ...(config.clientId === undefined ? {} : { clientId: config.clientId }),
+      ...(config.grant === undefined || config.grant === 'authorization-code' ? {} : { grant: config.grant }),
       // `none` keeps the base identity: a stored sign-in stays usable, a new one registers.
       ...(config.clientMetadataUrl === undefined || config.clientMetadataUrl === NO_METADATA_DOCUMENT
         ? {}

@@ -1,5 +1,5 @@
 /**
- * `--ca-file` and `--token-key-file` take regular files only (SECURITY.md, requirement 4): a
+ * `--ca-file`, `--token-key-file`, `--client-key-file` and `--assertion-file` take regular files only (SECURITY.md, requirement 4): a
  * FIFO (whose open waits for a writer) or a device given as either ends the built executable at
  * once with exit code 2 and a diagnostic that names the option, never the path. Each run has a
  * time limit of its own: a bridge that still runs then is killed and the test fails, it never
@@ -89,6 +89,33 @@ describe.runIf(posix).concurrent('a file option that names no regular file: exit
     refused(
       await run(['--token-store', 'file', '--token-key-file', fifo, URL]),
       'the value of --token-key-file is not valid: it names a pipe (FIFO), not a regular file',
+    );
+  });
+
+  it('a FIFO as --client-key-file', async () => {
+    const grant = [
+      '--grant',
+      'client-credentials',
+      '--client-id',
+      'c',
+      '--client-issuer',
+      'https://127.0.0.1:9',
+    ];
+    refused(
+      await run([...grant, '--client-key-file', fifo, URL]),
+      'the value of --client-key-file is not valid: it names a pipe (FIFO), not a regular file',
+    );
+  });
+
+  it('a FIFO and /dev/zero as --assertion-file', async () => {
+    const grant = ['--grant', 'jwt-bearer', '--client-id', 'c', '--client-issuer', 'https://127.0.0.1:9'];
+    refused(
+      await run([...grant, '--assertion-file', fifo, URL]),
+      'the value of --assertion-file is not valid: it names a pipe (FIFO), not a regular file',
+    );
+    refused(
+      await run([...grant, '--assertion-file', '/dev/zero', URL]),
+      'the value of --assertion-file is not valid: it names a device, not a regular file',
     );
   });
 

@@ -18,7 +18,7 @@ describe('--help text (docs/cli.md#cli-forms)', () => {
     expect(HELP_TEXT).toContain('(default: info)');
     expect(HELP_TEXT).toContain('(default: 60)');
     expect(HELP_TEXT.match(/\(default: 67108864\)/g)).toHaveLength(2);
-    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(4);
+    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(6);
     expect(HELP_TEXT).toContain('(default: 41894)');
     expect(HELP_TEXT).toContain('(default: default)');
     expect(HELP_TEXT).toContain('(default: auto)');

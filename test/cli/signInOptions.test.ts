@@ -158,7 +158,7 @@ describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
     expect(signIn(['--grant', 'id-jag', '--grant', 'device-code']).grant).toBe('device-code');
   });
 
-  it.each(['client-credentials', 'jwt-bearer', 'id-jag'])(
+  it.each(['id-jag'])(
     '%s is refused as not yet supported, never replaced by the browser sign-in',
     (grant) => {
       expect(refused(['--grant', grant, URL])).toBe(
@@ -166,6 +166,79 @@ describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
       );
     },
   );
+
+  const ISSUER = ['--client-issuer', 'https://SECRET.example.com'];
+
+  it('client-credentials takes the secret of MCP_BRIDGE_CLIENT_SECRET, or --client-key-file', () => {
+    const secret = { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-s' };
+    expect(signIn(['--grant', 'client-credentials', '--client-id', 'c', ...ISSUER], secret)).toMatchObject({
+      grant: 'client-credentials',
+      clientId: 'c',
+      clientSecret: 'SECRET-s',
+    });
+    const keyed = signIn([
+      '--grant',
+      'client-credentials',
+      '--client-id',
+      'c',
+      ...ISSUER,
+      '--client-key-file',
+      '/SECRET/k',
+    ]);
+    expect(keyed).toMatchObject({ grant: 'client-credentials', clientKeyFile: '/SECRET/k' });
+    expect(keyed.clientSecret).toBeUndefined();
+  });
+
+  it('jwt-bearer takes --assertion-file, with or without a client credential', () => {
+    expect(
+      signIn(['--grant', 'jwt-bearer', '--client-id', 'c', ...ISSUER, '--assertion-file', '/SECRET/a']),
+    ).toMatchObject({ grant: 'jwt-bearer', clientId: 'c', assertionFile: '/SECRET/a' });
+  });
+
+  it.each([
+    [
+      ['--grant', 'client-credentials'],
+      {},
+      'the option --grant cannot be used here: --grant client-credentials needs --client-id',
+    ],
+    [
+      ['--grant', 'jwt-bearer', '--client-id', 'c', '--assertion-file', '/SECRET/a'],
+      {},
+      'the option --grant cannot be used here: --grant jwt-bearer needs --client-issuer, the only authorization server its credentials are sent to',
+    ],
+    [
+      ['--grant', 'client-credentials', '--client-id', 'c', ...ISSUER],
+      {},
+      '--grant client-credentials needs a client credential: set the environment variable MCP_BRIDGE_CLIENT_SECRET, or give --client-key-file',
+    ],
+    [
+      ['--grant', 'client-credentials', '--client-id', 'c', ...ISSUER, '--client-key-file', '/SECRET/k'],
+      { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-s' },
+      'the option --client-key-file cannot be used here: the environment variable MCP_BRIDGE_CLIENT_SECRET gives a client secret already; give only one of them',
+    ],
+    [
+      ['--grant', 'jwt-bearer', '--client-id', 'c', ...ISSUER],
+      {},
+      '--grant jwt-bearer needs --assertion-file',
+    ],
+    [
+      ['--client-key-file', '/SECRET/k'],
+      {},
+      'the option --client-key-file cannot be used here: it needs --grant client-credentials or --grant jwt-bearer',
+    ],
+    [
+      ['--grant', 'client-credentials', '--client-id', 'c', ...ISSUER, '--assertion-file', '/SECRET/a'],
+      { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-s' },
+      'the option --assertion-file cannot be used here: it needs --grant jwt-bearer',
+    ],
+    [
+      ['--grant', 'jwt-bearer', '--client-id', 'c', ...ISSUER, '--assertion-file', ''],
+      {},
+      'the value of --assertion-file is not valid: it must not be empty',
+    ],
+  ] as const)('refuses %j', (argv, env, diagnostic) => {
+    expect(refused([...argv, URL], env)).toBe(diagnostic);
+  });
 
   it('an unknown grant, or another letter case, names the grants', () => {
     const expected =

@@ -49,7 +49,12 @@ async function seed(): Promise<void> {
     }),
   );
   const { refreshToken: _r, expiresAt: _e, scope: _s, ...bare } = makeRecord();
-  await opened.store.write({ ...bare, url: 'https://other.example.test/mcp', savedAt: NOW - 60_000 });
+  await opened.store.write({
+    ...bare,
+    url: 'https://other.example.test/mcp',
+    grant: 'client-credentials',
+    savedAt: NOW - 60_000,
+  });
 }
 
 async function status(overrides: Partial<StatusOptions> = {}, key = KEY_A) {
@@ -81,6 +86,7 @@ describe('status', () => {
         '  refreshable:   yes',
         '  last refresh:  2026-03-01T11:00:00.000Z',
         '  client:        dynamic',
+        '  grant:         authorization-code',
         '  redirect URI:  http://127.0.0.1:41894/callback',
         '',
         'https://mcp.example.test/mcp',
@@ -92,6 +98,7 @@ describe('status', () => {
         '  refreshable:   yes',
         '  last refresh:  2026-02-28T09:30:00.000Z',
         '  client:        dynamic',
+        '  grant:         authorization-code',
         '  redirect URI:  http://127.0.0.1:5000/callback',
         '',
         'https://other.example.test/mcp',
@@ -103,6 +110,7 @@ describe('status', () => {
         '  refreshable:   no',
         '  last refresh:  2026-03-01T11:59:00.000Z',
         '  client:        dynamic',
+        '  grant:         client-credentials',
         '  redirect URI:  http://127.0.0.1:41894/callback',
         '',
       ].join('\n'),
@@ -167,6 +175,7 @@ describe('status', () => {
         refreshable: true,
         lastRefreshAt: '2026-02-28T09:30:00.000Z',
         client: 'dynamic',
+        grant: 'authorization-code',
         redirectUri: 'http://127.0.0.1:5000/callback',
       },
     ]);

@@ -15,19 +15,24 @@ export interface IdentityInput {
   readonly clientId?: string;
   /** An explicit `--client-metadata-url`; the default document keeps the base identity (docs/sign-in.md#sign-in-stores). */
   readonly metadataUrl?: string;
+  /** `--grant` when not the browser sign-in: its tokens are kept apart (docs/sign-in.md#sign-in-grants). */
+  readonly grant?: string;
 }
 
 /**
  * `<bridge name>|<account>|<redirect URI>`, plus `|client=<id>` for a pre-registered client or
- * `|cimd=<url>` for an explicit client metadata document (docs/sign-in.md#sign-in-stores). The command line lets only one
+ * `|cimd=<url>` for an explicit client metadata document (docs/sign-in.md#sign-in-stores), plus
+ * `|grant=<name>` for a grant other than the browser sign-in, so that a token of one grant is never
+ * taken for another. The command line lets only one
  * of the two through (docs/sign-in.md#sign-in-trigger: `--client-metadata-url` excludes `--client-id`); should both arrive,
  * the client ID wins because it names the client that really signs in.
  */
 export function storageIdentity(input: IdentityInput): string {
   const base = `${input.bridgeName}|${input.account}|${input.redirectUri}`;
-  if (input.clientId !== undefined) return `${base}|client=${input.clientId}`;
-  if (input.metadataUrl !== undefined) return `${base}|cimd=${input.metadataUrl}`;
-  return base;
+  const grant = input.grant === undefined ? '' : `|grant=${input.grant}`;
+  if (input.clientId !== undefined) return `${base}|client=${input.clientId}${grant}`;
+  if (input.metadataUrl !== undefined) return `${base}|cimd=${input.metadataUrl}${grant}`;
+  return `${base}${grant}`;
 }
 
 /** The identity without the client part: what logout matches, since it takes no client option. */

@@ -1,4 +1,5 @@
 import type { DpopKey } from '../dpop/key.js';
+import type { GrantName } from '../grantName.js';
 
 /**
  * What the sign-in keeps between requests and processes (docs/sign-in.md#sign-in-stores,
@@ -17,7 +18,7 @@ export interface RecordKey {
 export interface ClientRegistration {
   readonly clientId: string;
   readonly source: 'pre-registered' | 'metadata-document' | 'dynamic';
-  readonly authMethod: 'none' | 'client_secret_basic' | 'client_secret_post';
+  readonly authMethod: 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
   /** A dynamically registered client's own secret (never the one of MCP_BRIDGE_CLIENT_SECRET). */
   readonly clientSecret?: string;
 }
@@ -52,8 +53,8 @@ export interface TokenRecord extends RecordKey {
    * JWK: encrypted with the record like the tokens; absent for a Bearer token.
    */
   readonly dpopKey?: DpopKey;
-  /** The `--grant` that made the sign-in (`device-code`); absent: the browser sign-in. */
-  readonly grant?: string;
+  /** The `--grant` that made the sign-in (docs/sign-in.md#sign-in-grants); absent: the browser sign-in. */
+  readonly grant?: GrantName;
 }
 
 export interface TokenStore {
