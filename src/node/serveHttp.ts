@@ -199,6 +199,8 @@ export async function serveHttpOn(
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
     logger,
+    // docs/serve.md#serve-health: GET /healthz answers with the shared upstream's state.
+    health: shared.state,
     ...(modern === undefined ? {} : { modern }),
   }).catch(async (error: unknown) => {
     if (tracing !== undefined) await flushTracing(tracing);
