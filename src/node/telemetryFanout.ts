@@ -38,5 +38,9 @@ export function fanOutTelemetry(...all: readonly (Telemetry | undefined)[]): Tel
         inputRequested: (kind) => both(a.inputRequested(kind), b.inputRequested(kind)),
       };
     },
+    limitRefused(limit) {
+      first.limitRefused?.(limit);
+      tail.limitRefused?.(limit);
+    },
   };
 }

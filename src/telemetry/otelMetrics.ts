@@ -125,6 +125,7 @@ function once(end: (errorType?: string) => void): (errorType?: string) => void {
 /** The Telemetry of one connection as metrics. */
 export function metricsTelemetry(instruments: BridgeInstruments, connection: ConnectionInfo): Telemetry {
   return {
+    limitRefused: (limit) => instruments.refusals.add(1, { 'mcp.bridge.limit': limit }),
     requestStarted(info: RequestInfo): RequestHandle {
       const start = performance.now();
       const attributes = operationAttributes(info, connection);

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import { findSecrets } from '../helpers/secretScan.js';
-import { raw, startServe } from './serveSupport.js';
+import { POST_HEADERS, raw, startServe } from './serveSupport.js';
 
 afterAll(killAllPeers);
 
@@ -25,7 +25,10 @@ const envWithoutOtel = (): NodeJS.ProcessEnv =>
 
 describe('mcp-bridge serve --metrics', () => {
   it('serves the Prometheus text with the token, after one call with one input round', async () => {
-    const serve = await startServe(['--metrics'], { ...envWithoutOtel(), MCP_BRIDGE_SERVE_TOKEN: TOKEN });
+    const serve = await startServe(['--metrics', '--max-body-bytes', '4096'], {
+      ...envWithoutOtel(),
+      MCP_BRIDGE_SERVE_TOKEN: TOKEN,
+    });
     const auth = { authorization: `Bearer ${TOKEN}` };
     const refused = await raw(serve.port, 'GET', {}, undefined, '/metrics');
     expect(refused.status).toBe(401);
@@ -39,6 +42,9 @@ describe('mcp-bridge serve --metrics', () => {
     const result = await client.callTool({ name: 'ask_form', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `form: accept {"name":"${ANSWER}"}` }]);
     await client.close();
+
+    const tooLarge = await raw(serve.port, 'POST', { ...auth, ...POST_HEADERS }, 'x'.repeat(5000));
+    expect(tooLarge.status).toBe(413);
 
     const scrape = await raw(serve.port, 'GET', auth, undefined, '/metrics');
     expect(scrape.status).toBe(200);
@@ -66,6 +72,7 @@ describe('mcp-bridge serve --metrics', () => {
         `mcp_client_operation_duration_count{mcp_method_name="tools/call",gen_ai_tool_name="ask_form",mcp_protocol_version="2026-07-28",${scope}`,
       ),
     ).toBe('2');
+    expect(value(`mcp_bridge_limit_refusals_total{mcp_bridge_limit="max_body_bytes",${scope}`)).toBe('1');
     const findings = findSecrets({ lines, stderr: [] }, [TOKEN, ANSWER], { streams: ['stdout'] });
     expect(findings).toEqual([]);
   });

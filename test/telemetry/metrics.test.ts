@@ -4,7 +4,7 @@
  * its kind, the client duration histogram one point per round; no attribute holds an argument
  * or a form answer. Read with an in-memory exporter.
  */
-import { Subject, of } from 'rxjs';
+import { NEVER, Subject, of } from 'rxjs';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -26,10 +26,14 @@ import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
 const ANSWER = 'form-answer-5d2e';
 const ARGUMENT = 'argument-value-1f8a';
 
-/** A bridge with `telemetry` in front of a fake upstream whose tool `ask` asks one question. */
-function bridgeWith(telemetry: Telemetry): { send: (frame: object) => void; out: Frame[] } {
+/** A bridge with `telemetry` in front of a fake upstream whose tool `ask` asks one question and `hang` never answers. */
+function bridgeWith(
+  telemetry: Telemetry,
+  maxInFlight = DEFAULT_LIMITS.maxInFlight,
+): { send: (frame: object) => void; out: Frame[] } {
   const fake = createFakeUpstream({
     tools: {
+      hang: () => NEVER,
       ask: (params) =>
         params['inputResponses'] === undefined
           ? {
@@ -51,7 +55,7 @@ function bridgeWith(telemetry: Telemetry): { send: (frame: object) => void; out:
   const lines$ = new Subject<Inbound>();
   const out: Frame[] = [];
   createBridge(
-    { version: '9.9.9', fallbackName: 'fake', limits: DEFAULT_LIMITS },
+    { version: '9.9.9', fallbackName: 'fake', limits: { ...DEFAULT_LIMITS, maxInFlight } },
     {
       connect: () => of(fake.connection),
       logger: { log: () => undefined, enabled: () => false },
@@ -69,7 +73,53 @@ function bridgeWith(telemetry: Telemetry): { send: (frame: object) => void; out:
   return { send, out };
 }
 
+/** The metrics of the last export of `exporter` after a flush of `reader`, by name. */
+async function collected(
+  reader: PeriodicExportingMetricReader,
+  exporter: InMemoryMetricExporter,
+): Promise<Map<string, MetricData>> {
+  await reader.forceFlush();
+  return new Map<string, MetricData>(
+    exporter
+      .getMetrics()
+      .at(-1)!
+      .scopeMetrics.flatMap((scope) => scope.metrics)
+      .map((metric) => [metric.descriptor.name, metric]),
+  );
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'c', version: '1' },
+  },
+};
+
 describe('metrics of one tools/call with an input round', () => {
+  it('counts a request refused by the in-flight limit as max_in_flight', async () => {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    const { send, out } = bridgeWith(
+      metricsTelemetry(bridgeInstruments(provider.getMeter('test')), { transport: 'pipe' }),
+      1,
+    );
+    send(INITIALIZE);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hang', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'hang', arguments: {} } });
+    expect(out.at(-1)).toMatchObject({ id: 3, error: { code: -32603 } });
+    const refusals = (await collected(reader, exporter)).get('mcp.bridge.limit.refusals') as SumMetricData;
+    expect(refusals.dataPoints.map((point) => [point.attributes, point.value])).toEqual([
+      [{ 'mcp.bridge.limit': 'max_in_flight' }, 1],
+    ]);
+    await provider.shutdown();
+  });
+
   it('gives one server duration point, 2 rounds, 1 input request of kind elicitation', async () => {
     const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });

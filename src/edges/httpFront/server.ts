@@ -165,7 +165,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
     if (tokenDigest !== undefined) {
       const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuse(res, refusal.cause, { ...cors, ...refusal.headers });
+      if (refusal !== undefined) return refuseToken(res, refusal, cors);
     }
     switch (req.method) {
       case 'POST': {
@@ -180,6 +180,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
         if (read.kind === 'closed') return;
         if (read.kind !== 'body') {
           res.setHeader('connection', 'close');
+          config.refused?.(read.kind === 'timeout' ? 'body_timeout' : 'max_body_bytes');
           return refuse(res, read.kind === 'timeout' ? 'body_timeout' : 'body_too_large', cors);
         }
         const body = read.bytes;
@@ -206,6 +207,16 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
   };
 
+  // A refused token; an address past its wrong tokens counts for the limit `token_failures`.
+  const refuseToken = (
+    res: ServerResponse,
+    refusal: { readonly cause: RefusalCause; readonly headers: ExtraHeaders },
+    cors: ExtraHeaders,
+  ): void => {
+    if (refusal.cause === 'too_many_token_failures') config.refused?.('token_failures');
+    refuse(res, refusal.cause, { ...cors, ...refusal.headers });
+  };
+
   // /healthz and /metrics: same token rule as /mcp (docs/serve.md#serve-health), GET and HEAD only.
   const routeRead = (
     req: IncomingMessage,
@@ -214,7 +225,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
   ): void | Promise<void> => {
     if (tokenDigest !== undefined) {
       const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuse(res, refusal.cause, refusal.headers);
+      if (refusal !== undefined) return refuseToken(res, refusal, {});
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
@@ -244,7 +255,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     server.headersTimeout = config.bodyTimeoutMs;
     server.requestTimeout = config.bodyTimeoutMs;
     // The cap counts per listening address (docs/serve.md#serve-limits).
-    limitConnections(server, config.maxConnections, config.logger);
+    limitConnections(server, config.maxConnections, config.logger, config.refused);
     return server;
   };
   // docs/serve.md#serve-loopback: both loopback addresses on one port.
