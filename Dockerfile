@@ -22,9 +22,11 @@ ENV NODE_ENV=production
 # The image's own user "node" (uid 1000, gid 1000): the token file must be readable by it alone.
 USER node
 EXPOSE 8080
-# TCP: a connection to the port (the bridge has no health endpoint yet).
+# docs/serve.md#serve-health: GET /healthz with the token of the mounted file (else of
+# MCP_BRIDGE_SERVE_TOKEN), healthy on 200 only: 503 is an upstream that is down, 401 a token that
+# does not match. The token is read inside the check, never put on a command line.
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
-  CMD ["node", "-e", "require('node:net').connect(8080, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"]
+  CMD ["node", "-e", "let t = process.env.MCP_BRIDGE_SERVE_TOKEN ?? ''; try { t = require('node:fs').readFileSync('/run/secrets/mcp_bridge_token', 'utf8').trim(); } catch {} require('node:http').get({ host: '127.0.0.1', port: 8080, path: '/healthz', headers: { authorization: 'Bearer ' + t }, timeout: 4000 }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1)).on('timeout', () => process.exit(1))"]
 # Beyond loopback the bridge needs a token: the file of a secret or a mount, or
 # MCP_BRIDGE_SERVE_TOKEN. The arguments of `docker run` follow: the upstream URL, or
 # options and then "--" and a command that the image holds.

@@ -215,13 +215,16 @@ function bridgeOf<T>(
             failed: (inbound, error) => failedAlone(deps, inbound, error).pipe(mark(requestIdOf(inbound))),
           },
           (inbound) => dispatch(inbound).pipe(mark(requestIdOf(inbound))),
-          (inbound) =>
-            of(
+          (inbound) => {
+            // docs/observability.md#observability-metrics: counted by the limit's name.
+            deps.telemetry?.limitRefused?.('max_in_flight');
+            return of(
               bridgeErrorFrame(
                 inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : null,
                 'too_many_requests',
               ),
-            ).pipe(mark(requestIdOf(inbound))),
+            ).pipe(mark(requestIdOf(inbound)));
+          },
         ),
       );
 

@@ -189,6 +189,8 @@ SIGINT or SIGTERM stops it with 0.
   --max-session-buffer-bytes <n>
                              bytes of output a session's client may leave unread, 1 to
                              1073741824 (default: 16777216); beyond, the session ends
+  --metrics                  GET /metrics in the Prometheus text format on the same listener,
+                             with the token rules of /mcp (GET /healthz is always there)
 
 Environment:
   HTTPS_PROXY, https_proxy   proxy for the upstream server (http://[user:password@]host:port)

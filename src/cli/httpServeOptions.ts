@@ -28,6 +28,8 @@ export interface HttpServeOptions {
   readonly bodyTimeoutMs?: number;
   readonly maxConnections?: number;
   readonly maxSessionBufferBytes?: number;
+  /** `--metrics`: GET /metrics (docs/observability.md#observability-metrics). */
+  readonly metrics?: boolean;
 }
 
 /** `<host>:<port>` with an IPv4 address, a name, or `[v6]`; port 0 takes a free one. */
@@ -165,5 +167,6 @@ export function httpServeOptions(
     ...(bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs }),
     ...(maxConnections === undefined ? {} : { maxConnections }),
     ...(maxSessionBufferBytes === undefined ? {} : { maxSessionBufferBytes }),
+    ...(values('metrics').length > 0 ? { metrics: true } : {}),
   };
 }

@@ -62,6 +62,7 @@ export const OPTIONS = {
   'body-timeout': { forms: SERVE, http: true },
   'max-connections': { forms: SERVE, http: true },
   'max-session-buffer-bytes': { forms: SERVE, http: true },
+  metrics: { forms: SERVE, flag: 'plain', http: true },
   all: { forms: ['logout'], flag: 'plain' },
   'no-revoke': { forms: ['logout'], flag: 'plain' },
   json: { forms: ['status'], flag: 'plain' },

@@ -78,6 +78,7 @@ export async function runServeHttp(
       ...(http.maxSessionBufferBytes === undefined
         ? {}
         : { maxSessionBufferBytes: http.maxSessionBufferBytes }),
+      ...(http.metrics === true ? { metrics: true } : {}),
       version: packageVersion(),
       ...(options.name === undefined ? {} : { name: options.name }),
       logger,

@@ -22,7 +22,9 @@ import { createStderrLogger } from './log.js';
 import { DEFAULT_MAX_BYTES, packageVersion } from './bridgeOptions.js';
 import type { BridgeProcessOptions } from './bridgeOptions.js';
 import { sharedUpstream } from './sharedUpstream.js';
+import { flushMetrics, loadMetrics } from './metrics.js';
 import { flushTracing, loadTracing } from './telemetry.js';
+import { fanOutTelemetry } from './telemetryFanout.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 
@@ -57,6 +59,8 @@ export interface ServeHttpOptions extends BridgeProcessOptions {
   readonly maxConnections?: number;
   /** Bytes of output a session's client may leave unread; beyond, the session ends. Default 16 MiB. */
   readonly maxSessionBufferBytes?: number;
+  /** `GET /metrics` in the Prometheus text format, token rules as for `/mcp` (docs/observability.md#observability-metrics). Default off. */
+  readonly metrics?: boolean;
 }
 
 /** A running server. */
@@ -158,6 +162,23 @@ export async function serveHttpOn(
   const version = options.version ?? packageVersion();
   // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
   const tracing = await loadTracing(process.env, logger, version);
+  // docs/observability.md#observability-metrics: undefined (and nothing loaded) unless OTEL_METRICS_EXPORTER or `metrics` turns them on.
+  const metrics = await loadMetrics(process.env, logger, version, options.metrics === true);
+  const telemetry = fanOutTelemetry(
+    tracing?.forConnection({ transport: 'tcp' }),
+    metrics?.forConnection({ transport: 'tcp' }),
+  );
+  const signIns =
+    metrics === undefined || signIn === undefined
+      ? undefined
+      : signIn.auth.signedIn$.subscribe(metrics.signedIn);
+  const stopTelemetry = async (): Promise<void> => {
+    signIns?.unsubscribe();
+    await Promise.all([
+      tracing === undefined ? undefined : flushTracing(tracing),
+      metrics === undefined ? undefined : flushMetrics(metrics),
+    ]);
+  };
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
   const profileBridge = createRoutedProfileBridge(
     profile,
@@ -175,7 +196,7 @@ export async function serveHttpOn(
       logger,
       checks: options.checks ?? ajvInputChecks,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
-      ...(tracing === undefined ? {} : { telemetry: tracing.forConnection({ transport: 'tcp' }) }),
+      ...(telemetry === undefined ? {} : { telemetry }),
     },
   );
   const bridge = composeRouted(profileBridge, options.compose);
@@ -199,9 +220,13 @@ export async function serveHttpOn(
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
     logger,
+    // docs/serve.md#serve-health: GET /healthz answers with the shared upstream's state.
+    health: shared.state,
+    ...(metrics?.scrape === undefined || options.metrics !== true ? {} : { metrics: metrics.scrape }),
+    ...(metrics === undefined ? {} : { refused: metrics.refused }),
     ...(modern === undefined ? {} : { modern }),
   }).catch(async (error: unknown) => {
-    if (tracing !== undefined) await flushTracing(tracing);
+    await stopTelemetry();
     throw error;
   });
   let closing: Promise<void> | undefined;
@@ -214,7 +239,7 @@ export async function serveHttpOn(
         await front.close();
         shared.close();
         await link.settle();
-        if (tracing !== undefined) await flushTracing(tracing);
+        await stopTelemetry();
       })()),
   };
 }

@@ -21,7 +21,9 @@ import { SIGNAL_KILL_MS, signalExitCode } from '../edges/childStart.js';
 import { createFlowControl } from '../edges/flowControl.js';
 import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
+import { flushMetrics, loadMetrics } from './metrics.js';
 import { flushTracing, loadTracing } from './telemetry.js';
+import { fanOutTelemetry } from './telemetryFanout.js';
 import type { Profile } from '../profiles/profile.js';
 
 export type { StdioUpstream } from './upstreamConnector.js';
@@ -76,6 +78,16 @@ export async function serveStdio(
   const version = options.version ?? packageVersion();
   // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
   const tracing = await loadTracing(process.env, logger, version);
+  // docs/observability.md#observability-metrics: OTLP metrics when OTEL_METRICS_EXPORTER turns them on.
+  const metrics = await loadMetrics(process.env, logger, version, false);
+  const telemetry = fanOutTelemetry(
+    tracing?.forConnection({ transport: 'pipe' }),
+    metrics?.forConnection({ transport: 'pipe' }),
+  );
+  const signIns =
+    metrics === undefined || signIn === undefined
+      ? undefined
+      : signIn.auth.signedIn$.subscribe(metrics.signedIn);
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const connector = createUpstreamConnector({
@@ -104,7 +116,7 @@ export async function serveStdio(
       logger,
       checks: options.checks ?? ajvInputChecks,
       ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
-      ...(tracing === undefined ? {} : { telemetry: tracing.forConnection({ transport: 'pipe' }) }),
+      ...(telemetry === undefined ? {} : { telemetry }),
     },
   );
   const bridge = options.compose === undefined ? profileBridge : options.compose(profileBridge);
@@ -197,6 +209,10 @@ export async function serveStdio(
     process.off('SIGINT', onSignal);
   });
   stdout.off('error', onStdoutError);
-  if (tracing !== undefined) await flushTracing(tracing);
+  signIns?.unsubscribe();
+  await Promise.all([
+    tracing === undefined ? undefined : flushTracing(tracing),
+    metrics === undefined ? undefined : flushMetrics(metrics),
+  ]);
   return forcedCode ?? code;
 }

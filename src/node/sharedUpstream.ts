@@ -12,6 +12,7 @@
  * (A log message of an HTTP upstream arrives in its exchange, src/bridge/sessionUpstream.ts.)
  */
 import { Observable, Subject, defer, map, of, shareReplay, take, tap } from 'rxjs';
+import type { UpstreamState } from '../edges/httpFront/health.js';
 import type { Logger } from '../ports/logger.js';
 import type { ExchangeEvent, UpstreamConnection } from '../ports/upstream.js';
 import type { JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
@@ -35,6 +36,9 @@ const asksForLogs = (params: JsonObject): boolean => {
 export function sharedUpstream(connect: () => Observable<UpstreamConnection>, logger: Logger) {
   let current: UpstreamConnection | undefined;
   let connecting$: Observable<UpstreamConnection> | undefined;
+  // docs/serve.md#serve-health: idle until the first initialize, down after an exit or a failed connect.
+  let state: UpstreamState = 'idle';
+  let closed = false;
   const views = new Set<View>();
 
   /** The sessions a log message of `connection` goes to (docs/serve.md#serve-routing). */
@@ -83,11 +87,14 @@ export function sharedUpstream(connect: () => Observable<UpstreamConnection>, lo
   const adopt = (connection: UpstreamConnection): void => {
     current = connection;
     connecting$ = undefined;
+    state = 'connected';
     const routing = connection.notifications$.subscribe((frame) => route(connection, frame));
     // A child that exited is gone for every session: the next initialize connects anew.
     connection.exit$.pipe(take(1)).subscribe(() => {
       routing.unsubscribe();
-      if (current === connection) current = undefined;
+      if (current !== connection) return;
+      current = undefined;
+      if (!closed) state = 'down';
     });
   };
 
@@ -101,13 +108,18 @@ export function sharedUpstream(connect: () => Observable<UpstreamConnection>, lo
             next: adopt,
             error: () => {
               connecting$ = undefined;
+              state = 'down';
             },
           }),
           shareReplay({ bufferSize: 1, refCount: false }),
         );
         return connecting$.pipe(map(viewOf));
       }),
+    /** The upstream's state for `GET /healthz` (docs/serve.md#serve-health). */
+    state: (): UpstreamState => state,
     close: (): void => {
+      closed = true;
+      state = 'idle';
       current?.close();
       current = undefined;
     },

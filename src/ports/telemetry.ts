@@ -57,4 +57,9 @@ export interface RequestHandle extends EndHandle {
 /** What a connection's telemetry does; one per client connection (its transport and session are fixed). */
 export interface Telemetry {
   requestStarted(info: RequestInfo): RequestHandle;
+  /**
+   * A request refused by a limit of the connection before it ran (`too_many_requests`), by the
+   * limit's name (docs/observability.md#observability-metrics). Optional: traces have no span for it.
+   */
+  limitRefused?(limit: string): void;
 }

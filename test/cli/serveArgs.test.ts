@@ -44,6 +44,7 @@ describe('serve', () => {
       '40',
       '--max-session-buffer-bytes',
       '65536',
+      '--metrics',
       'https://mcp.example.com/mcp',
     ]);
     expect(parsed.kind).toBe('serve-http');
@@ -61,6 +62,14 @@ describe('serve', () => {
       bodyTimeoutMs: 2500,
       maxConnections: 40,
       maxSessionBufferBytes: 65_536,
+      metrics: true,
+    });
+  });
+
+  it('takes --metrics only with serve', () => {
+    expect(parse(['--metrics', '--', 'node'])).toEqual({
+      kind: 'error',
+      message: 'the option --metrics is only for the serve command',
     });
   });
 

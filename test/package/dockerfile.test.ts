@@ -3,8 +3,8 @@
  * engine: its steps run as a script in a temporary directory (test/helpers/dockerfileSteps.ts:
  * `npm ci` from the repository's lock, the build, the copies into the last stage), and its
  * ENTRYPOINT, started with a token file of mode 0400 and the upstream as `docker run` arguments,
- * is a `serve` that answers `initialize` with the token and refuses it without; its TCP health
- * check passes while it listens. The port of the ENTRYPOINT is taken as 0 (a free port), as
+ * is a `serve` that answers `initialize` with the token and refuses it without; its health check
+ * (`GET /healthz` with the token of the mounted file) passes, and fails without that token. The port of the ENTRYPOINT is taken as 0 (a free port), as
  * `docker run -p` maps it.
  */
 import { spawnSync } from 'node:child_process';
@@ -75,12 +75,16 @@ describe('Dockerfile', () => {
       expect(JSON.parse(answered.body)).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
       const [checkNode, ...check] = image.healthcheck ?? [];
       expect(checkNode).toBe('node');
-      const healthy = spawnSync(
-        process.execPath,
-        check.map((arg) => arg.replace('8080', port)),
-        { timeout: 20_000 },
-      );
-      expect(healthy.status).toBe(0);
+      expect(check.join(' ')).toContain("path: '/healthz'");
+      const runCheck = (tokenPath: string) =>
+        spawnSync(
+          process.execPath,
+          check.map((arg) => arg.replace('8080', port).replace('/run/secrets/mcp_bridge_token', tokenPath)),
+          { timeout: 20_000, env: { PATH: process.env['PATH'] ?? '' } },
+        );
+      expect(runCheck(tokenFile).status).toBe(0);
+      // Without the mounted token the route answers 401, so the check fails (a TCP check would pass).
+      expect(runCheck(join(image.root, 'run/secrets/missing')).status).toBe(1);
     } finally {
       peer.child.kill('SIGTERM');
     }

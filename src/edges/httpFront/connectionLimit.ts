@@ -31,10 +31,16 @@ export function dropLog(
 }
 
 /** Caps the open connections of `server`; refusals are logged at most once per interval. */
-export function limitConnections(server: Server, maxConnections: number, logger: Logger): void {
+export function limitConnections(
+  server: Server,
+  maxConnections: number,
+  logger: Logger,
+  refused?: (limit: string) => void,
+): void {
   server.maxConnections = maxConnections;
   const log = dropLog(maxConnections, DROP_LOG_INTERVAL_MS, Date.now);
   server.on('drop', () => {
+    refused?.('max_connections');
     const line = log.drop();
     if (line !== undefined) logger.log('serve', 'warn', line);
   });

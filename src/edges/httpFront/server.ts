@@ -16,6 +16,7 @@ import { limitConnections } from './connectionLimit.js';
 import { exchangeOf } from './exchange.js';
 import { HEALTH_PATH, replyHealth } from './health.js';
 import type { UpstreamState } from './health.js';
+import { METRICS_PATH, replyMetrics } from './metricsRoute.js';
 import { listenAll, shownAddress } from './listen.js';
 import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
 import type { RefusalCause } from './rules.js';
@@ -57,6 +58,10 @@ export interface HttpFrontConfig {
   readonly modern?: ModernLeg;
   /** The upstream's state for `GET /healthz` (docs/serve.md#serve-rules); undefined: no such route. */
   readonly health?: () => UpstreamState;
+  /** The text of `GET /metrics` (docs/observability.md#observability-metrics); undefined: no such route. */
+  readonly metrics?: () => Promise<string>;
+  /** Counts a request refused by a limit, by the limit's name (docs/observability.md#observability-metrics). */
+  readonly refused?: (limit: string) => void;
 }
 
 /**
@@ -137,7 +142,14 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     if (!hostAllowed(one(req.headers.host), port, config.host)) return refuse(res, 'forbidden_host', {});
     if (!originAllowed(origin, port, config.allowOrigins)) return refuse(res, 'forbidden_origin', {});
     const path = (req.url ?? '').split('?')[0];
-    if (path === HEALTH_PATH && config.health !== undefined) return routeHealth(req, res, config.health);
+    if (path === HEALTH_PATH && config.health !== undefined) {
+      const health = config.health;
+      return routeRead(req, res, () => replyHealth(res, req.method, health()));
+    }
+    if (path === METRICS_PATH && config.metrics !== undefined) {
+      const metrics = config.metrics;
+      return routeRead(req, res, () => replyMetrics(res, req.method, metrics));
+    }
     if (path !== MCP_PATH) return refuse(res, 'not_found', cors);
     if (req.method === 'OPTIONS') {
       // CORS preflight, for the origins of --allow-origin only.
@@ -153,7 +165,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
     if (tokenDigest !== undefined) {
       const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuse(res, refusal.cause, { ...cors, ...refusal.headers });
+      if (refusal !== undefined) return refuseToken(res, refusal, cors);
     }
     switch (req.method) {
       case 'POST': {
@@ -168,6 +180,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
         if (read.kind === 'closed') return;
         if (read.kind !== 'body') {
           res.setHeader('connection', 'close');
+          config.refused?.(read.kind === 'timeout' ? 'body_timeout' : 'max_body_bytes');
           return refuse(res, read.kind === 'timeout' ? 'body_timeout' : 'body_too_large', cors);
         }
         const body = read.bytes;
@@ -194,17 +207,31 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     }
   };
 
-  // The health route: same token rule as /mcp (docs/serve.md#serve-rules), GET and HEAD only.
-  const routeHealth = (req: IncomingMessage, res: ServerResponse, health: () => UpstreamState): void => {
+  // A refused token; an address past its wrong tokens counts for the limit `token_failures`.
+  const refuseToken = (
+    res: ServerResponse,
+    refusal: { readonly cause: RefusalCause; readonly headers: ExtraHeaders },
+    cors: ExtraHeaders,
+  ): void => {
+    if (refusal.cause === 'too_many_token_failures') config.refused?.('token_failures');
+    refuse(res, refusal.cause, { ...cors, ...refusal.headers });
+  };
+
+  // /healthz and /metrics: same token rule as /mcp (docs/serve.md#serve-health), GET and HEAD only.
+  const routeRead = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: () => void | Promise<void>,
+  ): void | Promise<void> => {
     if (tokenDigest !== undefined) {
       const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuse(res, refusal.cause, refusal.headers);
+      if (refusal !== undefined) return refuseToken(res, refusal, {});
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       return refuse(res, 'method_not_allowed', {});
     }
-    replyHealth(res, req.method, health());
+    return reply();
   };
 
   // docs/serve.md#serve-limits: Node checks the headers and request times of its connections at
@@ -228,7 +255,7 @@ export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront
     server.headersTimeout = config.bodyTimeoutMs;
     server.requestTimeout = config.bodyTimeoutMs;
     // The cap counts per listening address (docs/serve.md#serve-limits).
-    limitConnections(server, config.maxConnections, config.logger);
+    limitConnections(server, config.maxConnections, config.logger, config.refused);
     return server;
   };
   // docs/serve.md#serve-loopback: both loopback addresses on one port.

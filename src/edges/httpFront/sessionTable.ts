@@ -32,6 +32,8 @@ export interface SessionTableSettings {
   readonly maxSessions: number;
   /** Requests in flight in all sessions together. */
   readonly maxPending: number;
+  /** Counts a request refused by a limit, by the limit's name (docs/observability.md#observability-metrics). */
+  readonly refused?: (limit: string) => void;
   /** A session without a request and without an open stream for this long ends. */
   readonly sessionIdleMs: number;
   readonly maxBufferedFrames: number;
@@ -101,7 +103,10 @@ export function createSessionTable(s: SessionTableSettings): SessionTable {
       limitInFlight(
         { maxInFlight: s.maxPending, counts: (a: Admission) => takesInFlightPlace(a.inbound) },
         (a) => a.run,
-        (a) => a.refuse,
+        (a) => {
+          s.refused?.('max_requests');
+          return a.refuse;
+        },
       ),
     )
     .subscribe();
@@ -161,7 +166,10 @@ export function createSessionTable(s: SessionTableSettings): SessionTable {
     const init = requestOf(messages.find((m) => requestOf(m)?.method === 'initialize'));
     if (init === undefined) return refuseOn(exchange, 'session_required', headers);
     if (messages.length > 1) return refuseOn(exchange, 'batch_not_supported', headers, init.id);
-    if (!makeRoom()) return refuseOn(exchange, 'too_many_sessions', headers, init.id);
+    if (!makeRoom()) {
+      s.refused?.('max_sessions');
+      return refuseOn(exchange, 'too_many_sessions', headers, init.id);
+    }
     open().post(messages, exchange, headers);
   };
 
