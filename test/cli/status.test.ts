@@ -153,7 +153,7 @@ describe('status', () => {
     await opened.store.write(makeRecord({ grant: 'device-code', savedAt: NOW }));
     const text = (await status()).out;
     expect(text).toContain(
-      '  redirect URI:  http://127.0.0.1:41894/callback\n  grant:         device-code\n',
+      '  client:        dynamic\n  grant:         device-code\n  redirect URI:  http://127.0.0.1:41894/callback',
     );
     const json = JSON.parse((await status({ json: true })).out) as { grant?: string }[];
     expect(json.map(({ grant }) => grant)).toEqual(['device-code']);
