@@ -7,6 +7,7 @@
  */
 import type { Observable } from 'rxjs';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
+import type { BridgeDeps } from '../bridge/config.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { startHttpFront } from '../edges/httpFront/server.js';
 import type { ModernLeg } from '../edges/httpFront/server.js';
@@ -159,26 +160,35 @@ export async function serveHttpOn(
   // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
   const tracing = await loadTracing(process.env, logger, version);
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
-  const profileBridge = createRoutedProfileBridge(
-    profile,
-    {
-      version,
-      fallbackName: fallbackServerName({
-        ...(options.name === undefined ? {} : { name: options.name }),
-        ...link.fallback,
-        profileName: profile.name,
-      }),
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
-    },
-    {
-      connect: shared.connect,
-      logger,
-      checks: options.checks ?? ajvInputChecks,
-      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
-      ...(tracing === undefined ? {} : { telemetry: tracing.forConnection({ transport: 'tcp' }) }),
-    },
-  );
-  const bridge = composeRouted(profileBridge, options.compose);
+  const bridgeConfig = {
+    version,
+    fallbackName: fallbackServerName({
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...link.fallback,
+      profileName: profile.name,
+    }),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+  };
+  const bridgeDeps: BridgeDeps = {
+    connect: shared.connect,
+    logger,
+    checks: options.checks ?? ajvInputChecks,
+    ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+  };
+  const bridge = composeRouted(createRoutedProfileBridge(profile, bridgeConfig, bridgeDeps), options.compose);
+  // docs/observability.md#observability-session: with tracing on, each session gets a bridge of
+  // its own whose spans carry its session (only a hash of the id: the id is a capability).
+  const sessionBridge =
+    tracing === undefined
+      ? undefined
+      : (sessionId: string) =>
+          composeRouted(
+            createRoutedProfileBridge(profile, bridgeConfig, {
+              ...bridgeDeps,
+              telemetry: tracing.forConnection({ transport: 'tcp', sessionId }),
+            }),
+            options.compose,
+          );
   const maxSessions = options.maxSessions ?? 100;
   const maxPending = options.maxPending ?? 1024;
   // A server that cannot listen stops the tracing it started, so no exporter keeps the process alive.
@@ -198,6 +208,7 @@ export async function serveHttpOn(
     maxSessionBufferBytes: options.maxSessionBufferBytes ?? DEFAULT_MAX_SESSION_BUFFER_BYTES,
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
+    ...(sessionBridge === undefined ? {} : { sessionBridge }),
     logger,
     ...(modern === undefined ? {} : { modern }),
   }).catch(async (error: unknown) => {
