@@ -159,6 +159,8 @@ export async function serveHttpOn(
   const version = options.version ?? packageVersion();
   // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
   const tracing = await loadTracing(process.env, logger, version);
+  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
+  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
   const bridgeConfig = {
     version,

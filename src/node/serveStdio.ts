@@ -76,6 +76,8 @@ export async function serveStdio(
   const version = options.version ?? packageVersion();
   // docs/observability.md#observability-switch: undefined (and nothing loaded) unless the environment turns tracing on.
   const tracing = await loadTracing(process.env, logger, version);
+  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
+  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const connector = createUpstreamConnector({

@@ -12,6 +12,10 @@ import type {
   RequestInfo,
   RoundHandle,
   RoundOutcome,
+  SignInOutcome,
+  SignInStepHandle,
+  SignInStepInfo,
+  SignInTelemetry,
   Telemetry,
   TraceContext,
 } from '../ports/telemetry.js';
@@ -142,6 +146,58 @@ export function otelTelemetry(parts: OtelParts, connection: ConnectionInfo): Tel
           return { end: ender(api, child) };
         },
       };
+    },
+  };
+}
+
+/** The attributes of a sign-in step: the grant, and the host and port of the authorization server at most. */
+function stepAttributes(info: SignInStepInfo): Api.Attributes {
+  const attributes: Api.Attributes = { 'mcp.bridge.auth.grant': info.grant };
+  const server = info.server === undefined ? undefined : URL.parse(info.server);
+  if (server !== null && server !== undefined) {
+    attributes['server.address'] = server.hostname;
+    attributes['server.port'] = Number(server.port || (server.protocol === 'http:' ? 80 : 443));
+  }
+  return attributes;
+}
+
+/**
+ * The sign-in spans on OpenTelemetry (docs/observability.md#observability-sign-in): a sign-in, a
+ * refresh and a wait for the token lock, each a child of the upstream request that needed it.
+ */
+export function otelSignInTelemetry(parts: OtelParts): SignInTelemetry {
+  const { api, tracer, propagator } = parts;
+  const parentOf = (trace: TraceContext | undefined): Api.Context => {
+    if (trace === undefined) return api.ROOT_CONTEXT;
+    const carrier: Record<string, string> = { traceparent: trace.traceparent };
+    if (trace.tracestate !== undefined) carrier['tracestate'] = trace.tracestate;
+    return propagator.extract(api.ROOT_CONTEXT, carrier, api.defaultTextMapGetter);
+  };
+  const step =
+    (name: string, kind: Api.SpanKind) =>
+    (info: SignInStepInfo): SignInStepHandle => {
+      const span = tracer.startSpan(name, { kind, attributes: stepAttributes(info) }, parentOf(info.parent));
+      const end = ender(api, span);
+      let ended = false;
+      return {
+        end(outcome: SignInOutcome, errorType?: string) {
+          if (ended) return;
+          ended = true;
+          span.setAttribute('mcp.bridge.auth.outcome', outcome);
+          end(outcome === 'failed' ? (errorType ?? 'error') : undefined);
+        },
+      };
+    };
+  return {
+    signInStarted: step('mcp.bridge.sign_in', api.SpanKind.INTERNAL),
+    refreshStarted: step('mcp.bridge.refresh', api.SpanKind.CLIENT),
+    lockWaitStarted(parent) {
+      const span = tracer.startSpan(
+        'mcp.bridge.token_lock.wait',
+        { kind: api.SpanKind.INTERNAL },
+        parentOf(parent),
+      );
+      return { end: ender(api, span) };
     },
   };
 }
