@@ -1,5 +1,5 @@
 /**
- * No secrets in telemetry (docs/observability.md#observability-secrets, issue 32 D3): one test
+ * No secrets in telemetry (docs/observability.md#observability-secrets): one test
  * exports every span to one in-memory exporter: a sign-in against oidc-provider that gives a
  * token (through UpstreamAuth, as the HTTP upstream calls it), then a bridge to an HTTP upstream
  * with a secret header and a key in its URL's query: a tool call whose arguments hold a
