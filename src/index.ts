@@ -27,6 +27,10 @@ export type {
   RequestInfo,
   RoundHandle,
   RoundOutcome,
+  SignInOutcome,
+  SignInStepHandle,
+  SignInStepInfo,
+  SignInTelemetry,
   Telemetry,
   TraceContext,
 } from './ports/telemetry.js';

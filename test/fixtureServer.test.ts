@@ -22,7 +22,7 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const LISTS = { tools: { listChanged: true }, prompts: { listChanged: true } };
 const TOOLS = [
   'echo', 'add', 'slow', 'progress', 'bare_array', 'structured', 'array_output', 'show', 'log', 'meta_echo',
-  'ask_form', 'ask_url', 'ask_url_twice', 'ask_bad_url', 'confirm', 'two_rounds', 'never_stops', 'many_inputs',
+  'ask_form', 'ask_url', 'ask_url_twice', 'ask_bad_url', 'confirm', 'two_rounds', 'ask_traced', 'never_stops', 'many_inputs',
   'refused_state', 'ask_named', 'ask_sample', 'sample_tools', 'ask_roots', 'multi', 'toggled', 'toggle', 'touch', 'add_tool',
   'drop_listen', 'crash', 'shutdown',
 ]; // prettier-ignore

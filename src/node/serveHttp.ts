@@ -7,6 +7,7 @@
  */
 import type { Observable } from 'rxjs';
 import { DEFAULT_LIMITS } from '../bridge/config.js';
+import type { BridgeDeps } from '../bridge/config.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { startHttpFront } from '../edges/httpFront/server.js';
 import type { ModernLeg } from '../edges/httpFront/server.js';
@@ -164,10 +165,8 @@ export async function serveHttpOn(
   const tracing = await loadTracing(process.env, logger, version);
   // docs/observability.md#observability-metrics: undefined (and nothing loaded) unless OTEL_METRICS_EXPORTER or `metrics` turns them on.
   const metrics = await loadMetrics(process.env, logger, version, options.metrics === true);
-  const telemetry = fanOutTelemetry(
-    tracing?.forConnection({ transport: 'tcp' }),
-    metrics?.forConnection({ transport: 'tcp' }),
-  );
+  const sessionMetrics = metrics?.forConnection({ transport: 'tcp' });
+  const telemetry = fanOutTelemetry(tracing?.forConnection({ transport: 'tcp' }), sessionMetrics);
   const signIns =
     metrics === undefined || signIn === undefined
       ? undefined
@@ -179,27 +178,36 @@ export async function serveHttpOn(
       metrics === undefined ? undefined : flushMetrics(metrics),
     ]);
   };
+  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
+  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
-  const profileBridge = createRoutedProfileBridge(
-    profile,
-    {
-      version,
-      fallbackName: fallbackServerName({
-        ...(options.name === undefined ? {} : { name: options.name }),
-        ...link.fallback,
-        profileName: profile.name,
-      }),
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
-    },
-    {
-      connect: shared.connect,
-      logger,
-      checks: options.checks ?? ajvInputChecks,
-      ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
-      ...(telemetry === undefined ? {} : { telemetry }),
-    },
-  );
-  const bridge = composeRouted(profileBridge, options.compose);
+  const bridgeConfig = {
+    version,
+    fallbackName: fallbackServerName({
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...link.fallback,
+      profileName: profile.name,
+    }),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+  };
+  const bridgeDeps: BridgeDeps = {
+    connect: shared.connect,
+    logger,
+    checks: options.checks ?? ajvInputChecks,
+    ...(signIn === undefined ? {} : { consent: signIn.consent, signIn$: signIn.auth.signedIn$ }),
+    ...(telemetry === undefined ? {} : { telemetry }),
+  };
+  const bridge = composeRouted(createRoutedProfileBridge(profile, bridgeConfig, bridgeDeps), options.compose);
+  // docs/observability.md#observability-session: with tracing on, each session gets a bridge of
+  // its own whose spans carry its session (only a hash of the id: the id is a capability).
+  const sessionBridge =
+    tracing === undefined
+      ? undefined
+      : (sessionId: string) => {
+          const own = fanOutTelemetry(tracing.forConnection({ transport: 'tcp', sessionId }), sessionMetrics);
+          const deps = own === undefined ? bridgeDeps : { ...bridgeDeps, telemetry: own };
+          return composeRouted(createRoutedProfileBridge(profile, bridgeConfig, deps), options.compose);
+        };
   const maxSessions = options.maxSessions ?? 100;
   const maxPending = options.maxPending ?? 1024;
   // A server that cannot listen stops the tracing it started, so no exporter keeps the process alive.
@@ -219,6 +227,7 @@ export async function serveHttpOn(
     maxSessionBufferBytes: options.maxSessionBufferBytes ?? DEFAULT_MAX_SESSION_BUFFER_BYTES,
     maxDepth: DEFAULT_MAX_DEPTH,
     bridge,
+    ...(sessionBridge === undefined ? {} : { sessionBridge }),
     logger,
     // docs/serve.md#serve-health: GET /healthz answers with the shared upstream's state.
     health: shared.state,

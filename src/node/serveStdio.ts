@@ -88,6 +88,8 @@ export async function serveStdio(
     metrics === undefined || signIn === undefined
       ? undefined
       : signIn.auth.signedIn$.subscribe(metrics.signedIn);
+  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
+  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const connector = createUpstreamConnector({

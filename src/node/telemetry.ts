@@ -84,7 +84,7 @@ export async function loadTracing(
 export const FLUSH_LIMIT_MS = 2_000;
 
 /** Exports the spans left, waiting at most FLUSH_LIMIT_MS: a collector that does not answer never holds the exit. */
-export async function flushTracing(tracing: TracingRuntime): Promise<void> {
+export async function flushTracing(tracing: Pick<TracingRuntime, 'shutdown'>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, FLUSH_LIMIT_MS);

@@ -5,6 +5,7 @@
  * silent refresh whose refresh token is sent at most once, else a new interactive sign-in.
  */
 import type { ConsentPort } from '../ports/signIn.js';
+import type { SignInTelemetry } from '../ports/telemetry.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import { grantRow } from './grants.js';
 import type { RefreshMark } from './recordWrites.js';
@@ -12,6 +13,7 @@ import { refreshUnanswered } from './refreshMark.js';
 import type { ChallengeInput, RenewalContext } from './renewal.js';
 import { discover, silentRefresh } from './renewal.js';
 import { covers } from './scopes.js';
+import { stepInfo, traced } from './signInSteps.js';
 import { MAX_SIGN_INS_PER_WINDOW, SIGN_IN_WINDOW_MS, type SignInBudget } from './signInBudget.js';
 import { LockLostError } from './store/hold.js';
 import type { LockHold, TokenRecord, TokenStore } from './store/types.js';
@@ -28,13 +30,15 @@ export interface RenewDeps {
   /** Makes `record` the one in use. */
   readonly adopt: (record: TokenRecord) => void;
   readonly markRefresh: (stored: TokenRecord & { readonly refreshToken: string }) => Promise<RefreshMark>;
+  /** The telemetry of the sign-in steps as it is now (UpstreamAuth.observe). */
+  readonly telemetry: () => SignInTelemetry;
 }
 
 /** The renewal of one challenge, to run under one hold of the lock (SignInLock.hold). */
 export function renewUnderLock(
   deps: RenewDeps,
 ): (input: ChallengeInput) => (held: LockHold) => Promise<void> {
-  const { store, budget, contextOf, adopt, markRefresh } = deps;
+  const { store, budget, contextOf, adopt, markRefresh, telemetry } = deps;
   const renew = async (input: ChallengeInput, held: LockHold, again = true): Promise<void> => {
     if (input.signal.aborted) throw input.signal.reason as Error;
     const ctx = contextOf(held, input.consent);
@@ -104,9 +108,29 @@ export function renewUnderLock(
         if (again) return renew(input, held, false);
         throw new LockLostError();
       }
-      if (mark === 'marked' && (await silentRefresh(ctx, stored, found))) return;
+      // docs/observability.md#observability-sign-in: a span per refresh and per sign-in.
+      if (
+        mark === 'marked' &&
+        (await traced(
+          telemetry().refreshStarted(stepInfo('refresh_token', found.as.issuer, input.trace)),
+          () => silentRefresh(ctx, stored, found),
+          (refreshed) => (refreshed ? 'ok' : 'refused'),
+        ))
+      )
+        return;
     }
-    await grant.obtain(ctx, input, found, stored);
+    // `--grant` names the span's grant as OAuth spells grant types (authorization_code).
+    await traced(
+      telemetry().signInStarted(
+        stepInfo(
+          (ctx.config.grant ?? 'authorization-code').replaceAll('-', '_'),
+          found.as.issuer,
+          input.trace,
+        ),
+      ),
+      () => grant.obtain(ctx, input, found, stored),
+      () => 'ok',
+    );
   };
 
   // A hold lost on the way is a LockLostError, whatever failed.

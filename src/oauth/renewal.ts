@@ -16,6 +16,7 @@
 import type { ServerMetadata } from 'openid-client';
 import type { Logger } from '../ports/logger.js';
 import type { ConsentPort } from '../ports/signIn.js';
+import type { TraceContext } from '../ports/telemetry.js';
 import { BridgeError, isBridgeError } from '../protocol/bridgeError.js';
 import type { BearerChallenge } from './challenge.js';
 import { registerClient } from './dynamicRegistration.js';
@@ -53,6 +54,8 @@ export interface ChallengeInput {
   readonly refused: string | undefined;
   /** The client connection whose request needs the sign-in; undefined: the relay's port. */
   readonly consent?: ConsentPort | undefined;
+  /** The trace context of the refused request: the parent of the sign-in's spans. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** What the steps share with createUpstreamAuth. */

@@ -31,6 +31,8 @@ import { bearerChallenge } from './challenge.js';
 import { asksDpop, asksNonce, dpopSession, resourceProof, validNonce } from './dpop/index.js';
 import type { InteractiveDeps, InteractiveSettings, InteractiveState } from './interactive.js';
 import type { ConsentPort, UpstreamAuth } from '../ports/signIn.js';
+import { NO_SIGN_IN_TELEMETRY } from '../ports/telemetry.js';
+import type { EndHandle, SignInTelemetry } from '../ports/telemetry.js';
 import type { SignInConfig, SignInDeps } from './signInConfig.js';
 import { startReceiver as defaultStartReceiver } from './receiver.js';
 import { recordWrites } from './recordWrites.js';
@@ -39,6 +41,7 @@ import { renewUnderLock } from './renewUnderLock.js';
 import { NO_METADATA_DOCUMENT } from './registration.js';
 import { covers } from './scopes.js';
 import { signInBudget } from './signInBudget.js';
+import { stepErrorType } from './signInSteps.js';
 import { LockLostError } from './store/hold.js';
 import { loopbackRedirectUri, storageIdentity } from './store/identity.js';
 import type { LockHold, RecordKey, TokenRecord } from './store/types.js';
@@ -135,7 +138,16 @@ export function createUpstreamAuth(
     dpop,
   });
 
-  const renewHeld = renewUnderLock({ store, budget, contextOf, adopt, markRefresh });
+  // docs/observability.md#observability-sign-in: none until observe() gives one.
+  let telemetry: SignInTelemetry = NO_SIGN_IN_TELEMETRY;
+  const renewHeld = renewUnderLock({
+    store,
+    budget,
+    contextOf,
+    adopt,
+    markRefresh,
+    telemetry: () => telemetry,
+  });
 
   const challenge: UpstreamAuth['challenge'] = async (given) => {
     const { status, wwwAuthenticate, signal } = given;
@@ -153,19 +165,44 @@ export function createUpstreamAuth(
       stepUps.add(signal);
     }
     await loaded;
-    const input: ChallengeInput = { status, bearer, signal, refused, consent: given.consent };
-    const attempt = (): Promise<void> => lock.hold(key, renewHeld(input), { signal });
+    const input: ChallengeInput = {
+      status,
+      bearer,
+      signal,
+      refused,
+      consent: given.consent,
+      trace: given.trace,
+    };
+    // A span for each wait for the lock: behind this process's other sign-ins, then the lock's own.
+    const attempt = (wait: EndHandle): Promise<void> => {
+      let waiting = true;
+      return lock
+        .hold(
+          key,
+          (held) => {
+            waiting = false;
+            wait.end();
+            return renewHeld(input)(held);
+          },
+          { signal },
+        )
+        .catch((error: unknown) => {
+          if (waiting) wait.end(stepErrorType(error));
+          throw error;
+        });
+    };
+    const firstWait = telemetry.lockWaitStarted(given.trace);
     // After a lost hold, once more under a new hold (docs/sign-in.md#sign-in-lock); it reads the
     // store first, so a token another process stored meanwhile is taken as it is.
     const run = queue.then(() =>
-      attempt().catch((error: unknown) => {
+      attempt(firstWait).catch((error: unknown) => {
         if (!(error instanceof LockLostError)) throw error;
         logger.log(
           SCOPE,
           'warn',
           'another bridge process took the sign-in lock over: the bridge reads the stored sign-in again',
         );
-        return attempt();
+        return attempt(telemetry.lockWaitStarted(given.trace));
       }),
     );
     queue = run.catch(() => undefined);
@@ -209,5 +246,8 @@ export function createUpstreamAuth(
     challenge,
     signedIn$: signedIn.asObservable(),
     load: () => loaded,
+    observe: (given) => {
+      telemetry = given;
+    },
   };
 }

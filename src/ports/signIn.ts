@@ -7,6 +7,7 @@
  * only, so that neither side loads the other (ARCHITECTURE.md).
  */
 import type { Observable } from 'rxjs';
+import type { SignInTelemetry, TraceContext } from './telemetry.js';
 
 /**
  * The sign-in as the HTTP upstream sees it: the header of each POST, and what to do after a
@@ -44,6 +45,11 @@ export interface UpstreamAuth {
      * relay's port.
      */
     consent?: ConsentPort | undefined;
+    /**
+     * The trace context of the refused request (its `traceparent` in `_meta`), when it had one:
+     * the parent of the spans of the sign-in (docs/observability.md#observability-sign-in).
+     */
+    trace?: TraceContext | undefined;
   }): Promise<void>;
   /** Emits after each completed sign-in, and after each refresh or stored sign-in that changed the token (reopenListen's signIn$). */
   readonly signedIn$: Observable<void>;
@@ -52,6 +58,11 @@ export interface UpstreamAuth {
    * header() gives a stored token, so the first request needs no 401 round trip. Never rejects.
    */
   load?(): Promise<void>;
+  /**
+   * Sets the telemetry of the sign-in, the refresh and the wait for the token lock
+   * (docs/observability.md#observability-sign-in); until then none.
+   */
+  observe?(telemetry: SignInTelemetry): void;
 }
 
 /**

@@ -63,3 +63,45 @@ export interface Telemetry {
    */
   limitRefused?(limit: string): void;
 }
+
+/**
+ * A step of the sign-in of a URL upstream as telemetry sees it
+ * (docs/observability.md#observability-sign-in): the grant and the authorization server's origin
+ * at most; never a token, a URL path or query, a header value or a code.
+ */
+export interface SignInStepInfo {
+  /** The OAuth grant: `authorization_code` (a sign-in), `refresh_token` (a refresh). */
+  readonly grant: string;
+  /** The authorization server's origin (`https://as.example`), when known. */
+  readonly server?: string;
+  /** The trace context of the upstream request that needed the step, when it had one. */
+  readonly parent?: TraceContext | undefined;
+}
+
+/** How a sign-in step ended: `ok`, `refused` by the server (a refresh), or `failed` with its error type. */
+export type SignInOutcome = 'ok' | 'refused' | 'failed';
+
+/** One sign-in step in progress; ends once. */
+export interface SignInStepHandle {
+  end(outcome: SignInOutcome, errorType?: string): void;
+}
+
+/**
+ * The telemetry of the sign-in of one URL upstream: a span for a sign-in, a refresh and a wait for
+ * the token lock (docs/sign-in.md#sign-in-lock). NO_SIGN_IN_TELEMETRY does nothing.
+ */
+export interface SignInTelemetry {
+  signInStarted(info: SignInStepInfo): SignInStepHandle;
+  refreshStarted(info: SignInStepInfo): SignInStepHandle;
+  /** A wait for the token lock; `end` when it is held, or with the error type when the wait failed. */
+  lockWaitStarted(parent: TraceContext | undefined): EndHandle;
+}
+
+const NO_STEP: SignInStepHandle & EndHandle = { end: () => undefined };
+
+/** The default of the sign-in: no span, nothing done. */
+export const NO_SIGN_IN_TELEMETRY: SignInTelemetry = {
+  signInStarted: () => NO_STEP,
+  refreshStarted: () => NO_STEP,
+  lockWaitStarted: () => NO_STEP,
+};

@@ -4,6 +4,7 @@
  * (docs/observability.md#observability-spans). The OpenTelemetry modules are given, never
  * imported here: src/telemetry/start.ts loads them with `import()` only when tracing is on.
  */
+import { createHash } from 'node:crypto';
 import type * as Api from '@opentelemetry/api';
 import type {
   EndHandle,
@@ -11,6 +12,10 @@ import type {
   RequestInfo,
   RoundHandle,
   RoundOutcome,
+  SignInOutcome,
+  SignInStepHandle,
+  SignInStepInfo,
+  SignInTelemetry,
   Telemetry,
   TraceContext,
 } from '../ports/telemetry.js';
@@ -18,7 +23,18 @@ import type {
 /** The connection a Telemetry is made for (`network.transport`, `mcp.session.id`). */
 export interface ConnectionInfo {
   readonly transport: 'pipe' | 'tcp';
+  /** The HTTP session id (`Mcp-Session-Id`); only its sessionTag reaches a span. */
   readonly sessionId?: string;
+}
+
+/**
+ * The `mcp.session.id` of a session: the first 16 hex digits of the SHA-256 of its id
+ * (docs/observability.md#observability-session). The id itself is a capability (whoever holds it
+ * can use the session, docs/serve.md#serve-sessions), so it never leaves the process; 192 random
+ * bits cannot be found again from 64 bits of their hash, which still tell the sessions apart.
+ */
+export function sessionTag(sessionId: string): string {
+  return createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 16);
 }
 
 /** What the spans need of OpenTelemetry: its API module, a tracer and the W3C propagator. */
@@ -36,11 +52,11 @@ const INPUT_METHODS: Readonly<Record<string, string>> = {
 };
 
 /** The attributes of the conventions for a request of `info` (gen-ai/mcp.md). */
-function requestAttributes(info: RequestInfo, connection: ConnectionInfo): Api.Attributes {
+function requestAttributes(info: RequestInfo, connection: Api.Attributes): Api.Attributes {
   const attributes: Api.Attributes = {
     'mcp.method.name': info.method,
     'jsonrpc.request.id': String(info.requestId),
-    'network.transport': connection.transport,
+    ...connection,
   };
   if (info.target !== undefined) {
     if (info.method === 'tools/call') {
@@ -49,7 +65,6 @@ function requestAttributes(info: RequestInfo, connection: ConnectionInfo): Api.A
     } else attributes['gen_ai.prompt.name'] = info.target;
   }
   if (info.protocolVersion !== undefined) attributes['mcp.protocol.version'] = info.protocolVersion;
-  if (connection.sessionId !== undefined) attributes['mcp.session.id'] = connection.sessionId;
   return attributes;
 }
 
@@ -80,6 +95,11 @@ function contextOf(parts: OtelParts, context: Api.Context): TraceContext | undef
 /** The Telemetry of one connection on OpenTelemetry. */
 export function otelTelemetry(parts: OtelParts, connection: ConnectionInfo): Telemetry {
   const { api, tracer, propagator } = parts;
+  // The attributes of the connection, the same for each of its requests.
+  const connectionAttributes: Api.Attributes = {
+    'network.transport': connection.transport,
+    ...(connection.sessionId === undefined ? {} : { 'mcp.session.id': sessionTag(connection.sessionId) }),
+  };
   return {
     requestStarted(info: RequestInfo): RequestHandle {
       const carrier: Record<string, string> = {};
@@ -90,7 +110,7 @@ export function otelTelemetry(parts: OtelParts, connection: ConnectionInfo): Tel
       const name = info.target === undefined ? info.method : `${info.method} ${info.target}`;
       const span = tracer.startSpan(
         name,
-        { kind: api.SpanKind.SERVER, attributes: requestAttributes(info, connection) },
+        { kind: api.SpanKind.SERVER, attributes: requestAttributes(info, connectionAttributes) },
         parent,
       );
       const inside = api.trace.setSpan(parent, span);
@@ -126,6 +146,58 @@ export function otelTelemetry(parts: OtelParts, connection: ConnectionInfo): Tel
           return { end: ender(api, child) };
         },
       };
+    },
+  };
+}
+
+/** The attributes of a sign-in step: the grant, and the host and port of the authorization server at most. */
+function stepAttributes(info: SignInStepInfo): Api.Attributes {
+  const attributes: Api.Attributes = { 'mcp.bridge.auth.grant': info.grant };
+  const server = info.server === undefined ? undefined : URL.parse(info.server);
+  if (server !== null && server !== undefined) {
+    attributes['server.address'] = server.hostname;
+    attributes['server.port'] = Number(server.port || (server.protocol === 'http:' ? 80 : 443));
+  }
+  return attributes;
+}
+
+/**
+ * The sign-in spans on OpenTelemetry (docs/observability.md#observability-sign-in): a sign-in, a
+ * refresh and a wait for the token lock, each a child of the upstream request that needed it.
+ */
+export function otelSignInTelemetry(parts: OtelParts): SignInTelemetry {
+  const { api, tracer, propagator } = parts;
+  const parentOf = (trace: TraceContext | undefined): Api.Context => {
+    if (trace === undefined) return api.ROOT_CONTEXT;
+    const carrier: Record<string, string> = { traceparent: trace.traceparent };
+    if (trace.tracestate !== undefined) carrier['tracestate'] = trace.tracestate;
+    return propagator.extract(api.ROOT_CONTEXT, carrier, api.defaultTextMapGetter);
+  };
+  const step =
+    (name: string, kind: Api.SpanKind) =>
+    (info: SignInStepInfo): SignInStepHandle => {
+      const span = tracer.startSpan(name, { kind, attributes: stepAttributes(info) }, parentOf(info.parent));
+      const end = ender(api, span);
+      let ended = false;
+      return {
+        end(outcome: SignInOutcome, errorType?: string) {
+          if (ended) return;
+          ended = true;
+          span.setAttribute('mcp.bridge.auth.outcome', outcome);
+          end(outcome === 'failed' ? (errorType ?? 'error') : undefined);
+        },
+      };
+    };
+  return {
+    signInStarted: step('mcp.bridge.sign_in', api.SpanKind.INTERNAL),
+    refreshStarted: step('mcp.bridge.refresh', api.SpanKind.CLIENT),
+    lockWaitStarted(parent) {
+      const span = tracer.startSpan(
+        'mcp.bridge.token_lock.wait',
+        { kind: api.SpanKind.INTERNAL },
+        parentOf(parent),
+      );
+      return { end: ender(api, span) };
     },
   };
 }

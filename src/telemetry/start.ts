@@ -9,9 +9,9 @@
  * its own. The OTLP exporters read their endpoint, headers and timeout from the standard
  * environment themselves (OTEL_EXPORTER_OTLP_*).
  */
-import type { Telemetry } from '../ports/telemetry.js';
+import type { SignInTelemetry, Telemetry } from '../ports/telemetry.js';
 import type { ConnectionInfo } from './otelTelemetry.js';
-import { otelTelemetry } from './otelTelemetry.js';
+import { otelSignInTelemetry, otelTelemetry } from './otelTelemetry.js';
 
 export type { ConnectionInfo } from './otelTelemetry.js';
 
@@ -28,6 +28,8 @@ export interface TracingOptions {
 /** Tracing while the process runs: a Telemetry per connection, and the flush at the end. */
 export interface TracingRuntime {
   readonly forConnection: (connection: ConnectionInfo) => Telemetry;
+  /** The spans of the sign-in of a URL upstream (UpstreamAuth.observe). */
+  readonly signIn: SignInTelemetry;
   /** Exports what is left and stops; never rejects. */
   readonly shutdown: () => Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startTracing(options: TracingOptions): Promise<TracingRunt
   };
   return {
     forConnection: (connection) => otelTelemetry(parts, connection),
+    signIn: otelSignInTelemetry(parts),
     shutdown: () => provider.shutdown().catch(() => undefined),
   };
 }

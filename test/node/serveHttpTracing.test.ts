@@ -4,6 +4,7 @@
  * `network.transport` tcp and a round span under it, in the client's trace, exported with OTLP
  * http/json to a local collector when the server closes.
  */
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,9 +106,10 @@ describe('serve with tracing on', () => {
       }),
     });
     await init.text();
+    const sessionId = init.headers.get('mcp-session-id') ?? '';
     const headers = {
       ...POST_HEADERS,
-      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-session-id': sessionId,
       'mcp-protocol-version': '2025-11-25',
     };
     await (
@@ -145,6 +147,13 @@ describe('serve with tracing on', () => {
     expect(attribute(serverSpan, 'mcp.method.name')).toBe('tools/call');
     expect(attribute(serverSpan, 'gen_ai.tool.name')).toBe('progress');
     expect(attribute(serverSpan, 'jsonrpc.request.id')).toBe('7');
+    expect(attribute(serverSpan, 'mcp.protocol.version')).toBe('2025-11-25');
+    // docs/observability.md#observability-session: 16 hex digits of the SHA-256 of the id, never the id.
+    expect(sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(attribute(serverSpan, 'mcp.session.id')).toBe(
+      createHash('sha256').update(sessionId).digest('hex').slice(0, 16),
+    );
+    expect(JSON.stringify(collector.spans)).not.toContain(sessionId);
     const rounds = collector.spans.filter((span) => span.name === 'tools/call progress' && span.kind === 3);
     expect(rounds.map((span) => [span.traceId, attribute(span, 'mcp.bridge.round')])).toEqual([[TRACE, 1]]);
   });

@@ -23,6 +23,7 @@ import { requestHeaders } from './headers.js';
 import { responseMessages } from './response.js';
 import { withSignIn } from './signInRetry.js';
 import { errorCode } from './sse.js';
+import { traceContextOf } from './traceHeaders.js';
 import type { ToolHeaderCache } from './toolHeaders.js';
 
 /** What the exchanges share, made once per connection (httpUpstream.ts). */
@@ -238,6 +239,9 @@ export function createExchanges(context: ExchangeContext): Exchanges {
           return controller.abortSignal;
         },
         consent: options.consent,
+        get trace() {
+          return traceContextOf(params);
+        },
       };
       const messages$ = withSignIn(post, signIn).pipe(
         mergeMap((response) => {

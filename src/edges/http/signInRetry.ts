@@ -8,6 +8,7 @@
 import { catchError, defer, from, mergeMap, of, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { ConsentPort, UpstreamAuth } from '../../ports/signIn.js';
+import type { TraceContext } from '../../ports/telemetry.js';
 import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { HttpResponse } from './response.js';
 
@@ -22,6 +23,8 @@ export interface SignInRetryContext {
   readonly signal: AbortSignal;
   /** The client connection of the exchange (ExchangeOptions.consent): the one a sign-in asks. */
   readonly consent?: ConsentPort | undefined;
+  /** The trace context of the request (traceContextOf), read only when a challenge needs it. */
+  readonly trace?: TraceContext | undefined;
 }
 
 const ignore = (): void => undefined;
@@ -101,6 +104,7 @@ export function withSignIn(
             signal: ctx.signal,
             authorization,
             ...(ctx.consent === undefined ? {} : { consent: ctx.consent }),
+            trace: ctx.trace,
           }),
         ),
       ).pipe(

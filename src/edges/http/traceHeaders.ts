@@ -4,6 +4,7 @@
  * on, else the client's own) also go as headers, so an HTTP server or proxy that reads only
  * headers joins the same trace. Pure functions: no I/O.
  */
+import type { TraceContext } from '../../ports/telemetry.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 
 /** version-traceid-parentid-flags, lower-case hex (W3C Trace Context, section 3.2). */
@@ -34,4 +35,13 @@ export function traceHeaders(params: JsonObject): ReadonlyArray<readonly [string
         ['tracestate', tracestate],
       ]
     : [['traceparent', traceparent]];
+}
+
+/** The trace context of `params._meta` as traceHeaders gives it (only when well-formed), or undefined. */
+export function traceContextOf(params: JsonObject): TraceContext | undefined {
+  const [traceparent, tracestate] = traceHeaders(params);
+  if (traceparent === undefined) return undefined;
+  return tracestate === undefined
+    ? { traceparent: traceparent[1] }
+    : { traceparent: traceparent[1], tracestate: tracestate[1] };
 }

@@ -54,6 +54,8 @@ export interface HttpFrontConfig {
   readonly maxDepth: number;
   /** The bridge; its frames carry the client request that made them (docs/serve.md#serve-routing). */
   readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
+  /** The bridge of one session by its id, instead of `bridge` (SessionTableSettings.sessionBridge). */
+  readonly sessionBridge?: (sessionId: string) => OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly modern?: ModernLeg;
   /** The upstream's state for `GET /healthz` (docs/serve.md#serve-rules); undefined: no such route. */

@@ -28,6 +28,11 @@ import type { ExtraHeaders } from './streams.js';
 export interface SessionTableSettings {
   /** The bridge; its frames carry the client request that made them (docs/serve.md#serve-routing). */
   readonly bridge: OperatorFunction<Inbound, RoutedFrame>;
+  /**
+   * The bridge of one session, by its id, when given: `bridge` is then not used. For a bridge
+   * whose telemetry names the session (docs/observability.md#observability-session).
+   */
+  readonly sessionBridge?: (sessionId: string) => OperatorFunction<Inbound, RoutedFrame>;
   readonly logger: Logger;
   readonly maxSessions: number;
   /** Requests in flight in all sessions together. */
@@ -127,9 +132,10 @@ export function createSessionTable(s: SessionTableSettings): SessionTable {
   };
 
   const open = (): FrontSession => {
+    const id = (s.newId ?? newSessionId)();
     const session = createFrontSession({
-      id: (s.newId ?? newSessionId)(),
-      bridge: s.bridge,
+      id,
+      bridge: s.sessionBridge?.(id) ?? s.bridge,
       logger: s.logger,
       maxBufferedFrames: s.maxBufferedFrames,
       maxSessionBufferBytes: s.maxSessionBufferBytes,

@@ -1,7 +1,8 @@
 /**
  * Cancellation of an HTTP exchange before its response (docs/http-upstream.md#http-cancellation): unsubscribing
  * closes the POST even when no status line has come yet, with or without a sign-in, and a request
- * cancelled while its sign-in challenge runs aborts the challenge's signal.
+ * cancelled while its sign-in challenge runs aborts the challenge's signal; the challenge gets the
+ * request's trace context (docs/observability.md#observability-sign-in).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -102,4 +103,32 @@ it('a request cancelled during its sign-in challenge aborts the signal the chall
   subscription.unsubscribe();
   expect(signals[0]!.aborted).toBe(true);
   expect(server.posts).toHaveLength(1);
+});
+
+it('hands the challenge the trace context of the refused request, only a well-formed one', async () => {
+  const server = await serve((_request, response) => {
+    response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+  });
+  const traces: unknown[] = [];
+  const auth: UpstreamAuth = {
+    header: () => undefined,
+    challenge: ({ trace }) => {
+      traces.push(trace);
+      return Promise.reject(new Error('no sign-in here'));
+    },
+    signedIn$: NEVER,
+  };
+  const connection = connect(server.url, auth);
+  const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  for (const meta of [
+    { ...META, traceparent, tracestate: 'a=1' },
+    { ...META, traceparent: 'not-a-traceparent' },
+  ]) {
+    connection.request('tools/list', { _meta: meta }).subscribe({ error: () => undefined });
+  }
+  await waitFor(() => traces.length === 2);
+  // The two POSTs run at once: their 401s may come in either order.
+  expect(traces).toHaveLength(2);
+  expect(traces).toContainEqual({ traceparent, tracestate: 'a=1' });
+  expect(traces).toContain(undefined);
 });
