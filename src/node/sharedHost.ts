@@ -120,8 +120,9 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
   const sockets = new Set<Socket>();
   let sessions = 0;
   let idle: NodeJS.Timeout | undefined;
+  /** Idle: no connection open (a session being set up counts as one), for `idleMs`. */
   const armIdle = (): void => {
-    if (sessions > 0) return;
+    if (sockets.size > 0) return;
     if (idle !== undefined) clearTimeout(idle);
     idle = setTimeout(options.onIdle, options.idleMs);
   };
@@ -222,7 +223,6 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     entry.sessions += 1;
     entry.loggers.add(logger);
     sessions += 1;
-    if (idle !== undefined) clearTimeout(idle);
     logger.log('bridge', 'info', `joined shared bridge ${keyPrefix(entry.key)} (${entry.summary})`);
     const session = runSharedSession(
       {
@@ -248,13 +248,16 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     entry.loggers.delete(logger);
     sessions -= 1;
     release(entry, plan.graceMs);
-    armIdle();
     finish(socket, code);
   };
 
   const accept = (socket: Socket): void => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    if (idle !== undefined) clearTimeout(idle);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      armIdle();
+    });
     socket.on('error', () => undefined);
     const input = earlyInput(socket);
     let hello: Buffer[] | undefined = [];
