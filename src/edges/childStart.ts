@@ -130,7 +130,7 @@ export function startUpstreamChild(
   const plan = upstreamSpawnPlan(argv, process.platform, env, isFile);
   const child = spawn(plan.file, plan.args, {
     env,
-    // The shared bridge starts a child in its client's directory (docs/shared.md#shared-key).
+    // The shared bridge starts a child in its client's directory (docs/shared.md#sharing-key).
     ...(cwd === undefined ? {} : { cwd }),
     stdio: ['pipe', 'pipe', 'inherit'],
     detached: plan.detached,

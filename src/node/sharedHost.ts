@@ -62,6 +62,7 @@ export type SharedPlan =
   /** Not a session: these stderr lines, then this exit code (invalid arguments: 2). */
   | { readonly kind: 'refuse'; readonly lines: readonly string[]; readonly code: number };
 
+/** What a host needs from its caller: how a hello becomes a session, and its idle time. */
 export interface SharedHostOptions {
   readonly resolve: (hello: SharedHello) => Promise<SharedPlan>;
   /** The host had no session for this long: `onIdle` is called. */
@@ -100,6 +101,7 @@ export interface SharedStatus {
   }[];
 }
 
+/** A running host: what the listening socket hands connections to. */
 export interface SharedHost {
   /** Serves one connection of a shim (or of `shared status` / `shared stop`). */
   readonly accept: (socket: Socket) => void;
@@ -114,6 +116,10 @@ const NO_FLOW: FlowControl = { check: () => undefined, add: () => () => undefine
 /** The prefix of a key hash that status and the joined line show. */
 export const keyPrefix = (key: string): string => key.slice(0, 12);
 
+/**
+ * The sessions and upstreams of the shared bridge (docs/shared.md#shared-library); the caller binds
+ * the socket (listenShared) and hands each connection to `accept`.
+ */
 export function createSharedHost(options: SharedHostOptions): SharedHost {
   const started = Date.now();
   const entries = new Map<string, Entry | Promise<Entry>>();

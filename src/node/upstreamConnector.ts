@@ -142,7 +142,9 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
             const [command, ...args] = upstream.argv;
             const child =
               prestarted ??
-              (command === undefined ? undefined : startUpstreamChild([command, ...args], { ...s.env }, upstream.cwd));
+              (command === undefined
+                ? undefined
+                : startUpstreamChild([command, ...args], { ...s.env }, upstream.cwd));
             prestarted = undefined;
             // Tracked at once: the watchdog, a signal and the wait at the end reach it even when the
             // initialize that started it is cancelled before its spawn event.

@@ -10,6 +10,7 @@ import { userInfo } from 'node:os';
 import { prepareSocketPlace } from './socketPlace.js';
 import type { SocketPlaceInputs, SocketPlaceRefusal } from './socketPlace.js';
 
+/** How listenShared ended: listening, another shared process answers, or the place was refused. */
 export type ListenOutcome =
   | { readonly kind: 'listening'; readonly server: Server; readonly path: string; readonly close: () => void }
   /** Another shared process answers on the path: this one is not needed. */

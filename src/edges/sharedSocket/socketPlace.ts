@@ -1,6 +1,6 @@
 /**
- * Where the shared bridge listens, and the checks made before anything is used there (issue 30,
- * docs/shared.md): a per-user directory that only its owner can enter is the barrier against
+ * Where the shared bridge listens, and the checks made before anything is used there
+ * (docs/shared.md): a per-user directory that only its owner can enter is the barrier against
  * another local user on Linux, so a directory or socket path that another user planted in advance
  * is refused, never used nor removed. Node built-ins only: the shim loads this before anything heavy.
  */
