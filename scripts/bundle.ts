@@ -36,11 +36,26 @@ const outdir = join(root, 'dist/bin');
  * 4 % more instructions until the `initialize` result). It carries its own copy of what it uses.
  */
 const SERVE_HTTP_FILE = 'serve-http.js';
+/**
+ * `mcp-bridge shared` (src/cli/sharedCli.ts, the shared process of docs/shared.md) is a bundle of
+ * its own too, `chunks/shared-cli.js`, for the same reason: it uses most of the stdio path.
+ */
+const SHARED_CLI_FILE = 'shared-cli.js';
 const serveApart: Plugin = {
   name: 'serve-apart',
   setup(plugin) {
     plugin.onResolve({ filter: /\/serveHttpCli\.js$/ }, () => ({
       path: `./${SERVE_HTTP_FILE}`,
+      external: true,
+    }));
+  },
+};
+const sharedApart: Plugin = {
+  name: 'shared-apart',
+  setup(plugin) {
+    // Imported by main.ts, which is the entry file: the path is relative to dist/bin/.
+    plugin.onResolve({ filter: /\/sharedCli\.js$/ }, () => ({
+      path: `./chunks/${SHARED_CLI_FILE}`,
       external: true,
     }));
   },
@@ -67,7 +82,7 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
   banner: { js: REQUIRE_BANNER },
-  plugins: [rxjsEsm, jsoncEsm, serveApart],
+  plugins: [rxjsEsm, jsoncEsm, serveApart, sharedApart],
   external: OTEL_EXTERNAL,
   legalComments: 'eof',
   metafile: true,
@@ -84,6 +99,21 @@ await build({
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
   banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm],
+  external: OTEL_EXTERNAL,
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+// The shared process beside the other chunks (serveApart).
+await build({
+  entryPoints: [join(root, 'dist/src/cli/sharedCli.js')],
+  outfile: join(outdir, 'chunks', SHARED_CLI_FILE),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
+  banner: { js: REQUIRE_BANNER },
+  plugins: [rxjsEsm, jsoncEsm, serveApart],
   external: OTEL_EXTERNAL,
   legalComments: 'eof',
   logLevel: 'warning',

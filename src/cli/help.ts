@@ -91,6 +91,10 @@ Options:
                              2147483647 (default: 500)
   --listen-max-backoff <ms>  longest of those waits, in milliseconds, 1 to 2147483647, not
                              less than --listen-backoff (default: 30000)
+  --shared                   join this user's shared bridge over a local socket instead of
+                             starting an upstream of its own (also MCP_BRIDGE_SHARED=1); see
+                             "${program} shared --help" for --shared-grace, --shared-idle,
+                             shared status and shared stop
   --help                     print this help and exit
   --version                  print the version and exit
 
@@ -204,6 +208,7 @@ Environment:
   SANDBOX_RUNTIME            1 in ${client.sandbox}: a needed sign-in fails at once
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)
   MCP_BRIDGE_SERVE_TOKEN     serve only: the bearer token, when --auth-token-file is not given
+  MCP_BRIDGE_SHARED          1: as --shared, for the stdio forms
 
 Exit status:
   0  stdin ended, or --help or --version; logout deleted, or found nothing to delete;

@@ -56,7 +56,7 @@ async function startSignIn(
  * schema loaded right after the `initialize` result is written (src/cli/inputChecks.ts): off the
  * start-up path, yet usually before an input round.
  */
-const executableBridge =
+export const executableBridge =
   (profile: Profile) =>
   (bridge: OperatorFunction<Inbound, Frame>): OperatorFunction<Inbound, Frame> => {
     const messages = executableMessages(profile);

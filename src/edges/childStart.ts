@@ -118,16 +118,20 @@ export function killGroup(pid: number | undefined): void {
 
 /**
  * Starts the upstream command `argv` (command first, non-empty) now, in the environment `env`
- * (`serve` leaves its own token out of it, docs/serve.md#serve-security). Its start and its exit
+ * (`serve` leaves its own token out of it, docs/serve.md#serve-security), in `cwd` when given
+ * (default this process's). Its start and its exit
  * are kept for whoever adopts it later; a spawn error never throws.
  */
 export function startUpstreamChild(
   argv: readonly [string, ...string[]],
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): UpstreamChild {
   const plan = upstreamSpawnPlan(argv, process.platform, env, isFile);
   const child = spawn(plan.file, plan.args, {
     env,
+    // The shared bridge starts a child in its client's directory (docs/shared.md#sharing-key).
+    ...(cwd === undefined ? {} : { cwd }),
     stdio: ['pipe', 'pipe', 'inherit'],
     detached: plan.detached,
     windowsHide: true,

@@ -25,3 +25,11 @@ export { readChunks, writeLines } from '../edges/stdio.js';
 export type { WriteLinesOptions } from '../edges/stdio.js';
 export { createStderrLogger } from './log.js';
 export { ajvInputChecks } from './inputChecks.js';
+// The shared bridge as library pieces (docs/shared.md#shared-library).
+export { createSharedHost } from './sharedHost.js';
+export type { SharedHost, SharedHostOptions, SharedPlan, SharedSignIn, SharedStatus } from './sharedHost.js';
+export type { SharedSessionSettings } from './sharedSession.js';
+export { listenShared } from '../edges/sharedSocket/listen.js';
+export type { ListenOutcome } from '../edges/sharedSocket/listen.js';
+export type { SocketPlaceInputs, SocketPlaceRefusal } from '../edges/sharedSocket/socketPlace.js';
+export type { SharedHello } from '../edges/sharedSocket/records.js';

@@ -32,10 +32,28 @@ export function childSharingKeyHash(
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  const kept = Object.entries(env)
+  return createHash('sha256')
+    .update(JSON.stringify({ argv, cwd, env: keptEnvironment(env) }))
+    .digest('hex');
+}
+
+/** The environment as the key holds it: the kept variables, sorted by name. */
+function keptEnvironment(env: Readonly<Record<string, string | undefined>>): [string, string][] {
+  return Object.entries(env)
     .filter((entry): entry is [string, string] => entry[1] !== undefined && !isPerProcessVariable(entry[0]))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The sha256 (hex) of the key of any upstream of the shared bridge: `parts` (the argv and cwd of a
+ * child or the URL, its headers and account, and the options that cannot be per session:
+ * docs/shared.md#sharing-key) with the kept environment.
+ */
+export function sharingKeyHash(
+  parts: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
   return createHash('sha256')
-    .update(JSON.stringify({ argv, cwd, env: kept }))
+    .update(JSON.stringify({ ...parts, env: keptEnvironment(env) }))
     .digest('hex');
 }

@@ -33,6 +33,8 @@ export type StdioUpstream =
        * when serveStdio ends. A child of another argv is stopped at once and not adopted.
        */
       readonly prestarted?: UpstreamChild;
+      /** The child's working directory (the shared bridge's client's, docs/shared.md). Default this process's. */
+      readonly cwd?: string;
     }
   | {
       readonly kind: 'url';
@@ -140,7 +142,9 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
             const [command, ...args] = upstream.argv;
             const child =
               prestarted ??
-              (command === undefined ? undefined : startUpstreamChild([command, ...args], { ...s.env }));
+              (command === undefined
+                ? undefined
+                : startUpstreamChild([command, ...args], { ...s.env }, upstream.cwd));
             prestarted = undefined;
             // Tracked at once: the watchdog, a signal and the wait at the end reach it even when the
             // initialize that started it is cancelled before its spawn event.

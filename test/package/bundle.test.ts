@@ -73,12 +73,14 @@ describe('the executable bundle', () => {
   it.each([
     ['add', 'dist/src/cli/add/runAdd.js', 'dist/src/cli/add/jsonMerge.js'],
     ['doctor', 'dist/src/cli/doctor/runDoctor.js', 'dist/src/cli/doctor/signInChecks.js'],
+    ['--shared', 'dist/src/cli/sharedShim.js', 'dist/src/edges/sharedSocket/records.js'],
   ])(
-    'loads for `%s` neither RxJS nor the bridge, nor the rest of the CLI (docs/install.md#install-add, docs/doctor.md)',
+    'loads for `%s` neither RxJS nor the bridge, nor the rest of the CLI (docs/install.md#install-add, docs/doctor.md, docs/shared.md)',
     (_form, entry, part) => {
       const outputs = meta();
       const later = (outputs[ENTRY]?.imports ?? []).filter((imported) => imported.kind === 'dynamic-import');
-      expect(later).toHaveLength(3);
+      // run.ts, add, doctor, the shim of --shared, and `shared` (chunks/shared-cli.js, a bundle apart).
+      expect(later).toHaveLength(5);
       const own = later.filter(({ path }) =>
         startupFiles(outputs, path).some((file) => Object.hasOwn(outputs[file]?.inputs ?? {}, entry)),
       );

@@ -92,12 +92,13 @@ describe('npm pack', () => {
     for (const path of reachable) {
       for (const { path: target, external: apart } of meta.outputs[path]?.imports ?? []) {
         if (target.startsWith('dist/bin/')) reachable.add(target);
-        // The serve command, a bundle of its own beside the chunks (scripts/bundle.ts).
-        if (apart === true && target.startsWith('./')) external.add(`dist/bin/chunks/${target.slice(2)}`);
+        // The serve and shared commands, bundles of their own among the chunks (scripts/bundle.ts),
+        // each imported by a path relative to the importing file.
+        if (apart === true && target.startsWith('./')) external.add(posix.join(posix.dirname(path), target));
       }
     }
     expect(reachable.size).toBeGreaterThan(1);
-    expect([...external]).toEqual(['dist/bin/chunks/serve-http.js']);
+    expect([...external].sort()).toEqual(['dist/bin/chunks/serve-http.js', 'dist/bin/chunks/shared-cli.js']);
     expect([...reachable, ...external, 'dist/bin/chunks/input-checks.cjs'].sort()).toEqual(bundle);
   });
 

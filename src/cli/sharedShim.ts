@@ -1,0 +1,205 @@
+/**
+ * The shim (docs/shared.md): with `--shared` or `MCP_BRIDGE_SHARED=1`, the process a client starts
+ * joins the per-user shared bridge over its local socket, starting it when none answers, and passes
+ * the client's lines and the bridge's frames, stderr lines and exit code through the records of
+ * src/edges/sharedSocket/records.ts. Node built-ins and the error table only: no RxJS, no codec,
+ * no sign-in (main.ts loads this before anything else).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { sharedPath } from '../edges/sharedSocket/listen.js';
+import {
+  createRecordReader,
+  inputRecords,
+  record,
+  TO_SHARED,
+  TO_SHIM,
+} from '../edges/sharedSocket/records.js';
+import type { SharedHello } from '../edges/sharedSocket/records.js';
+import { createLineTracker } from './sharedTracker.js';
+
+/** How long the shim tries to reach a shared process it started (a loaded machine starts Node slowly). */
+export const CONNECT_BOUND_MS = 20_000;
+/** Exit code of a lost shared process: the stdio bridge's for a lost upstream (docs/lifecycle.md#lifecycle-upstream-loss). */
+export const LOST_CODE = 1;
+
+export interface ShimInput {
+  /** The command line without the shared options. */
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The executable's file, which the shared process runs as `shared daemon`. */
+  readonly entry: string;
+  /** The executable's profile name, the first word of its stderr lines. */
+  readonly program: string;
+  readonly graceMs?: number;
+  readonly idleSeconds?: number;
+}
+
+const diagnostic = (program: string, text: string): string => `${program}: bridge: error: ${text}\n`;
+
+/** Starts the shared process, detached, its stderr in `daemon.log` of the socket's directory. */
+function startDaemon(input: ShimInput, dir: string | undefined): void {
+  let log: number | 'ignore' = 'ignore';
+  try {
+    if (dir !== undefined) log = openSync(join(dir, 'daemon.log'), 'a', 0o600);
+  } catch {
+    // No log: the shared process runs anyway.
+  }
+  const idle = input.idleSeconds === undefined ? [] : ['--shared-idle', String(input.idleSeconds)];
+  const child = spawn(process.execPath, [input.entry, 'shared', 'daemon', ...idle], {
+    detached: true,
+    stdio: ['ignore', 'ignore', log],
+    // Not the client's directory: the shared process outlives it.
+    cwd: dir ?? '/',
+    env: { ...input.env, MCP_BRIDGE_SHARED: '' },
+    windowsHide: true,
+  });
+  child.on('error', () => undefined);
+  child.unref();
+  if (typeof log === 'number') closeSync(log);
+}
+
+function tryConnect(path: string): Promise<Socket | NodeJS.ErrnoException> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const onError = (error: NodeJS.ErrnoException): void => resolve(error);
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  });
+}
+
+/** Connects, starting the shared process when nothing answers; retries with backoff. */
+async function reach(path: string, input: ShimInput, dir: string | undefined): Promise<Socket | string> {
+  const deadline = Date.now() + CONNECT_BOUND_MS;
+  let started = 0;
+  let wait = 20;
+  for (;;) {
+    const outcome = await tryConnect(path);
+    if (!(outcome instanceof Error)) return outcome;
+    if (outcome.code !== 'ENOENT' && outcome.code !== 'ECONNREFUSED') {
+      return `cannot connect to the shared bridge at ${path}: ${outcome.message}`;
+    }
+    // Once at first, then again if the first start died (its log says why).
+    if (started === 0 || (started === 1 && Date.now() > deadline - CONNECT_BOUND_MS / 2)) {
+      started += 1;
+      startDaemon(input, dir);
+    }
+    if (Date.now() > deadline) return `the shared bridge did not start in ${CONNECT_BOUND_MS / 1000} s`;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    wait = Math.min(wait * 2, 250);
+  }
+}
+
+/** Runs the shim to its end: exits the process with the session's code. */
+export async function runShim(input: ShimInput): Promise<void> {
+  const state: { connected?: Socket; signalled: boolean } = { signalled: false };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const socket = state.connected;
+    if (socket === undefined || state.signalled) {
+      // A repeated signal (or one before the session): the shim ends now, as the stdio bridge does.
+      socket?.destroy();
+      process.exit(socket === undefined && !state.signalled ? 0 : signal === 'SIGINT' ? 130 : 143);
+    }
+    state.signalled = true;
+    socket.write(record(TO_SHARED.signal, signal));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const uid = process.getuid?.() ?? 0;
+  const where = sharedPath({ env: input.env, uid });
+  if (!where.ok) {
+    process.stderr.write(diagnostic(input.program, `${where.refusal.message} (${where.refusal.code})`));
+    process.exit(LOST_CODE);
+  }
+  const dir = process.platform === 'win32' ? undefined : join(where.path, '..');
+  const reached = await reach(where.path, input, dir);
+  if (typeof reached === 'string') {
+    process.stderr.write(diagnostic(input.program, reached));
+    process.exit(LOST_CODE);
+  }
+  const socket = reached;
+  state.connected = socket;
+  socket.on('error', () => undefined);
+  const hello: SharedHello = {
+    v: 1,
+    kind: 'session',
+    profile: input.program,
+    argv: input.argv,
+    cwd: process.cwd(),
+    env: input.env,
+    ...(input.graceMs === undefined ? {} : { graceMs: input.graceMs }),
+  };
+  socket.write(record(TO_SHARED.hello, JSON.stringify(hello)));
+  pipeSession(socket, input.program);
+}
+
+function pipeSession(socket: Socket, program: string): void {
+  const tracker = createLineTracker();
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  stdout.on('error', () => undefined);
+  stdin.on('data', (chunk: Buffer) => {
+    for (const out of inputRecords(chunk)) {
+      // Tracking sees the payload: the record without its kind byte and newline.
+      tracker.fromClient(out.subarray(1, out.length - 1), out[0] === TO_SHARED.line);
+      socket.write(out);
+    }
+  });
+  const endInput = (): void => {
+    if (!socket.destroyed) socket.write(record(TO_SHARED.closed));
+  };
+  stdin.once('end', endInput);
+  stdin.once('error', endInput);
+
+  let code: number | undefined;
+  let stderrLine: Buffer[] = [];
+  let exitText = '';
+  const toStdout = (bytes: Uint8Array): void => {
+    if (!stdout.write(bytes)) {
+      socket.pause();
+      stdout.once('drain', () => socket.resume());
+    }
+  };
+  const read = createRecordReader({
+    piece: (kind, piece) => {
+      if (kind === TO_SHIM.frame) {
+        toStdout(Buffer.from(piece));
+        tracker.toClient(piece, false);
+      } else if (kind === TO_SHIM.stderr) stderrLine.push(Buffer.from(piece));
+      else if (kind === TO_SHIM.exit) exitText += piece.toString('latin1');
+      else if (kind === TO_SHIM.answer) toStdout(Buffer.from(piece));
+    },
+    end: (kind) => {
+      if (kind === TO_SHIM.frame || kind === TO_SHIM.answer) {
+        toStdout(Buffer.from('\n'));
+        if (kind === TO_SHIM.frame) tracker.toClient(new Uint8Array(0), true);
+      } else if (kind === TO_SHIM.stderr) {
+        stderrLine.push(Buffer.from('\n'));
+        process.stderr.write(Buffer.concat(stderrLine));
+        stderrLine = [];
+      } else if (kind === TO_SHIM.exit) {
+        const parsed = Number(exitText);
+        code = Number.isInteger(parsed) && parsed >= 0 && parsed < 256 ? parsed : LOST_CODE;
+      }
+    },
+  });
+  socket.on('data', read);
+  socket.once('close', () => {
+    if (code !== undefined) {
+      const done = code;
+      stdout.write('', () => process.exit(done));
+      return;
+    }
+    // The shared process is gone: as the stdio bridge reports the loss of its upstream.
+    for (const line of tracker.lossLines()) stdout.write(line);
+    process.stderr.write(diagnostic(program, 'the shared bridge process stopped (upstream_exited)'));
+    stdout.write('', () => process.exit(LOST_CODE));
+  });
+}
