@@ -123,6 +123,7 @@ describe('status end to end', () => {
         refreshable: true,
         lastRefreshAt: new Date(record.savedAt).toISOString(),
         client: 'dynamic',
+        grant: 'authorization-code',
         redirectUri: `http://127.0.0.1:${p.port}/callback`,
       },
     ]);
@@ -140,6 +141,7 @@ describe('status end to end', () => {
       '  refreshable:   yes',
       `  last refresh:  ${new Date(record.savedAt).toISOString()}`,
       '  client:        dynamic',
+      '  grant:         authorization-code',
       `  redirect URI:  http://127.0.0.1:${p.port}/callback`,
     ]);
     const secrets = [record.accessToken, record.refreshToken ?? '', ...as.issuedSecrets()];

@@ -437,7 +437,8 @@ describe('sign-in lock within one process', () => {
     await waitFor(() =>
       logger.lines.some((line) => line.includes('waits for the sign-in of another bridge process')),
     );
-    await rm(locks, { recursive: true, force: true });
+    // The waiter may write into the directory while it goes: rm retries on ENOTEMPTY.
+    await rm(locks, { recursive: true, force: true, maxRetries: 10, retryDelay: 5 });
     release();
     await held;
     await expect(waiting).resolves.toBe('ran');

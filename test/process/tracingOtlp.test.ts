@@ -140,6 +140,8 @@ describe('traces of the built bridge to a local OTLP collector', () => {
     const collector = await startCollector();
     const seen = await callAskTraced({
       OTEL_TRACES_EXPORTER: 'otlp',
+      // The endpoint alone would send metrics too (docs/observability.md#observability-metrics): traces only here.
+      OTEL_METRICS_EXPORTER: 'none',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     });
@@ -203,6 +205,8 @@ describe('traces of the built bridge to a local OTLP collector', () => {
     const collector = await startCollector();
     await callAskTraced({
       OTEL_TRACES_EXPORTER: 'otlp',
+      // The endpoint alone would send metrics too (docs/observability.md#observability-metrics): traces only here.
+      OTEL_METRICS_EXPORTER: 'none',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     });
