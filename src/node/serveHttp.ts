@@ -25,7 +25,7 @@ import type { BridgeProcessOptions } from './bridgeOptions.js';
 import { sharedUpstream } from './sharedUpstream.js';
 import { flushMetrics, loadMetrics } from './metrics.js';
 import { flushTracing, loadTracing } from './telemetry.js';
-import { fanOutTelemetry } from './telemetryFanout.js';
+import { fanOutSignIn, fanOutTelemetry } from './telemetryFanout.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 import type { StdioUpstream } from './upstreamConnector.js';
 
@@ -167,19 +167,15 @@ export async function serveHttpOn(
   const metrics = await loadMetrics(process.env, logger, version, options.metrics === true);
   const sessionMetrics = metrics?.forConnection({ transport: 'tcp' });
   const telemetry = fanOutTelemetry(tracing?.forConnection({ transport: 'tcp' }), sessionMetrics);
-  const signIns =
-    metrics === undefined || signIn === undefined
-      ? undefined
-      : signIn.auth.signedIn$.subscribe(metrics.signedIn);
   const stopTelemetry = async (): Promise<void> => {
-    signIns?.unsubscribe();
     await Promise.all([
       tracing === undefined ? undefined : flushTracing(tracing),
       metrics === undefined ? undefined : flushMetrics(metrics),
     ]);
   };
-  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
-  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
+  // docs/observability.md#observability-sign-in: the sign-in's spans and counters, when on.
+  const signInTelemetry = fanOutSignIn(tracing?.signIn, metrics?.signIn);
+  if (signInTelemetry !== undefined) signIn?.auth.observe?.(signInTelemetry);
   // Frames with their origin (RoutedFrame): the session sends those of a request on its stream.
   const bridgeConfig = {
     version,

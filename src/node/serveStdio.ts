@@ -23,7 +23,7 @@ import { readChunks, writeLines } from '../edges/stdio.js';
 import { createProfileBridge } from '../profiles/bridge.js';
 import { flushMetrics, loadMetrics } from './metrics.js';
 import { flushTracing, loadTracing } from './telemetry.js';
-import { fanOutTelemetry } from './telemetryFanout.js';
+import { fanOutSignIn, fanOutTelemetry } from './telemetryFanout.js';
 import type { Profile } from '../profiles/profile.js';
 
 export type { StdioUpstream } from './upstreamConnector.js';
@@ -84,12 +84,9 @@ export async function serveStdio(
     tracing?.forConnection({ transport: 'pipe' }),
     metrics?.forConnection({ transport: 'pipe' }),
   );
-  const signIns =
-    metrics === undefined || signIn === undefined
-      ? undefined
-      : signIn.auth.signedIn$.subscribe(metrics.signedIn);
-  // docs/observability.md#observability-sign-in: the sign-in's spans, with tracing on.
-  if (tracing !== undefined) signIn?.auth.observe?.(tracing.signIn);
+  // docs/observability.md#observability-sign-in: the sign-in's spans and counters, when on.
+  const signInTelemetry = fanOutSignIn(tracing?.signIn, metrics?.signIn);
+  if (signInTelemetry !== undefined) signIn?.auth.observe?.(signInTelemetry);
   // A client that does not read stdout stops the reading of stdin and of the upstream.
   const flow = createFlowControl(stdout, [stdin]);
   const connector = createUpstreamConnector({
@@ -211,7 +208,6 @@ export async function serveStdio(
     process.off('SIGINT', onSignal);
   });
   stdout.off('error', onStdoutError);
-  signIns?.unsubscribe();
   await Promise.all([
     tracing === undefined ? undefined : flushTracing(tracing),
     metrics === undefined ? undefined : flushMetrics(metrics),

@@ -9,7 +9,16 @@
  * request id or session id either, since each value of an attribute is a series of its own.
  */
 import type * as Api from '@opentelemetry/api';
-import type { EndHandle, RequestHandle, RequestInfo, RoundHandle, Telemetry } from '../ports/telemetry.js';
+import type {
+  EndHandle,
+  RequestHandle,
+  RequestInfo,
+  RoundHandle,
+  SignInStepHandle,
+  SignInStepInfo,
+  SignInTelemetry,
+  Telemetry,
+} from '../ports/telemetry.js';
 import type { ConnectionInfo } from './otelTelemetry.js';
 
 /** The instruments of the bridge, made once per process. */
@@ -24,8 +33,10 @@ export interface BridgeInstruments {
   readonly inputRequests: Api.Counter;
   /** `mcp.bridge.limit.refusals`: requests refused by a limit, by the limit's name. */
   readonly refusals: Api.Counter;
-  /** `mcp.bridge.sign_ins`: completed sign-ins and refreshes that changed the token. */
+  /** `mcp.bridge.sign_ins`: sign-ins (any grant), by grant and outcome. */
   readonly signIns: Api.Counter;
+  /** `mcp.bridge.refreshes`: refresh-token grants, by outcome. */
+  readonly refreshes: Api.Counter;
 }
 
 /**
@@ -64,7 +75,11 @@ export function bridgeInstruments(meter: Api.Meter): BridgeInstruments {
     }),
     signIns: meter.createCounter('mcp.bridge.sign_ins', {
       unit: '{sign_in}',
-      description: 'Completed sign-ins and refreshes that changed the token',
+      description: 'Sign-ins of a URL upstream, by grant and outcome',
+    }),
+    refreshes: meter.createCounter('mcp.bridge.refreshes', {
+      unit: '{refresh}',
+      description: 'Refreshes of the access token of a URL upstream, by outcome',
     }),
   };
 }
@@ -151,5 +166,25 @@ export function metricsTelemetry(instruments: BridgeInstruments, connection: Con
         },
       };
     },
+  };
+}
+
+const NO_WAIT: EndHandle = { end: () => undefined };
+
+/**
+ * The sign-in's counters (docs/observability.md#observability-metrics): one count per sign-in and
+ * per refresh when it ends, with the grant and the outcome; a wait for the token lock counts nothing.
+ */
+export function signInMetrics(instruments: BridgeInstruments): SignInTelemetry {
+  const counted =
+    (counter: Api.Counter) =>
+    (info: SignInStepInfo): SignInStepHandle => ({
+      end: (outcome) =>
+        counter.add(1, { 'mcp.bridge.auth.grant': info.grant, 'mcp.bridge.auth.outcome': outcome }),
+    });
+  return {
+    signInStarted: counted(instruments.signIns),
+    refreshStarted: counted(instruments.refreshes),
+    lockWaitStarted: () => NO_WAIT,
   };
 }

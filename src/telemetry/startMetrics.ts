@@ -9,10 +9,10 @@
  * its own. The OTLP exporters read their endpoint, headers and timeout from the standard
  * environment themselves (OTEL_EXPORTER_OTLP_*).
  */
-import type { Telemetry } from '../ports/telemetry.js';
+import type { SignInTelemetry, Telemetry } from '../ports/telemetry.js';
 import type { ConnectionInfo } from './otelTelemetry.js';
 import type { OtlpProtocol } from './start.js';
-import { bridgeInstruments, metricsTelemetry } from './otelMetrics.js';
+import { bridgeInstruments, metricsTelemetry, signInMetrics } from './otelMetrics.js';
 
 export interface MetricsOptions {
   /** The OTLP export, when OTEL_METRICS_EXPORTER asks for it. */
@@ -29,8 +29,8 @@ export interface MetricsRuntime {
   readonly forConnection: (connection: ConnectionInfo) => Telemetry;
   /** A request refused by the limit `limit` (docs/observability.md#observability-metrics). */
   readonly refused: (limit: string) => void;
-  /** A completed sign-in, or a refresh that changed the token. */
-  readonly signedIn: () => void;
+  /** The counters of sign-ins and refreshes, for UpstreamAuth.observe (docs/sign-in.md). */
+  readonly signIn: SignInTelemetry;
   /** The metrics now in the Prometheus text format; undefined without `prometheus`. */
   readonly scrape?: () => Promise<string>;
   /** Exports what is left and stops; never rejects. */
@@ -79,7 +79,7 @@ export async function startMetrics(options: MetricsOptions): Promise<MetricsRunt
   return {
     forConnection: (connection) => metricsTelemetry(instruments, connection),
     refused: (limit) => instruments.refusals.add(1, { 'mcp.bridge.limit': limit }),
-    signedIn: () => instruments.signIns.add(1),
+    signIn: signInMetrics(instruments),
     ...(pull === undefined || serializer === undefined
       ? {}
       : {

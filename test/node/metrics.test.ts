@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadMetrics, metricsSetting } from '../../src/node/metrics.js';
-import { fanOutTelemetry } from '../../src/node/telemetryFanout.js';
-import type { Telemetry } from '../../src/ports/telemetry.js';
+import { fanOutSignIn, fanOutTelemetry } from '../../src/node/telemetryFanout.js';
+import type { SignInTelemetry, Telemetry } from '../../src/ports/telemetry.js';
 
 const quiet = { log: () => undefined, enabled: () => false };
 
@@ -60,15 +60,25 @@ describe('loadMetrics', () => {
     expect(await loadMetrics({}, quiet, '1.0.0', false)).toBeUndefined();
   });
 
-  it('scrapes the Prometheus text of sign-ins and refusals with --metrics alone', async () => {
+  it('scrapes the Prometheus text of sign-ins, refreshes and refusals with --metrics alone', async () => {
     const metrics = await loadMetrics({}, quiet, '1.0.0', true);
     expect(metrics?.scrape).toBeDefined();
-    metrics!.signedIn();
+    metrics!.signIn.signInStarted({ grant: 'authorization_code' }).end('ok');
+    metrics!.signIn.refreshStarted({ grant: 'refresh_token' }).end('refused');
+    metrics!.signIn.refreshStarted({ grant: 'refresh_token' }).end('ok');
     metrics!.refused('max_sessions');
     metrics!.refused('max_sessions');
     const lines = (await metrics!.scrape!()).split('\n');
     const scope = 'otel_scope_name="mcp-bridge-sdk",otel_scope_version="1.0.0"';
-    expect(lines).toContain(`mcp_bridge_sign_ins_total{${scope}} 1`);
+    expect(lines).toContain(
+      `mcp_bridge_sign_ins_total{mcp_bridge_auth_grant="authorization_code",mcp_bridge_auth_outcome="ok",${scope}} 1`,
+    );
+    expect(lines).toContain(
+      `mcp_bridge_refreshes_total{mcp_bridge_auth_grant="refresh_token",mcp_bridge_auth_outcome="refused",${scope}} 1`,
+    );
+    expect(lines).toContain(
+      `mcp_bridge_refreshes_total{mcp_bridge_auth_grant="refresh_token",mcp_bridge_auth_outcome="ok",${scope}} 1`,
+    );
     expect(lines).toContain(`mcp_bridge_limit_refusals_total{mcp_bridge_limit="max_sessions",${scope}} 2`);
     await metrics!.shutdown();
   });
@@ -123,5 +133,32 @@ describe('fanOutTelemetry', () => {
       'metrics refused max_in_flight',
     ]);
     expect(fanOutTelemetry(undefined, undefined)).toBeUndefined();
+  });
+});
+
+describe('fanOutSignIn', () => {
+  it('hands every sign-in step to the spans and the counters', () => {
+    const calls: string[] = [];
+    const recording = (name: string): SignInTelemetry => ({
+      signInStarted: (info) => ({ end: (outcome) => calls.push(`${name} sign-in ${info.grant} ${outcome}`) }),
+      refreshStarted: (info) => ({
+        end: (outcome, errorType) =>
+          calls.push(`${name} refresh ${info.grant} ${outcome} ${errorType ?? '-'}`),
+      }),
+      lockWaitStarted: () => ({ end: () => calls.push(`${name} lock`) }),
+    });
+    const both = fanOutSignIn(recording('traces'), undefined, recording('metrics'))!;
+    both.signInStarted({ grant: 'client_credentials' }).end('ok');
+    both.refreshStarted({ grant: 'refresh_token' }).end('failed', 'sign_in_error');
+    both.lockWaitStarted(undefined).end();
+    expect(calls).toEqual([
+      'traces sign-in client_credentials ok',
+      'metrics sign-in client_credentials ok',
+      'traces refresh refresh_token failed sign_in_error',
+      'metrics refresh refresh_token failed sign_in_error',
+      'traces lock',
+      'metrics lock',
+    ]);
+    expect(fanOutSignIn(undefined)).toBeUndefined();
   });
 });
