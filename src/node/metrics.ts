@@ -8,6 +8,7 @@
 import type { Logger } from '../ports/logger.js';
 import type { OtlpProtocol } from '../telemetry/start.js';
 import type { MetricsRuntime } from '../telemetry/startMetrics.js';
+import { envValue, otlpSwitch, type Env } from './otlpSwitch.js';
 import { flushTracing } from './telemetry.js';
 
 export type { MetricsRuntime } from '../telemetry/startMetrics.js';
@@ -17,61 +18,24 @@ export type MetricsSetting =
   | { readonly on: false; readonly warning?: string }
   | { readonly on: true; readonly protocol: OtlpProtocol; readonly intervalMs: number };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** OTEL_METRIC_EXPORT_INTERVAL's default (the OpenTelemetry specification): 60 s. */
 export const DEFAULT_EXPORT_INTERVAL_MS = 60_000;
 
-const value = (env: Env, name: string): string | undefined => {
-  const text = env[name]?.trim();
-  return text === undefined || text === '' ? undefined : text;
-};
-
 /** OTEL_METRIC_EXPORT_INTERVAL in ms: a whole number from 1 s to 1 day, else the default. */
 function intervalOf(env: Env): number {
-  const text = value(env, 'OTEL_METRIC_EXPORT_INTERVAL');
+  const text = envValue(env, 'OTEL_METRIC_EXPORT_INTERVAL');
   const ms = text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : NaN;
   return ms >= 1_000 && ms <= 86_400_000 ? ms : DEFAULT_EXPORT_INTERVAL_MS;
 }
 
-/**
- * The OTLP export of metrics is on when OTEL_METRICS_EXPORTER lists `otlp`, or when it is unset
- * and OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is set (as for traces);
- * OTEL_SDK_DISABLED=true and OTEL_METRICS_EXPORTER=none turn it off. The protocol is
- * OTEL_EXPORTER_OTLP_METRICS_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL: `http/protobuf` (the
- * default) or `http/json`; the interval OTEL_METRIC_EXPORT_INTERVAL (ms, default 60 s).
- */
+/** The OTLP export of metrics: the one rule of otlpSwitch.ts, and OTEL_METRIC_EXPORT_INTERVAL (ms, default 60 s). */
 export function metricsSetting(env: Env): MetricsSetting {
-  if (value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return { on: false };
-  const exporters = value(env, 'OTEL_METRICS_EXPORTER')
-    ?.split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name !== '');
-  if (exporters === undefined) {
-    const endpoint =
-      value(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') ?? value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-    if (endpoint === undefined) return { on: false };
-  } else if (!exporters.includes('otlp')) {
-    const others = exporters.filter((name) => name !== 'none');
-    return others.length === 0
-      ? { on: false }
-      : {
-          on: false,
-          warning:
-            `metrics export is off: OTEL_METRICS_EXPORTER=${others.join(',').slice(0, 40)} is not supported ` +
-            '(only otlp; serve --metrics serves the Prometheus text format)',
-        };
-  }
-  const protocol =
-    value(env, 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL') ??
-    value(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
-    'http/protobuf';
-  if (protocol === 'http/protobuf' || protocol === 'http/json')
-    return { on: true, protocol, intervalMs: intervalOf(env) };
-  return {
-    on: false,
-    warning: `metrics export is off: the OTLP protocol ${protocol.slice(0, 40)} is not supported (http/protobuf or http/json)`,
-  };
+  const setting = otlpSwitch(env, {
+    signal: 'METRICS',
+    off: 'metrics export is off',
+    only: '(only otlp; serve --metrics serves the Prometheus text format)',
+  });
+  return setting.on ? { ...setting, intervalMs: intervalOf(env) } : setting;
 }
 
 /**

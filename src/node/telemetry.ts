@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../ports/logger.js';
 import type { OtlpProtocol, TracingRuntime } from '../telemetry/start.js';
+import { otlpSwitch, type Env } from './otlpSwitch.js';
 
 export type { TracingRuntime } from '../telemetry/start.js';
 
@@ -13,48 +14,9 @@ export type { TracingRuntime } from '../telemetry/start.js';
 export type TracingSetting =
   { readonly on: false; readonly warning?: string } | { readonly on: true; readonly protocol: OtlpProtocol };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-const value = (env: Env, name: string): string | undefined => {
-  const text = env[name]?.trim();
-  return text === undefined || text === '' ? undefined : text;
-};
-
-/**
- * Tracing is on when OTEL_TRACES_EXPORTER lists `otlp`, or when it is unset and
- * OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; OTEL_SDK_DISABLED=true
- * and OTEL_TRACES_EXPORTER=none turn it off. The protocol is OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
- * OTEL_EXPORTER_OTLP_PROTOCOL: `http/protobuf` (the default) or `http/json`.
- */
-export function tracingSetting(env: Env): TracingSetting {
-  if (value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return { on: false };
-  const exporters = value(env, 'OTEL_TRACES_EXPORTER')
-    ?.split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name !== '');
-  if (exporters === undefined) {
-    const endpoint =
-      value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-    if (endpoint === undefined) return { on: false };
-  } else if (!exporters.includes('otlp')) {
-    const others = exporters.filter((name) => name !== 'none');
-    return others.length === 0
-      ? { on: false }
-      : {
-          on: false,
-          warning: `tracing is off: OTEL_TRACES_EXPORTER=${others.join(',')} is not supported (only otlp)`,
-        };
-  }
-  const protocol =
-    value(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
-    value(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
-    'http/protobuf';
-  if (protocol === 'http/protobuf' || protocol === 'http/json') return { on: true, protocol };
-  return {
-    on: false,
-    warning: `tracing is off: the OTLP protocol ${protocol.slice(0, 40)} is not supported (http/protobuf or http/json)`,
-  };
-}
+/** Tracing's OTLP switch: the one rule of otlpSwitch.ts. */
+export const tracingSetting = (env: Env): TracingSetting =>
+  otlpSwitch(env, { signal: 'TRACES', off: 'tracing is off', only: '(only otlp)' });
 
 /**
  * Tracing as the environment asks, or undefined when it is off or could not start (a warning
