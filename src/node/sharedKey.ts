@@ -6,7 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Exact names left out of the key: set per process or per terminal, not by the entry. */
+/**
+ * Exact names left out of the key: set per process or per terminal, not by the entry. Claude Code
+ * gives every server it starts its own session id, and inside an editor's terminal the port of
+ * that window's editor connection (seen with Claude Code 2.1.197, docs/shared.md#sharing-key).
+ */
 const PER_PROCESS_NAMES = new Set([
   'COLORTERM',
   'WINDOWID',
@@ -16,6 +20,8 @@ const PER_PROCESS_NAMES = new Set([
   '_',
   'SSH_TTY',
   'MCP_BRIDGE_SHARED',
+  'CLAUDE_CODE_SESSION_ID',
+  'CLAUDE_CODE_SSE_PORT',
 ]);
 
 /** Name prefixes left out of the key. */

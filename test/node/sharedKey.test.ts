@@ -31,15 +31,19 @@ describe('childSharingKeyHash', () => {
 describe('isPerProcessVariable', () => {
   it('leaves out per-process names and prefixes, and keeps the others', () => {
     expect(
-      ['VSCODE_PID', 'ELECTRON_RUN_AS_NODE', 'TERM_PROGRAM', 'TMUX_PANE', 'SHLVL', '_'].map(
-        isPerProcessVariable,
-      ),
-    ).toEqual([true, true, true, true, true, true]);
-    expect(['PATH', 'HOME', 'API_TOKEN', 'GITHUB_TOKEN'].map(isPerProcessVariable)).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
+      [
+        'VSCODE_PID',
+        'ELECTRON_RUN_AS_NODE',
+        'TERM_PROGRAM',
+        'TMUX_PANE',
+        'SHLVL',
+        '_',
+        'CLAUDE_CODE_SESSION_ID',
+        'CLAUDE_CODE_SSE_PORT',
+      ].map(isPerProcessVariable),
+    ).toEqual([true, true, true, true, true, true, true, true]);
+    expect(
+      ['PATH', 'HOME', 'API_TOKEN', 'GITHUB_TOKEN', 'CLAUDE_CODE_ENTRYPOINT'].map(isPerProcessVariable),
+    ).toEqual([false, false, false, false, false]);
   });
 });
