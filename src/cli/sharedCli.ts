@@ -37,7 +37,7 @@ export const sharedHelpText = (program: string): string => `Usage: ${program} sh
 
 The shared bridge (docs/shared.md): with --shared, or MCP_BRIDGE_SHARED=1 in the environment,
 the stdio forms of ${program} join one bridge process of this user over a local socket
-($XDG_RUNTIME_DIR/mcp-bridge/, else <tmpdir>/mcp-bridge-<uid>/) instead of starting their own
+($XDG_RUNTIME_DIR/mcp-bridge/, else /run/user/<uid>/mcp-bridge/, else /tmp/mcp-bridge-<uid>/) instead of starting their own
 upstream; entries with the same command, directory and environment share one upstream.
   --shared-grace <s>     how long an upstream stays after its last session (default 30)
   --shared-idle <s>      how long the shared process stays without a session (default 300)

@@ -25,21 +25,43 @@ export type SocketPlaceOutcome =
   | { readonly ok: true; readonly place: SocketPlace }
   | { readonly ok: false; readonly refusal: SocketPlaceRefusal };
 
-/** What the place depends on: the environment, the user's id and the temporary directory. */
+/**
+ * What the place depends on: the environment, the user's id, and (for tests) the root of the
+ * per-user runtime directories (`/run/user`) and the temporary directory (`/tmp`).
+ */
 export interface SocketPlaceInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly uid: number;
+  readonly runUser?: string;
   readonly tmp?: string;
 }
 
-/** `$XDG_RUNTIME_DIR/mcp-bridge/` where set, else `<tmpdir>/mcp-bridge-<uid>/`. */
+/**
+ * `$XDG_RUNTIME_DIR/mcp-bridge/` where set; else `/run/user/<uid>/mcp-bridge/` where that runtime
+ * directory exists and is the user's; else `/tmp/mcp-bridge-<uid>/`. Every client must find the same
+ * place from its own environment: Codex starts servers with a few variables only (no
+ * `XDG_RUNTIME_DIR`, no `TMPDIR`), so the fallbacks name fixed paths, not `os.tmpdir()`
+ * (docs/shared.md#shared-socket).
+ */
 export function socketPlaceFor(inputs: SocketPlaceInputs): SocketPlace {
   const runtime = inputs.env['XDG_RUNTIME_DIR'];
   const dir =
     runtime !== undefined && runtime !== ''
       ? join(runtime, 'mcp-bridge')
-      : join(inputs.tmp ?? tmpdir(), `mcp-bridge-${String(inputs.uid)}`);
+      : (userRuntimeDir(inputs) ?? join(inputs.tmp ?? fallbackTmp(), `mcp-bridge-${String(inputs.uid)}`));
   return { dir, socketPath: join(dir, 'shared.sock') };
+}
+
+/** `<runUser>/<uid>/mcp-bridge` when `<runUser>/<uid>` is a real directory owned by the user. */
+function userRuntimeDir(inputs: SocketPlaceInputs): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const own = join(inputs.runUser ?? '/run/user', String(inputs.uid));
+  const stat = lstatOrUndefined(own);
+  return stat?.isDirectory() === true && stat.uid === inputs.uid ? join(own, 'mcp-bridge') : undefined;
+}
+
+function fallbackTmp(): string {
+  return process.platform === 'win32' ? tmpdir() : '/tmp';
 }
 
 /**

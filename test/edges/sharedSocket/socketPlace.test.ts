@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { prepareSocketPlace, socketPlaceFor } from '../../../src/edges/sharedSocket/socketPlace.js';
 
 const uid = process.getuid?.() ?? 0;
@@ -17,10 +17,54 @@ describe('socketPlaceFor', () => {
     });
   });
 
-  it('falls back to <tmpdir>/mcp-bridge-<uid> when it is unset or empty', () => {
+  it("falls back to <tmp>/mcp-bridge-<uid> when it is unset or empty and no runtime directory is the user's", () => {
     const expected = { dir: '/tmp/x/mcp-bridge-1000', socketPath: '/tmp/x/mcp-bridge-1000/shared.sock' };
-    expect(socketPlaceFor({ env: {}, uid: 1000, tmp: '/tmp/x' })).toEqual(expected);
-    expect(socketPlaceFor({ env: { XDG_RUNTIME_DIR: '' }, uid: 1000, tmp: '/tmp/x' })).toEqual(expected);
+    const runUser = '/nonexistent-run-user';
+    expect(socketPlaceFor({ env: {}, uid: 1000, runUser, tmp: '/tmp/x' })).toEqual(expected);
+    expect(socketPlaceFor({ env: { XDG_RUNTIME_DIR: '' }, uid: 1000, runUser, tmp: '/tmp/x' })).toEqual(
+      expected,
+    );
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'does not follow TMPDIR: a client that drops it finds the same place',
+    () => {
+      vi.stubEnv('TMPDIR', '/var/folders/a');
+      try {
+        const place = socketPlaceFor({
+          env: { TMPDIR: '/var/folders/a' },
+          uid: 1000,
+          runUser: '/nonexistent-run-user',
+        });
+        expect(place.dir).toBe('/tmp/mcp-bridge-1000');
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    },
+  );
+
+  describe("with the user's runtime directory present", () => {
+    let root: string;
+    beforeEach(() => {
+      root = mkdtempSync(join(tmpdir(), 'run-user-'));
+      mkdirSync(join(root, String(uid)), { mode: 0o700 });
+    });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    it.skipIf(process.platform === 'win32')('uses <runUser>/<uid>/mcp-bridge without XDG_RUNTIME_DIR', () => {
+      expect(socketPlaceFor({ env: {}, uid, runUser: root, tmp: '/tmp/x' })).toEqual({
+        dir: join(root, String(uid), 'mcp-bridge'),
+        socketPath: join(root, String(uid), 'mcp-bridge', 'shared.sock'),
+      });
+    });
+
+    it('passes over a runtime directory of another user', () => {
+      const other = uid + 1;
+      mkdirSync(join(root, String(other)), { mode: 0o700 });
+      expect(socketPlaceFor({ env: {}, uid: other, runUser: root, tmp: '/tmp/x' }).dir).toBe(
+        `/tmp/x/mcp-bridge-${String(other)}`,
+      );
+    });
   });
 });
 
