@@ -6,6 +6,7 @@
  * docs/logging.md#logging-debug-lines. This runs for every call: no operator chain per call.
  */
 import { Observable, defer, mergeMap, throwError } from 'rxjs';
+import type { Dispatcher } from 'undici';
 import type { Logger } from '../../ports/logger.js';
 import type { UpstreamAuth } from '../../ports/signIn.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../ports/upstream.js';
@@ -109,159 +110,185 @@ function logEnd(context: ExchangeContext, running: Running, options: ExchangeOpt
   );
 }
 
-export function createExchanges(context: ExchangeContext): Exchanges {
-  const { origin, path, made, staticHeaders, protocolVersion, maxResponseBytes, bodies, tools, route } =
-    context;
-  const dispatcher = made.ok ? made.dispatcher : undefined;
-  const inFlight = new Set<Canceller>();
-  let nextId = 1;
-  let closed = false;
+/** What the exchanges of one connection share while it is open. */
+interface Connection {
+  readonly context: ExchangeContext;
+  readonly inFlight: Set<Canceller>;
+  nextId: number;
+  closed: boolean;
+}
 
-  const closedError = () =>
-    new BridgeError('closed', { detail: 'the bridge closed the connection to the upstream server' });
+const closedError = () =>
+  new BridgeError('closed', { detail: 'the bridge closed the connection to the upstream server' });
 
-  /** The stream error of a failed exchange: always a BridgeError. */
-  const failureOf = (error: unknown, method: string, status: number | undefined): BridgeError => {
-    if (closed) return closedError();
-    if (isBridgeError(error)) return error;
-    if (status === undefined) return connectFailure(error, method);
-    return new BridgeError('closed', {
-      detail: `${method}: the response stream broke (${errorCode(error)})`,
-      httpStatus: status,
-    });
-  };
+/** The stream error of a failed exchange: always a BridgeError. */
+function failureOf(
+  connection: Connection,
+  error: unknown,
+  method: string,
+  status: number | undefined,
+): BridgeError {
+  if (connection.closed) return closedError();
+  if (isBridgeError(error)) return error;
+  if (status === undefined) return connectFailure(error, method);
+  return new BridgeError('closed', {
+    detail: `${method}: the response stream broke (${errorCode(error)})`,
+    httpStatus: status,
+  });
+}
 
-  /**
-   * The events of one exchange for `subscriber`, from the messages of its POST. One subscriber for
-   * the whole exchange rather than a chain of operators: this runs for every call. The response
-   * ends the exchange; a stream that ends without one fails it
-   * (docs/http-upstream.md#http-stream-loss); every failure is a BridgeError (failureOf).
-   */
-  const events = (
-    running: Running,
-    messages$: Observable<Frame>,
-    options: ExchangeOptions,
-  ): Observable<ExchangeEvent> =>
-    new Observable<ExchangeEvent>((subscriber) => {
-      const { method } = running;
-      const fail = (error: unknown) => {
-        const failure = failureOf(error, method, running.status);
-        running.outcome = `failed (${failure.code})`;
-        subscriber.error(failure);
-      };
-      const messages = messages$.subscribe({
-        next: (frame) => {
-          if (running.answered) return;
-          let event: ExchangeEvent | undefined;
-          try {
-            event = route(frame, method);
-          } catch (error) {
-            fail(error);
-            return;
-          }
-          if (event === undefined) return;
-          if (event.type !== 'response') {
-            subscriber.next(event);
-            return;
-          }
-          running.answered = true;
-          running.outcome = 'error' in event.frame ? 'error response' : 'response';
+/**
+ * The events of one exchange for `subscriber`, from the messages of its POST. One subscriber for
+ * the whole exchange rather than a chain of operators: this runs for every call. The response
+ * ends the exchange; a stream that ends without one fails it
+ * (docs/http-upstream.md#http-stream-loss); every failure is a BridgeError (failureOf).
+ */
+function exchangeEvents(
+  connection: Connection,
+  running: Running,
+  messages$: Observable<Frame>,
+  options: ExchangeOptions,
+): Observable<ExchangeEvent> {
+  const { route } = connection.context;
+  return new Observable<ExchangeEvent>((subscriber) => {
+    const { method } = running;
+    const fail = (error: unknown) => {
+      const failure = failureOf(connection, error, method, running.status);
+      running.outcome = `failed (${failure.code})`;
+      subscriber.error(failure);
+    };
+    const messages = messages$.subscribe({
+      next: (frame) => {
+        if (running.answered) return;
+        let event: ExchangeEvent | undefined;
+        try {
+          event = route(frame, method);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (event === undefined) return;
+        if (event.type !== 'response') {
           subscriber.next(event);
-          subscriber.complete();
-        },
-        error: fail,
-        complete: () => {
-          if (running.answered) return;
-          fail(
-            new BridgeError('closed', {
-              detail: `${method}: the response stream ended before the response`,
-              ...(running.status === undefined ? {} : { httpStatus: running.status }),
-            }),
-          );
-        },
-      });
-      return () => {
-        // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
-        messages.unsubscribe();
-        inFlight.delete(running.controller);
-        // Cancels a POST still under way (docs/http-upstream.md#http-cancellation). Once the response is read the body has ended
-        // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
-        // only costs a DOMException with its stack, on every call.
-        if (!running.answered) running.controller.abort();
-        logEnd(context, running, options);
-      };
+          return;
+        }
+        running.answered = true;
+        running.outcome = 'error' in event.frame ? 'error response' : 'response';
+        subscriber.next(event);
+        subscriber.complete();
+      },
+      error: fail,
+      complete: () => {
+        if (running.answered) return;
+        fail(
+          new BridgeError('closed', {
+            detail: `${method}: the response stream ended before the response`,
+            ...(running.status === undefined ? {} : { httpStatus: running.status }),
+          }),
+        );
+      },
     });
+    return () => {
+      // The rest of a stream after its response is not read: this teardown destroys the body (sse.ts).
+      messages.unsubscribe();
+      connection.inFlight.delete(running.controller);
+      // Cancels a POST still under way (docs/http-upstream.md#http-cancellation). Once the response is read the body has ended
+      // or its teardown destroyed it (sse.ts), which already closed the stream: an abort then
+      // only costs a DOMException with its stack, on every call.
+      if (!running.answered) running.controller.abort();
+      logEnd(connection.context, running, options);
+    };
+  });
+}
+
+/** The messages of one exchange: its POST, again after a sign-in (docs/sign-in.md#sign-in-trigger). */
+function exchangeMessages(
+  connection: Connection,
+  dispatcher: Dispatcher,
+  running: Running,
+  params: JsonObject,
+  options: ExchangeOptions,
+): Observable<Frame> | BridgeError {
+  const { context } = connection;
+  const { origin, path, staticHeaders, protocolVersion, maxResponseBytes, bodies, tools } = context;
+  const { method, controller } = running;
+  const paramHeaders = toolHeaders(tools, method, params);
+  if (paramHeaders instanceof BridgeError) return paramHeaders;
+  const meta = isObject(params['_meta']) ? params['_meta'] : {};
+  const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
+  // One POST; the retry after a sign-in is a new request with a new id.
+  const post = (authorization: Record<string, string>) =>
+    defer(() => {
+      running.id = connection.nextId++;
+      const body = JSON.stringify(
+        requestFrame(running.id, method, { ...params, _meta: { ...meta, progressToken: running.id } }),
+      );
+      return dispatcher.request({
+        origin,
+        path,
+        method: 'POST',
+        // No copy of the headers without a sign-in header (this runs for every call).
+        headers: Object.keys(authorization).length === 0 ? headers : { ...headers, ...authorization },
+        body,
+        signal: controller.signal,
+        ...NO_TIMEOUTS,
+      });
+    });
+  const signIn = {
+    auth: context.auth,
+    method,
+    get signal() {
+      return controller.abortSignal;
+    },
+    consent: options.consent,
+    get trace() {
+      return traceContextOf(params);
+    },
+  };
+  return withSignIn(post, signIn).pipe(
+    mergeMap((response) => {
+      running.status = response.statusCode;
+      return responseMessages(response, { id: running.id, method, maxResponseBytes, bodies });
+    }),
+  );
+}
+
+export function createExchanges(context: ExchangeContext): Exchanges {
+  const { made } = context;
+  const dispatcher = made.ok ? made.dispatcher : undefined;
+  const connection: Connection = { context, inFlight: new Set<Canceller>(), nextId: 1, closed: false };
 
   const send = (method: string, params: JsonObject, options: ExchangeOptions): Observable<ExchangeEvent> =>
     defer(() => {
-      if (closed) return throwError(closedError);
+      if (connection.closed) return throwError(closedError);
       if (dispatcher === undefined) {
         return throwError(() => new BridgeError('connect_failed', made.ok ? {} : { detail: made.reason }));
       }
-      const paramHeaders = toolHeaders(tools, method, params);
-      if (paramHeaders instanceof BridgeError) return throwError(() => paramHeaders);
-      const meta = isObject(params['_meta']) ? params['_meta'] : {};
-      const headers = requestHeaders({ method, params, protocolVersion, paramHeaders, staticHeaders });
-      const controller = canceller();
-      inFlight.add(controller);
       const running: Running = {
         method,
-        controller,
+        controller: canceller(),
         started: performance.now(),
         id: 0,
         status: undefined,
         outcome: 'cancelled',
         answered: false,
       };
-
-      // One POST; the retry after a sign-in is a new request with a new id (docs/sign-in.md#sign-in-trigger).
-      const post = (authorization: Record<string, string>) =>
-        defer(() => {
-          running.id = nextId++;
-          const body = JSON.stringify(
-            requestFrame(running.id, method, { ...params, _meta: { ...meta, progressToken: running.id } }),
-          );
-          return dispatcher.request({
-            origin,
-            path,
-            method: 'POST',
-            // No copy of the headers without a sign-in header (this runs for every call).
-            headers: Object.keys(authorization).length === 0 ? headers : { ...headers, ...authorization },
-            body,
-            signal: controller.signal,
-            ...NO_TIMEOUTS,
-          });
-        });
-      const signIn = {
-        auth: context.auth,
-        method,
-        get signal() {
-          return controller.abortSignal;
-        },
-        consent: options.consent,
-        get trace() {
-          return traceContextOf(params);
-        },
-      };
-      const messages$ = withSignIn(post, signIn).pipe(
-        mergeMap((response) => {
-          running.status = response.statusCode;
-          return responseMessages(response, { id: running.id, method, maxResponseBytes, bodies });
-        }),
-      );
-      return events(running, messages$, options);
+      const messages$ = exchangeMessages(connection, dispatcher, running, params, options);
+      if (messages$ instanceof BridgeError) return throwError(() => messages$);
+      connection.inFlight.add(running.controller);
+      return exchangeEvents(connection, running, messages$, options);
     });
 
   return {
     send,
     get closed() {
-      return closed;
+      return connection.closed;
     },
     close() {
-      if (closed) return;
-      closed = true;
-      for (const controller of inFlight) controller.abort();
-      inFlight.clear();
+      if (connection.closed) return;
+      connection.closed = true;
+      for (const controller of connection.inFlight) controller.abort();
+      connection.inFlight.clear();
     },
   };
 }
