@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
+import { firstHeader } from './rules.js';
 import { createPostStream, openEventStream, sendJson } from './streams.js';
 import type { EventStream, ExtraHeaders, PostStream } from './streams.js';
 import type { OutputGuard } from './sessionOutput.js';
@@ -28,10 +29,7 @@ export interface Exchange {
   onClose(listener: () => void): void;
 }
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+const header = (req: IncomingMessage, name: string): string | undefined => firstHeader(req.headers[name]);
 
 /** The exchange of a Node request and its response. */
 export function exchangeOf(req: IncomingMessage, res: ServerResponse, keepAliveMs: number): Exchange {

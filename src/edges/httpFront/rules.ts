@@ -125,4 +125,8 @@ export const protocolVersionAllowed = (header: string | undefined): boolean =>
   header === undefined || (CLIENT_REVISIONS as readonly string[]).includes(header);
 
 /** A session id as the front end makes them: base64url of 16 bytes or more. */
+/** The first value of a request header that Node may give as a list. */
+export const firstHeader = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
 export const isSessionIdShape = (id: string): boolean => /^[A-Za-z0-9_-]{22,128}$/.test(id);

@@ -4,7 +4,6 @@
  * check, the bearer token when the server has one, and the CORS rules of `--allow-origin`
  * before its session sees it (docs/serve.md#serve-security).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { OperatorFunction } from 'rxjs';
@@ -18,11 +17,19 @@ import { HEALTH_PATH, replyHealth } from './health.js';
 import type { UpstreamState } from './health.js';
 import { METRICS_PATH, replyMetrics } from './metricsRoute.js';
 import { listenAll, shownAddress } from './listen.js';
-import { acceptsEventStream, acceptsPost, hostAllowed, isJsonContent, originAllowed } from './rules.js';
-import type { RefusalCause } from './rules.js';
+import {
+  acceptsEventStream,
+  acceptsPost,
+  firstHeader,
+  hostAllowed,
+  isJsonContent,
+  originAllowed,
+} from './rules.js';
 import { createSessionTable, refuse } from './sessionTable.js';
-import { createTokenThrottle, sourceOf } from './tokenThrottle.js';
-import type { TokenThrottle } from './tokenThrottle.js';
+import type { SessionTable } from './sessionTable.js';
+import { createTokenThrottle } from './tokenThrottle.js';
+import { digest, tokenPasses } from './tokenStep.js';
+import type { TokenFront } from './tokenStep.js';
 import type { ExtraHeaders } from './streams.js';
 import { sendJson } from './streams.js';
 
@@ -88,152 +95,143 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
-/** docs/serve.md#serve-security: equal-length digests compared in constant time. */
-export function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '');
-  const given = digest(match?.[1] ?? '');
-  return timingSafeEqual(given, expected) && match !== null;
-}
-
-/**
- * The token step (docs/serve.md#serve-token-limit): an address past its wrong tokens gets `429`
- * and its token is not compared; a wrong token counts for its address; none does not.
- */
-function checkToken(
-  req: IncomingMessage,
-  expected: Buffer,
-  throttle: TokenThrottle,
-): { readonly cause: RefusalCause; readonly headers: ExtraHeaders } | undefined {
-  const source = sourceOf(req.socket.remoteAddress);
-  const wait = throttle.blockedFor(source);
-  if (wait !== undefined)
-    return { cause: 'too_many_token_failures', headers: { 'retry-after': String(wait) } };
-  const authorization = one(req.headers.authorization);
-  if (bearerMatches(authorization, expected)) return undefined;
-  if (authorization !== undefined) throttle.failed(source);
-  return { cause: 'unauthorized', headers: { 'www-authenticate': 'Bearer' } };
-}
-
-const one = (value: string | string[] | undefined): string | undefined =>
-  Array.isArray(value) ? value[0] : value;
-
 const ALLOWED_HEADERS =
   'Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
 
+/** What the request handlers of one server share. */
+interface Front extends TokenFront {
+  readonly config: HttpFrontConfig;
+  readonly table: SessionTable;
+}
+
+/** The CORS headers of a response to `origin`: only for the origins of --allow-origin. */
+function corsOf(origin: string | undefined, allowOrigins: readonly string[]): ExtraHeaders {
+  return origin !== undefined && allowOrigins.includes(origin)
+    ? {
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': 'Mcp-Session-Id',
+        vary: 'Origin',
+      }
+    : {};
+}
+
+/** /healthz and /metrics: same token rule as /mcp (docs/serve.md#serve-health), GET and HEAD only. */
+function routeRead(
+  front: Front,
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: () => void | Promise<void>,
+): void | Promise<void> {
+  if (!tokenPasses(front, req, res, {})) return;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    return refuse(res, 'method_not_allowed', {});
+  }
+  return reply();
+}
+
+/** CORS preflight, for the origins of --allow-origin only. */
+function replyPreflight(res: ServerResponse, cors: ExtraHeaders): void {
+  if (Object.keys(cors).length === 0) return refuse(res, 'forbidden_origin', {});
+  res.writeHead(204, {
+    ...cors,
+    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    'access-control-allow-headers': ALLOWED_HEADERS,
+    'access-control-max-age': '600',
+  });
+  res.end();
+}
+
+/** A POST to /mcp: its body within the limits, then the modern leg or the session table. */
+async function handlePost(
+  front: Front,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: ExtraHeaders,
+): Promise<void> {
+  const { config, table } = front;
+  const modern = config.modern;
+  if (modern === undefined && !acceptsPost(firstHeader(req.headers.accept))) {
+    return refuse(res, 'not_acceptable', cors);
+  }
+  if (!isJsonContent(firstHeader(req.headers['content-type']))) {
+    return refuse(res, 'unsupported_media_type', cors);
+  }
+  const read = await readBody(req, config.maxBodyBytes, config.bodyTimeoutMs);
+  if (read.kind === 'closed') return;
+  if (read.kind !== 'body') {
+    res.setHeader('connection', 'close');
+    config.refused?.(read.kind === 'timeout' ? 'body_timeout' : 'max_body_bytes');
+    return refuse(res, read.kind === 'timeout' ? 'body_timeout' : 'body_too_large', cors);
+  }
+  const body = read.bytes;
+  if (
+    modern !== undefined &&
+    req.headers['mcp-session-id'] === undefined &&
+    (await modern.takes(req, body))
+  ) {
+    return modern.serve(req, res, body);
+  }
+  if (!acceptsPost(firstHeader(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
+  const parsed = parseBody(body, { maxDepth: config.maxDepth, maxLineBytes: config.maxBodyBytes });
+  if (parsed.kind === 'bad') return sendJson(res, 400, parsed.frame, cors);
+  return table.post(exchangeOf(req, res, config.keepAliveMs), parsed.messages, cors);
+}
+
+/** A request to /mcp after the host, origin and path checks. */
+function handleMcp(
+  front: Front,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: ExtraHeaders,
+): void | Promise<void> {
+  const { config, table } = front;
+  if (req.method === 'OPTIONS') return replyPreflight(res, cors);
+  if (!tokenPasses(front, req, res, cors)) return;
+  switch (req.method) {
+    case 'POST':
+      return handlePost(front, req, res, cors);
+    case 'GET':
+      if (!acceptsEventStream(firstHeader(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
+      return table.get(exchangeOf(req, res, config.keepAliveMs), cors);
+    case 'DELETE':
+      return table.delete(exchangeOf(req, res, config.keepAliveMs), cors);
+    default:
+      res.setHeader('allow', 'GET, POST, DELETE');
+      return refuse(res, 'method_not_allowed', cors);
+  }
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startHttpFront(config: HttpFrontConfig): Promise<HttpFront> {
-  const tokenDigest = config.token === undefined ? undefined : digest(config.token);
-  const table = createSessionTable(config);
-  const throttle = createTokenThrottle(() => performance.now());
+  const front: Front = {
+    config,
+    table: createSessionTable(config),
+    tokenDigest: config.token === undefined ? undefined : digest(config.token),
+    throttle: createTokenThrottle(() => performance.now()),
+  };
+  const { table } = front;
   let port = config.port;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const origin = one(req.headers.origin);
-    const cors: ExtraHeaders =
-      origin !== undefined && config.allowOrigins.includes(origin)
-        ? {
-            'access-control-allow-origin': origin,
-            'access-control-expose-headers': 'Mcp-Session-Id',
-            vary: 'Origin',
-          }
-        : {};
+    const origin = firstHeader(req.headers.origin);
+    const cors = corsOf(origin, config.allowOrigins);
     // Node keeps the first of two Host headers; a proxy may read the other (docs/serve.md#serve-rules).
     if ((req.headersDistinct.host?.length ?? 0) > 1) return refuse(res, 'duplicate_host', {});
-    if (!hostAllowed(one(req.headers.host), port, config.host)) return refuse(res, 'forbidden_host', {});
+    if (!hostAllowed(firstHeader(req.headers.host), port, config.host))
+      return refuse(res, 'forbidden_host', {});
     if (!originAllowed(origin, port, config.allowOrigins)) return refuse(res, 'forbidden_origin', {});
     const path = (req.url ?? '').split('?')[0];
     if (path === HEALTH_PATH && config.health !== undefined) {
       const health = config.health;
-      return routeRead(req, res, () => replyHealth(res, req.method, health()));
+      return routeRead(front, req, res, () => replyHealth(res, req.method, health()));
     }
     if (path === METRICS_PATH && config.metrics !== undefined) {
       const metrics = config.metrics;
-      return routeRead(req, res, () => replyMetrics(res, req.method, metrics));
+      return routeRead(front, req, res, () => replyMetrics(res, req.method, metrics));
     }
     if (path !== MCP_PATH) return refuse(res, 'not_found', cors);
-    if (req.method === 'OPTIONS') {
-      // CORS preflight, for the origins of --allow-origin only.
-      if (Object.keys(cors).length === 0) return refuse(res, 'forbidden_origin', {});
-      res.writeHead(204, {
-        ...cors,
-        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-        'access-control-allow-headers': ALLOWED_HEADERS,
-        'access-control-max-age': '600',
-      });
-      res.end();
-      return;
-    }
-    if (tokenDigest !== undefined) {
-      const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuseToken(res, refusal, cors);
-    }
-    switch (req.method) {
-      case 'POST': {
-        const modern = config.modern;
-        if (modern === undefined && !acceptsPost(one(req.headers.accept))) {
-          return refuse(res, 'not_acceptable', cors);
-        }
-        if (!isJsonContent(one(req.headers['content-type']))) {
-          return refuse(res, 'unsupported_media_type', cors);
-        }
-        const read = await readBody(req, config.maxBodyBytes, config.bodyTimeoutMs);
-        if (read.kind === 'closed') return;
-        if (read.kind !== 'body') {
-          res.setHeader('connection', 'close');
-          config.refused?.(read.kind === 'timeout' ? 'body_timeout' : 'max_body_bytes');
-          return refuse(res, read.kind === 'timeout' ? 'body_timeout' : 'body_too_large', cors);
-        }
-        const body = read.bytes;
-        if (
-          modern !== undefined &&
-          req.headers['mcp-session-id'] === undefined &&
-          (await modern.takes(req, body))
-        ) {
-          return modern.serve(req, res, body);
-        }
-        if (!acceptsPost(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
-        const parsed = parseBody(body, { maxDepth: config.maxDepth, maxLineBytes: config.maxBodyBytes });
-        if (parsed.kind === 'bad') return sendJson(res, 400, parsed.frame, cors);
-        return table.post(exchangeOf(req, res, config.keepAliveMs), parsed.messages, cors);
-      }
-      case 'GET':
-        if (!acceptsEventStream(one(req.headers.accept))) return refuse(res, 'not_acceptable', cors);
-        return table.get(exchangeOf(req, res, config.keepAliveMs), cors);
-      case 'DELETE':
-        return table.delete(exchangeOf(req, res, config.keepAliveMs), cors);
-      default:
-        res.setHeader('allow', 'GET, POST, DELETE');
-        return refuse(res, 'method_not_allowed', cors);
-    }
-  };
-
-  // A refused token; an address past its wrong tokens counts for the limit `token_failures`.
-  const refuseToken = (
-    res: ServerResponse,
-    refusal: { readonly cause: RefusalCause; readonly headers: ExtraHeaders },
-    cors: ExtraHeaders,
-  ): void => {
-    if (refusal.cause === 'too_many_token_failures') config.refused?.('token_failures');
-    refuse(res, refusal.cause, { ...cors, ...refusal.headers });
-  };
-
-  // /healthz and /metrics: same token rule as /mcp (docs/serve.md#serve-health), GET and HEAD only.
-  const routeRead = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    reply: () => void | Promise<void>,
-  ): void | Promise<void> => {
-    if (tokenDigest !== undefined) {
-      const refusal = checkToken(req, tokenDigest, throttle);
-      if (refusal !== undefined) return refuseToken(res, refusal, {});
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      return refuse(res, 'method_not_allowed', {});
-    }
-    return reply();
+    return handleMcp(front, req, res, cors);
   };
 
   // docs/serve.md#serve-limits: Node checks the headers and request times of its connections at

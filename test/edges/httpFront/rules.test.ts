@@ -14,7 +14,7 @@ import {
   originAllowed,
   protocolVersionAllowed,
 } from '../../../src/edges/httpFront/rules.js';
-import { bearerMatches } from '../../../src/edges/httpFront/server.js';
+import { bearerMatches } from '../../../src/edges/httpFront/tokenStep.js';
 import { parseBody } from '../../../src/edges/httpFront/body.js';
 
 const LIMITS = { maxDepth: 64, maxLineBytes: 1000 };
