@@ -16,6 +16,8 @@ export interface IdpMetadata {
   authorizationEndpoint?: string;
   revocationEndpoint?: string;
   jwksUri?: string;
+  /** `id_token_signing_alg_values_supported`: the algorithms an ID token may be signed with (default RS256). */
+  idTokenSigningAlgs?: readonly string[];
 }
 
 const failed = (detail: string): BridgeError => new BridgeError('sign_in_failed', { detail });
@@ -26,7 +28,7 @@ function optionalEndpoint(body: Record<string, unknown>, name: string, mcpUrl: s
   if (value === undefined) return undefined;
   const check = checkEndpoint(value, mcpUrl);
   if (!check.ok) throw failed(`the ${name.replaceAll('_', ' ')} of the IdP is not usable: ${check.reason}`);
-  return check.url.href;
+  return value as string;
 }
 
 export async function discoverIdp(ctx: RenewalContext, idp: IdpSettings): Promise<IdpMetadata> {
@@ -47,11 +49,15 @@ export async function discoverIdp(ctx: RenewalContext, idp: IdpSettings): Promis
   const authorizationEndpoint = optionalEndpoint(body, 'authorization_endpoint', mcpUrl);
   const revocationEndpoint = optionalEndpoint(body, 'revocation_endpoint', mcpUrl);
   const jwksUri = optionalEndpoint(body, 'jwks_uri', mcpUrl);
+  const algs = body['id_token_signing_alg_values_supported'];
+  const idTokenSigningAlgs =
+    Array.isArray(algs) && algs.every((alg) => typeof alg === 'string') ? (algs as string[]) : undefined;
   return {
     issuer: found.metadata.issuer,
     tokenEndpoint,
     ...(authorizationEndpoint === undefined ? {} : { authorizationEndpoint }),
     ...(revocationEndpoint === undefined ? {} : { revocationEndpoint }),
     ...(jwksUri === undefined ? {} : { jwksUri }),
+    ...(idTokenSigningAlgs === undefined ? {} : { idTokenSigningAlgs }),
   };
 }

@@ -51,6 +51,9 @@ export function idpConfiguration(
     issuer: metadata.issuer,
     token_endpoint: metadata.tokenEndpoint,
     jwks_uri: metadata.jwksUri,
+    ...(metadata.idTokenSigningAlgs === undefined
+      ? {}
+      : { id_token_signing_alg_values_supported: [...metadata.idTokenSigningAlgs] }),
     ...(metadata.authorizationEndpoint === undefined
       ? {}
       : { authorization_endpoint: metadata.authorizationEndpoint }),
@@ -84,7 +87,8 @@ export function idTokenRefusal(error: unknown): BridgeError | undefined {
   if (text.includes('JWT "iss"')) return failed('the ID token is of another issuer');
   if (text.includes('"exp"')) return failed('the ID token has expired');
   if (text.toLowerCase().includes('signature')) return failed('the signature of the ID token is not valid');
-  if (text.includes('id_token') || text.includes('ID Token')) return failed('the ID token is not valid');
+  if (text.includes('JWT') || text.includes('id_token') || text.includes('ID Token'))
+    return failed('the ID token is not valid');
   return undefined;
 }
 
