@@ -114,6 +114,22 @@ describe('status with an IdP session', () => {
     );
     expectNoSecrets({ lines: [out, text], stderr: logger.lines }, [...idp.issuedSecrets(), idToken]);
   });
+
+  it('with a URL, lists the IdP session only beside a sign-in made from it', async () => {
+    await seed();
+    const kinds = async (url: string): Promise<unknown[]> => {
+      let out = '';
+      await runStatus(
+        { url, tokenStore: 'file', json: true, logLevel: 'info', bridgeName: 'mcp-bridge-vscode' },
+        logger,
+        environment(),
+        { write: (chunk) => void (out += chunk) },
+      );
+      return (JSON.parse(out) as Array<{ kind: string }>).map((entry) => entry.kind);
+    };
+    expect(await kinds(SERVER_A)).toEqual(['sign-in', 'idp-session']);
+    expect(await kinds(SERVER_B)).toEqual(['sign-in']);
+  });
 });
 
 describe('logout --idp <issuer>', () => {
@@ -126,9 +142,14 @@ describe('logout --idp <issuer>', () => {
     expect(logger.lines).toContain(
       'vscode: info: logout ended the IdP session of the account "default" and deleted 2 stored records of it. The next start signs in at the IdP again',
     );
-    const { store } = await fileStore();
+    const { store, lock } = await fileStore();
     expect((await store.list()).map((key) => key.url)).toEqual([SERVER_B]);
     expectNoSecrets({ lines: [], stderr: logger.lines }, [...idp.issuedSecrets(), idToken]);
+    // The session is gone: the next ID token needs a new sign-in at the IdP.
+    const { ctx } = idpTestContext({ store, lock, mcpUrl: 'http://127.0.0.1:9/mcp' });
+    const settings = { issuer: idp.issuer, clientId: 'idp-client', clientSecret: 'idp-secret-5a1c' };
+    expect(await idTokenFromSession(ctx, settings, await discoverIdp(ctx, settings))).not.toBe(idToken);
+    expect(idp.stats()).toMatchObject({ authorizationRequests: 2, codeGrants: 2 });
   });
 
   it('finds nothing for another account, and deletes nothing', async () => {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { discoverIdp } from '../../../src/oauth/idp/idpMetadata.js';
 import { idTokenFromSession } from '../../../src/oauth/idp/session.js';
 import type { IdpSettings } from '../../../src/oauth/idp/types.js';
+import { markedForRefresh } from '../../../src/oauth/refreshMark.js';
 import { createMemoryStore, createProcessLock } from '../../../src/oauth/store/memoryStore.js';
 import type { TokenStore } from '../../../src/oauth/store/types.js';
 import { isBridgeError } from '../../../src/protocol/bridgeError.js';
@@ -76,6 +77,19 @@ describe('idTokenFromSession', () => {
     expect(after?.idToken).toBe(second);
     expect(after?.refreshToken).not.toBe(before?.refreshToken);
     expect(test.logs).toContain('oauth: info: the bridge refreshed the IdP session');
+  });
+
+  it('never sends an IdP refresh token again whose refresh got no answer: a new sign-in follows', async () => {
+    const { idp, store, test, run, issuer } = await setUp({ idTokenTtlSeconds: 30 });
+    await run();
+    const stored = await store.read({ url: issuer, identity: SESSION_KEY_IDENTITY });
+    if (stored?.refreshToken === undefined) throw new Error('no session stored');
+    await store.write(markedForRefresh({ ...stored, refreshToken: stored.refreshToken }));
+    await run();
+    expect(idp.stats()).toMatchObject({ authorizationRequests: 2, codeGrants: 2, refreshGrants: 0 });
+    expect(test.logs).toContain(
+      'oauth: warn: a refresh of the IdP session got no answer (a bridge stopped during it): its refresh token is not sent again, a new sign-in at the IdP follows',
+    );
   });
 
   it('signs in at the IdP again when the refresh brings no ID token', async () => {
