@@ -92,6 +92,19 @@ describe('idTokenFromSession', () => {
     );
   });
 
+  it('signs in at the IdP again when the IdP refuses the refresh', async () => {
+    const { idp, store, test, run, issuer } = await setUp({ idTokenTtlSeconds: 30 });
+    await run();
+    const stored = await store.read({ url: issuer, identity: SESSION_KEY_IDENTITY });
+    const form = new URLSearchParams({ token: stored?.refreshToken ?? '', client_id: 'idp-client' });
+    expect((await fetch(`${issuer}/revoke`, { method: 'POST', body: form })).status).toBe(200);
+    await run();
+    expect(idp.stats()).toMatchObject({ authorizationRequests: 2, codeGrants: 2, refreshGrants: 0 });
+    expect(test.logs).toContain(
+      'oauth: warn: the IdP refused the refresh of the IdP session (the refresh failed: HTTP status 400, invalid_grant); a new sign-in at the IdP follows',
+    );
+  });
+
   it('signs in at the IdP again when the refresh brings no ID token', async () => {
     const { idp, run } = await setUp({ idTokenTtlSeconds: 30, refreshWithoutIdToken: true });
     await run();
