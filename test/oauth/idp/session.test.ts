@@ -119,6 +119,16 @@ describe('idTokenFromSession', () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it.each([
+    [{ aud: 'another-client' }, 'sign_in_failed: the ID token is not for the IdP client'],
+    [{ iss: 'https://another-idp.example' }, 'sign_in_failed: the ID token is of another issuer'],
+    [{ exp: 1_000_000_000 }, 'sign_in_failed: the ID token has expired'],
+  ])('refuses an ID token with %o, and stores nothing', async (claims, expected) => {
+    const { store, run } = await setUp({ idTokenClaims: claims });
+    expect(await errorOf(run())).toBe(expected);
+    expect(await store.list()).toEqual([]);
+  });
+
   it('refuses an ID token signed with a key the IdP does not publish', async () => {
     const { store, run } = await setUp({ badSignature: true });
     expect(await errorOf(run())).toBe('sign_in_failed: the signature of the ID token is not valid');
