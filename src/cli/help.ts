@@ -32,6 +32,7 @@ export const usageText = (profile: Profile): string => {
     `       ${program} [options] <url>`,
     `       ${program} logout [options] <url>`,
     `       ${program} logout [options] --all`,
+    `       ${program} logout [options] --idp <issuer>`,
     `       ${program} status [options] [<url>]`,
     `       ${program} add <client> [options] (-- <command> [args...] | <url>)`,
     `       ${program} doctor [options] (-- <command> [args...] | <url>)`,
@@ -60,6 +61,7 @@ during initialize, and later through a URL question of ${client.object}. An auth
        ${program} [options] <url>
        ${program} logout [options] <url>
        ${program} logout [options] --all
+       ${program} logout [options] --idp <issuer>
        ${program} status [options] [<url>]
        ${program} add <client> [options] (-- <command> [args...] | <url>)
        ${program} doctor [options] (-- <command> [args...] | <url>)
@@ -150,10 +152,14 @@ deleted whatever the outcome. It takes --account, --redirect-port, --token-store
   --all                      logout only: delete every stored sign-in; not with a URL or
                              --account
   --no-revoke                logout only: delete without contacting the authorization server
+  --idp <issuer>             logout only: end the IdP session of --grant id-jag at that IdP
+                             (of --account): revoke its tokens, delete it and the sign-ins made
+                             from it; not with a URL or --all
 
 Status lists the stored sign-ins on stdout (of the URL, of --account): server, account, store,
 issuer, scopes, access token expiry and last refresh; never a token, and of the server URL only
-its origin and path, never its query. It takes --account, --token-store, --token-key-file and
+its origin and path, never its query. It also lists the IdP sessions of --grant id-jag: issuer,
+account, ID token expiry. It takes --account, --token-store, --token-key-file and
 --log-level, and sends no request.
   --json                     status only: print a JSON array (the fields are in the README)
 

@@ -17,7 +17,7 @@ import type { Logger, LogLevel } from '../ports/logger.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import type { Fetch } from '../oauth/http.js';
 import { outcomeLine, revokeRecord, secretOfRecord } from '../oauth/revocation.js';
-import { baseIdentity, loopbackRedirectUri } from '../oauth/store/identity.js';
+import { baseIdentity, isIdpSessionKey, loopbackRedirectUri } from '../oauth/store/identity.js';
 import type { ManagedStore } from '../oauth/store/index.js';
 import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
@@ -25,6 +25,7 @@ import type { RecordKey } from '../oauth/store/types.js';
 import type { Profile } from '../profiles/profile.js';
 import {
   accountEnvironment,
+  accountOf,
   accountScope,
   openAccountStores,
   sameUrl,
@@ -32,9 +33,14 @@ import {
 } from './accountStores.js';
 
 export interface LogoutOptions {
-  /** The MCP server URL; absent with `all`. */
+  /** The MCP server URL; absent with `all` and `idp`. */
   readonly url?: string;
   readonly all: boolean;
+  /**
+   * `--idp <issuer>`: ends the IdP session of the account at that IdP, and deletes the sign-ins
+   * made from it (docs/sign-in.md#sign-in-idp-session).
+   */
+  readonly idp?: string;
   readonly account: string;
   readonly redirectPort: number;
   readonly tokenStore: TokenStoreChoice;
@@ -68,7 +74,7 @@ export async function runLogout(
     say('err', 'the option --all cannot be used here: it excludes the URL and --account');
     return 2;
   }
-  if (!options.all && options.url === undefined) {
+  if (!options.all && options.idp === undefined && options.url === undefined) {
     say(
       'err',
       'the URL of the upstream server is missing: give it after the options of logout, or give --all',
@@ -119,7 +125,8 @@ export async function runLogout(
         if (options.all) {
           for (const key of await store.list()) await revoke(store, key);
           deleted += await store.clear();
-        } else deleted += await deleteAccount(store, options.url ?? '');
+        } else if (options.idp !== undefined) deleted += await deleteIdpSession(store, options.idp);
+        else deleted += await deleteAccount(store, options.url ?? '');
       } catch (error) {
         failed = true;
         say('err', `logout failed in the ${kind} store: ${reason(error)}`);
@@ -140,6 +147,13 @@ export async function runLogout(
         say('err', `cannot delete the token directory ${places.tokenDir}: ${reason(error)}`);
       }
     }
+  } else if (options.idp !== undefined) {
+    say(
+      'info',
+      deleted > 0
+        ? `logout ended the IdP session of the account "${options.account}" and deleted ${deleted} stored record${deleted === 1 ? '' : 's'} of it. The next start signs in at the IdP again`
+        : `logout found no IdP session of the account "${options.account}" for the issuer`,
+    );
   } else if (deleted > 0) {
     say(
       'info',
@@ -164,14 +178,42 @@ export async function runLogout(
       return;
     }
     if (record === undefined) return;
-    // logout takes no --client-issuer: a pre-registered client's secret is never sent (revocation.ts).
-    const secret = secretOfRecord(record, {});
+    // logout takes no --client-issuer: a pre-registered client's secret is never sent
+    // (revocation.ts), except the IdP client's to its own IdP (docs/sign-in.md#sign-in-idp-session).
+    const idpSecret = env['MCP_BRIDGE_IDP_CLIENT_SECRET'];
+    const secret = secretOfRecord(
+      record,
+      isIdpSessionKey(record) && idpSecret !== undefined && idpSecret !== ''
+        ? { clientIssuer: record.issuer, clientSecret: idpSecret }
+        : {},
+    );
     const outcome = await revokeRecord({
       record,
       fetch: fetchOf(record.url),
       ...(secret === undefined ? {} : { secret }),
     });
     say(outcome.kind === 'failed' ? 'warn' : 'info', outcomeLine(record, outcome));
+  }
+
+  /**
+   * Revokes and deletes the IdP session of the account at `issuer` (the IdP's tokens) and every
+   * sign-in of the account made from it (its `idpIssuer`): the next start signs in at the IdP again.
+   */
+  async function deleteIdpSession(store: ManagedStore, issuer: string): Promise<number> {
+    const keys = (await store.list()).filter((key) => accountOf(key.identity) === options.account);
+    const sessions = keys.filter((key) => isIdpSessionKey(key) && sameUrl(key.url, issuer));
+    const made: RecordKey[] = [];
+    for (const key of keys) {
+      if (isIdpSessionKey(key)) continue;
+      const record = await store.read(key);
+      if (record?.idpIssuer !== undefined && sameUrl(record.idpIssuer, issuer)) made.push(key);
+    }
+    let count = 0;
+    for (const key of [...sessions, ...made]) {
+      await revoke(store, key);
+      if (await store.delete(key)) count += 1;
+    }
+    return count;
   }
 
   /** Revokes and deletes the records of the URL and account: the base identity and its client variants. */

@@ -65,6 +65,7 @@ export const OPTIONS = {
   metrics: { forms: SERVE, flag: 'plain', http: true },
   all: { forms: ['logout'], flag: 'plain' },
   'no-revoke': { forms: ['logout'], flag: 'plain' },
+  idp: { forms: ['logout'] },
   json: { forms: ['status'], flag: 'plain' },
   help: { forms: ALL, flag: 'exits' },
   version: { forms: ALL, flag: 'exits' },

@@ -9,7 +9,9 @@ import type { Logger, LogLevel } from '../ports/logger.js';
 import { oneLine } from '../ports/terminalText.js';
 import type { TokenStoreChoice } from '../oauth/store/openStore.js';
 import { reason } from '../oauth/store/record.js';
+import { isIdpSessionKey } from '../oauth/store/identity.js';
 import type { TokenRecord } from '../oauth/store/types.js';
+import { idpSessionStatusOf, idpSessionText, type IdpSessionStatus } from './idpStatus.js';
 import {
   accountOf,
   accountScope,
@@ -35,6 +37,7 @@ export interface StatusOptions {
 
 /** One stored sign-in as `status --json` prints it; the field names are stable (README.md). */
 export interface SignInStatus {
+  readonly kind: 'sign-in';
   /** Origin and path of the MCP server URL; never its query. */
   readonly server: string;
   readonly account: string;
@@ -56,6 +59,8 @@ export interface SignInStatus {
   readonly grant: string;
   /** The loopback redirect URI of the storage identity (its port is logout's `--redirect-port`). */
   readonly redirectUri: string;
+  /** The issuer of the IdP session the sign-in was made from (`--grant id-jag`); else null. */
+  readonly idpIssuer: string | null;
 }
 
 export interface StatusOutput {
@@ -76,6 +81,7 @@ export function statusOf(record: TokenRecord, store: StoreKind, now: number): Si
   // What an authorization server or a server chose (the issuer, the granted scope, the URL) is
   // printed without its control characters, also in the JSON (src/ports/terminalText.ts).
   return {
+    kind: 'sign-in',
     server: oneLine(serverOf(record.url)),
     account: oneLine(accountOf(record.identity)),
     store,
@@ -90,6 +96,7 @@ export function statusOf(record: TokenRecord, store: StoreKind, now: number): Si
     client: record.client.source,
     grant: oneLine(record.grant ?? 'authorization-code'),
     redirectUri: oneLine(redirectUriOf(record.identity)),
+    idpIssuer: record.idpIssuer === undefined ? null : oneLine(record.idpIssuer),
   };
 }
 
@@ -103,12 +110,13 @@ export function relativeTime(at: number, now: number): string {
   return hours < 48 ? `in ${hours} h` : `in ${Math.floor(hours / 24)} days`;
 }
 
+/** `<ISO time> (in 42 min)`, or `no lifetime given`. */
+const expiryText = (iso: string | null, expiresAt: number | undefined, now: number): string =>
+  iso === null || expiresAt === undefined ? 'no lifetime given' : `${iso} (${relativeTime(expiresAt, now)})`;
+
 /** The text of one sign-in: the server line, then indented fields. */
 export function statusText(status: SignInStatus, expiresAt: number | undefined, now: number): string {
-  const expiry =
-    status.accessTokenExpiresAt === null || expiresAt === undefined
-      ? 'no lifetime given'
-      : `${status.accessTokenExpiresAt} (${relativeTime(expiresAt, now)})`;
+  const expiry = expiryText(status.accessTokenExpiresAt, expiresAt, now);
   return [
     status.server,
     `  account:       ${status.account}`,
@@ -121,6 +129,7 @@ export function statusText(status: SignInStatus, expiresAt: number | undefined, 
     `  client:        ${status.client}`,
     `  grant:         ${status.grant}`,
     `  redirect URI:  ${status.redirectUri}`,
+    ...(status.idpIssuer === null ? [] : [`  IdP:           ${status.idpIssuer}`]),
   ].join('\n');
 }
 
@@ -135,6 +144,7 @@ export async function runStatus(
   const write = output.write ?? ((text: string) => void process.stdout.write(text));
   const now = (output.now ?? Date.now)();
   const found: Array<{ record: TokenRecord; status: SignInStatus }> = [];
+  const sessions: Array<{ record: TokenRecord; status: IdpSessionStatus }> = [];
   if (options.tokenStore === 'memory') {
     say('info', 'the memory store keeps no sign-in after the end of the process: status has nothing to list');
   } else {
@@ -152,10 +162,13 @@ export async function runStatus(
     for (const { kind, store } of opened.stores) {
       try {
         for (const key of await store.list()) {
-          if (options.url !== undefined && !sameUrl(key.url, options.url)) continue;
           if (options.account !== undefined && accountOf(key.identity) !== options.account) continue;
+          const session = isIdpSessionKey(key);
+          if (!session && options.url !== undefined && !sameUrl(key.url, options.url)) continue;
           const record = await store.read(key);
-          if (record !== undefined) found.push({ record, status: statusOf(record, kind, now) });
+          if (record === undefined) continue;
+          if (session) sessions.push({ record, status: idpSessionStatusOf(record, kind, now) });
+          else found.push({ record, status: statusOf(record, kind, now) });
         }
       } catch (error) {
         say('warn', `status cannot read the ${kind} store: ${reason(error)}`);
@@ -166,17 +179,35 @@ export async function runStatus(
     (a, b) =>
       a.status.server.localeCompare(b.status.server) || a.status.account.localeCompare(b.status.account),
   );
+  // With a URL, the IdP sessions its sign-ins were made from (docs/sign-in.md#sign-in-idp-session).
+  const shown = sessions
+    .filter(
+      ({ status }) =>
+        options.url === undefined ||
+        found.some(
+          (entry) => entry.status.idpIssuer !== null && sameUrl(entry.status.idpIssuer, status.issuer),
+        ),
+    )
+    .sort(
+      (a, b) =>
+        a.status.issuer.localeCompare(b.status.issuer) || a.status.account.localeCompare(b.status.account),
+    );
+  const texts = [
+    ...found.map(({ record, status }) => statusText(status, record.expiresAt, now)),
+    ...shown.map(({ record, status }) =>
+      idpSessionText(status, expiryText(status.idTokenExpiresAt, record.expiresAt, now)),
+    ),
+  ];
   if (options.json)
     write(
       `${JSON.stringify(
-        found.map((entry) => entry.status),
+        [...found, ...shown].map((entry) => entry.status),
         null,
         2,
       )}\n`,
     );
-  else if (found.length > 0)
-    write(`${found.map(({ record, status }) => statusText(status, record.expiresAt, now)).join('\n\n')}\n`);
-  if (found.length === 0) {
+  else if (texts.length > 0) write(`${texts.join('\n\n')}\n`);
+  if (texts.length === 0) {
     const which = options.account === undefined ? '' : ` of the account "${options.account}"`;
     say('info', `status found no stored sign-in${which}${options.url === undefined ? '' : ' for the URL'}`);
     return 1;

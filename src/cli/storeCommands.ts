@@ -6,14 +6,25 @@
 import { parseArgv } from './argvParse.js';
 import { caFileOption, checkForm, given, logLevelOption } from './formOptions.js';
 import type { LogoutOptions } from './logout.js';
-import { DEFAULTS, conflict } from './optionValues.js';
+import { DEFAULTS, conflict, last } from './optionValues.js';
 import { parseStoreOptions } from './signInArgs.js';
 import type { StatusOptions } from './status.js';
 import { checkUpstreamUrl } from './urlRules.js';
 import { UsageError } from './usageError.js';
 import type { Profile } from '../profiles/profile.js';
 
-/** `logout [options] <url>` and `logout [options] --all` (docs/sign-in.md#sign-in-logout, docs/cli.md#cli-forms). */
+/** The issuer of `--idp`: an absolute http(s) URL without user info or fragment; the stores hold the rest. */
+const issuerUrl = (text: string): string | undefined => {
+  const url = URL.parse(text);
+  return url !== null &&
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.hash === ''
+    ? text
+    : undefined;
+};
+
+/** `logout [options] <url>`, `logout [options] --idp <issuer>` and `logout [options] --all` (docs/sign-in.md#sign-in-logout, docs/cli.md#cli-forms). */
 export function logoutOptions(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -22,13 +33,17 @@ export function logoutOptions(
   const { values, url } = parseArgv(args, profile.name);
   checkForm(values, 'logout');
   const all = given(values, 'all');
+  const idp = last(values, 'idp', issuerUrl, 'give the issuer URL of the IdP (an http or https URL)');
+  if (idp !== undefined && (all || url !== undefined)) {
+    throw conflict('idp', 'logout takes the URL of an upstream server, --idp or --all, only one of them');
+  }
   if (all && url !== undefined) {
     throw conflict('all', 'logout takes the URL of an upstream server or --all, not both');
   }
   if (all && given(values, 'account')) {
     throw conflict('account', '--all deletes the stored sign-ins of every account');
   }
-  if (!all && url === undefined) {
+  if (!all && idp === undefined && url === undefined) {
     throw new UsageError(
       'the URL of the upstream server is missing: give it after the options of logout, or give --all',
     );
@@ -40,6 +55,7 @@ export function logoutOptions(
   return {
     ...(url === undefined ? {} : { url }),
     all,
+    ...(idp === undefined ? {} : { idp }),
     account: store.account,
     redirectPort: store.redirectPort,
     tokenStore: store.tokenStore,

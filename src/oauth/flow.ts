@@ -107,28 +107,39 @@ export function configuration(
   return config;
 }
 
-/** The PKCE verifier, `state` and the authorization URL of one sign-in. */
+/** The PKCE verifier, `state` and the authorization URL of one sign-in; `nonce` for an OpenID one. */
 export interface AuthorizationRequest {
   readonly url: string;
   readonly state: string;
   readonly verifier: string;
+  readonly nonce?: string;
 }
 
 export async function authorizationRequest(
   config: client.Configuration,
-  input: { readonly redirectUri: string; readonly resource: string; readonly scope: string | undefined },
+  input: {
+    readonly redirectUri: string;
+    /** Undefined at an IdP (docs/sign-in.md#sign-in-idp-session): no resource indicator. */
+    readonly resource: string | undefined;
+    readonly scope: string | undefined;
+    /** An OpenID Connect sign-in: a `nonce` the ID token must carry (idp/idpSignIn.ts). */
+    readonly nonce?: boolean;
+  },
 ): Promise<AuthorizationRequest> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
+  const nonce = input.nonce === true ? client.randomNonce() : undefined;
   const parameters: Record<string, string> = {
     redirect_uri: input.redirectUri,
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
-    resource: input.resource,
   };
+  if (input.resource !== undefined) parameters['resource'] = input.resource;
   if (input.scope !== undefined) parameters['scope'] = input.scope;
-  return { url: client.buildAuthorizationUrl(config, parameters).href, state, verifier };
+  if (nonce !== undefined) parameters['nonce'] = nonce;
+  const url = client.buildAuthorizationUrl(config, parameters).href;
+  return nonce === undefined ? { url, state, verifier } : { url, state, verifier, nonce };
 }
 
 /** An error code of the authorization server, fit for a log line and a detail. */
@@ -165,14 +176,14 @@ export async function exchangeCode(
   input: {
     readonly redirect: RedirectResult;
     readonly request: AuthorizationRequest;
-    readonly resource: string;
+    readonly resource: string | undefined;
   },
 ): Promise<TokenResponse> {
   const tokens = await client.authorizationCodeGrant(
     config,
     input.redirect.callbackUrl,
     { pkceCodeVerifier: input.request.verifier, expectedState: input.request.state },
-    { resource: input.resource },
+    input.resource === undefined ? {} : { resource: input.resource },
   );
   return acceptedTokens(tokens, isDpopBound(config));
 }

@@ -89,6 +89,7 @@ export async function signInInteractively(
       redirectUri: receiver.redirectUri,
       resource: input.resource,
       scope: input.scope,
+      ...(input.nonce === true ? { nonce: true } : {}),
     });
     const check = checkAuthorizationUrl(request.url, receiver.redirectUri, input.mcpUrl);
     if (!check.ok) {
@@ -142,10 +143,9 @@ export async function signInInteractively(
     const redirect = await raced(armed.result, attempt.signal);
     let response: TokenResponse;
     try {
-      response = await raced(
-        exchangeCode(config, { redirect, request, resource: input.resource }),
-        attempt.signal,
-      );
+      const exchange =
+        input.exchange ?? (() => exchangeCode(config, { redirect, request, resource: input.resource }));
+      response = await raced(exchange(config, redirect, request), attempt.signal);
     } catch (error) {
       const mapped = isBridgeError(error) ? error : codeError(error);
       const code = refusedClientCode(error);

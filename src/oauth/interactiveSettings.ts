@@ -6,7 +6,9 @@
 import type * as client from 'openid-client';
 import type { Logger } from '../ports/logger.js';
 import type { openBrowser } from './browser.js';
-import type { startReceiver } from './receiver.js';
+import type { AuthorizationRequest } from './flow.js';
+import type { RedirectResult, startReceiver } from './receiver.js';
+import type { TokenResponse } from './tokens.js';
 import type { ConsentPort } from '../ports/signIn.js';
 
 /** The scope of the sign-in's log lines. */
@@ -57,8 +59,20 @@ export interface InteractiveInput {
   readonly prepare: (redirectUri: string) => Promise<client.Configuration>;
   /** The MCP URL: a loopback http authorization URL only for a loopback one. */
   readonly mcpUrl: string;
-  readonly resource: string;
+  /** The resource indicator; undefined at an IdP (docs/sign-in.md#sign-in-idp-session). */
+  readonly resource: string | undefined;
   readonly scope: string | undefined;
+  /** An OpenID Connect sign-in: the authorization request carries a `nonce`. */
+  readonly nonce?: boolean;
+  /**
+   * The code exchange and the checks of its response; default: flow.ts exchangeCode. The IdP
+   * session brings its own, which validates the ID token (idp/idpSignIn.ts).
+   */
+  readonly exchange?: (
+    config: client.Configuration,
+    redirect: RedirectResult,
+    request: AuthorizationRequest,
+  ) => Promise<TokenResponse>;
   /** Ends the sign-in: the request stopped, or the sign-in lock was lost (a LockLostError). */
   readonly signal: AbortSignal;
   /**

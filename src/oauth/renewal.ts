@@ -32,7 +32,14 @@ import { discoverResource } from './resourceMetadata.js';
 import { initialScope, stepUpScope } from './scopes.js';
 import { discoverServer } from './serverMetadata.js';
 import { LockLostError } from './store/hold.js';
-import type { ClientRegistration, LockHold, RecordKey, TokenRecord } from './store/types.js';
+import type {
+  ClientRegistration,
+  LockHold,
+  RecordKey,
+  SignInLock,
+  TokenRecord,
+  TokenStore,
+} from './store/types.js';
 import { tokenRecord } from './tokens.js';
 
 const SCOPE = 'oauth';
@@ -78,6 +85,9 @@ export interface RenewalContext {
   readonly refusedDocuments: Set<string>;
   /** DPoP of this upstream (docs/sign-in.md#sign-in-dpop). */
   readonly dpop: DpopSession;
+  /** The token store and its lock, for the records beside this one: the IdP session (idp/session.ts). */
+  readonly store: TokenStore;
+  readonly lock: SignInLock;
 }
 
 export async function discover(

@@ -68,6 +68,8 @@ export interface RecordInput {
   readonly dpopKey?: DpopKey | undefined;
   /** The `--grant` of a new sign-in other than the browser one (docs/sign-in.md#sign-in-grants); a refresh keeps the previous one's. */
   readonly grant?: GrantName | undefined;
+  /** The issuer of the IdP session of an `id-jag` sign-in (docs/sign-in.md#sign-in-idp-session); a refresh keeps the previous one's. */
+  readonly idpIssuer?: string | undefined;
   /** The record a refresh started from: its refresh token stays when no new one came. */
   readonly previous?: TokenRecord;
   readonly now: number;
@@ -81,6 +83,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
   const dpop = response.token_type?.toLowerCase() === 'dpop';
   const dpopKey = input.dpopKey ?? previous?.dpopKey;
   const grant = input.grant ?? previous?.grant;
+  const idpIssuer = input.idpIssuer ?? previous?.idpIssuer;
   return {
     version: 1,
     url: input.key.url,
@@ -98,6 +101,7 @@ export function tokenRecord(input: RecordInput): TokenRecord {
     // Kept with a DPoP token only: a Bearer token needs no key.
     ...(dpop && dpopKey !== undefined ? { dpopKey } : {}),
     ...(grant === undefined ? {} : { grant }),
+    ...(idpIssuer === undefined ? {} : { idpIssuer }),
     // A store keeps the later of two records: a record made here is later than the one it replaces.
     savedAt: Math.max(now, (previous?.savedAt ?? 0) + 1),
   };

@@ -136,6 +136,8 @@ export function createUpstreamAuth(
     save: (record) => save(record, held),
     refusedDocuments,
     dpop,
+    store,
+    lock,
   });
 
   // docs/observability.md#observability-sign-in: none until observe() gives one.

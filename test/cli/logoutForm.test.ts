@@ -201,3 +201,34 @@ describe('refused logout command lines', () => {
     expect(parse(['--log-level', 'info', 'logout', URL]).kind).toBe('error');
   });
 });
+
+describe('logout [options] --idp <issuer>', () => {
+  it('takes the issuer of the IdP, with --account', () => {
+    expect(logout(['--idp', 'https://idp.example.org', '--account', 'work'])).toEqual({
+      all: false,
+      idp: 'https://idp.example.org',
+      account: 'work',
+      redirectPort: 41894,
+      tokenStore: 'auto',
+      noRevoke: false,
+      logLevel: 'info',
+      bridgeName: 'mcp-bridge-vscode',
+    });
+  });
+
+  it('refuses --idp with a URL or with --all, and an issuer that is not an http(s) URL', () => {
+    expect(refused(['--idp', 'https://idp.example.org', URL])).toBe(
+      'the option --idp cannot be used here: logout takes the URL of an upstream server, --idp or --all, only one of them',
+    );
+    expect(refused(['--idp', 'https://idp.example.org', '--all'])).toBe(
+      'the option --idp cannot be used here: logout takes the URL of an upstream server, --idp or --all, only one of them',
+    );
+    expect(refused(['--idp', 'ftp://idp.example.org/SECRET'])).toBe(
+      'the value of --idp is not valid: give the issuer URL of the IdP (an http or https URL)',
+    );
+  });
+
+  it('is refused outside logout', () => {
+    expect(parse(['--idp', 'https://idp.example.org', URL], {})).toMatchObject({ kind: 'error' });
+  });
+});

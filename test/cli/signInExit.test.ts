@@ -40,6 +40,7 @@ const USAGE = [
   '       mcp-bridge-vscode [options] <url>',
   '       mcp-bridge-vscode logout [options] <url>',
   '       mcp-bridge-vscode logout [options] --all',
+  '       mcp-bridge-vscode logout [options] --idp <issuer>',
   '       mcp-bridge-vscode status [options] [<url>]',
   '       mcp-bridge-vscode add <client> [options] (-- <command> [args...] | <url>)',
   '       mcp-bridge-vscode doctor [options] (-- <command> [args...] | <url>)',

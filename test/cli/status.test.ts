@@ -165,6 +165,7 @@ describe('status', () => {
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual([
       {
+        kind: 'sign-in',
         server: 'https://mcp.example.test/mcp',
         account: 'work',
         store: 'file',
@@ -177,6 +178,7 @@ describe('status', () => {
         client: 'dynamic',
         grant: 'authorization-code',
         redirectUri: 'http://127.0.0.1:5000/callback',
+        idpIssuer: null,
       },
     ]);
     for (const secret of SECRETS) expect(out).not.toContain(secret);

@@ -113,6 +113,7 @@ describe('status end to end', () => {
     const listed = JSON.parse(json.stdout.join('\n')) as Array<Record<string, unknown>>;
     expect(listed).toEqual([
       {
+        kind: 'sign-in',
         server: mcp.url,
         account: 'default',
         store: 'file',
@@ -125,6 +126,7 @@ describe('status end to end', () => {
         client: 'dynamic',
         grant: 'authorization-code',
         redirectUri: `http://127.0.0.1:${p.port}/callback`,
+        idpIssuer: null,
       },
     ]);
     expect(Date.parse(String(listed[0]?.['accessTokenExpiresAt']))).toBe(record.expiresAt);

@@ -66,6 +66,32 @@ describe('tokenRecord', () => {
     expect(next).toMatchObject({ accessToken: 'at-2', refreshToken: 'rt-1', scope: 'a', savedAt: 5_001 });
     expect(next.expiresAt).toBeUndefined();
   });
+
+  it('keeps the grant and the IdP issuer of an id-jag sign-in through a refresh', () => {
+    const previous = tokenRecord({
+      key,
+      issuer: 'https://as.example',
+      resource: 'https://mcp.example/mcp',
+      client: clientReg,
+      response: { access_token: 'at-1', refresh_token: 'rt-1' },
+      requestedScope: undefined,
+      grant: 'id-jag',
+      idpIssuer: 'https://idp.example',
+      now: 5_000,
+    });
+    expect(previous).toMatchObject({ grant: 'id-jag', idpIssuer: 'https://idp.example' });
+    const next = tokenRecord({
+      key,
+      issuer: 'https://as.example',
+      resource: 'https://mcp.example/mcp',
+      client: clientReg,
+      response: { access_token: 'at-2' },
+      requestedScope: undefined,
+      previous,
+      now: 6_000,
+    });
+    expect(next).toMatchObject({ accessToken: 'at-2', grant: 'id-jag', idpIssuer: 'https://idp.example' });
+  });
 });
 
 describe('usableAt (docs/sign-in.md#sign-in-trigger: a margin of one minute)', () => {

@@ -55,3 +55,25 @@ export function checkAccountLabel(label: string): LabelCheck {
 
 /** The redirect URI of the loopback receiver on `port` (docs/sign-in.md#sign-in-receiver). */
 export const loopbackRedirectUri = (port: number): string => `http://127.0.0.1:${port}/callback`;
+
+/** The third part of the identity of an IdP session, where a sign-in has its redirect URI. */
+const IDP_SESSION_PART = 'idp';
+
+/**
+ * The key of the IdP session of `--grant id-jag` (docs/sign-in.md#sign-in-idp-session): one per
+ * IdP issuer, account label and IdP client, shared by every server of that IdP and every bridge
+ * process: `url` is the IdP's issuer, `identity` is `<bridge name>|<account>|idp|client=<id>`.
+ */
+export const idpSessionKey = (input: {
+  readonly bridgeName: string;
+  readonly account: string;
+  readonly issuer: string;
+  readonly clientId: string;
+}): { readonly url: string; readonly identity: string } => ({
+  url: input.issuer,
+  identity: `${input.bridgeName}|${input.account}|${IDP_SESSION_PART}|client=${input.clientId}`,
+});
+
+/** True for the key of an IdP session (a sign-in's third part is its redirect URI, never `idp`). */
+export const isIdpSessionKey = (key: { readonly identity: string }): boolean =>
+  key.identity.split('|')[2] === IDP_SESSION_PART;

@@ -54,6 +54,8 @@ export function parseRecord(value: unknown): TokenRecord | undefined {
     isOptional(r['refreshInFlight'], isString) &&
     isOptional(r['scope'], isString) &&
     isOptional(r['grant'], isString) &&
+    isOptional(r['idpIssuer'], isString) &&
+    isOptional(r['idToken'], isString) &&
     (r['dpopKey'] === undefined || isDpopKey(r['dpopKey'])) &&
     typeof client === 'object' &&
     client !== null &&

@@ -55,6 +55,17 @@ export interface TokenRecord extends RecordKey {
   readonly dpopKey?: DpopKey;
   /** The `--grant` that made the sign-in (docs/sign-in.md#sign-in-grants); absent: the browser sign-in. */
   readonly grant?: GrantName;
+  /**
+   * The issuer of the IdP whose session made this sign-in (`--grant id-jag`): `logout --idp`
+   * deletes it with that session (docs/sign-in.md#sign-in-idp-session).
+   */
+  readonly idpIssuer?: string;
+  /**
+   * In the record of an IdP session only (its key: store/identity.ts idpSessionKey): the IdP's
+   * ID token, whose expiry is `expiresAt`; its refresh token is `refreshToken`
+   * (docs/sign-in.md#sign-in-idp-session).
+   */
+  readonly idToken?: string;
 }
 
 export interface TokenStore {
