@@ -30,7 +30,7 @@ function endpointOf(value: unknown, name: string, mcpUrl: string, required: bool
   return value as string;
 }
 
-/** The OpenID Connect Discovery URL of an issuer (OpenID Connect Discovery 1.0 §4: appended). */
+/** The OpenID Connect Discovery URL of an issuer: the well-known path appended to it, as OpenID Connect Discovery 1.0 does. */
 export const openIdConfigurationUrl = (issuer: string): string =>
   `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
 
