@@ -14,8 +14,10 @@
  *   of `--client-issuer`, which this driver reads from the protected resource metadata the way a
  *   person configuring the bridge would.
  * - The scenarios of a grant without a person (GRANTS) get `--grant`, and the key
- *   (`private_key_pem`) or the platform's JWT (`valid_jwt`) of the context in a file private to
- *   the user: `--client-key-file`, `--assertion-file`.
+ *   (`private_key_pem`), the platform's JWT (`valid_jwt`) or the person's ID token
+ *   (`idp_id_token`) of the context in a file private to the user: `--client-key-file`,
+ *   `--assertion-file`, `--id-token-file`. The IdP of `--grant id-jag` is `idp_issuer` and
+ *   `idp_client_id` (`--idp-issuer`, `--idp-client-id`); its token endpoint comes from discovery.
  * - It declares form and URL elicitation, as VS Code does: a form is accepted with the defaults of
  *   its schema; an accepted URL opens in the scripted browser (one argument, no shell).
  *
@@ -62,16 +64,21 @@ interface Context {
   readonly private_key_pem?: string;
   /** `auth/wif-jwt-bearer`: the platform's JWT for the jwt-bearer grant. */
   readonly valid_jwt?: string;
+  /** `auth/enterprise-managed-authorization`: the IdP and the person's ID token. */
+  readonly idp_issuer?: string;
+  readonly idp_client_id?: string;
+  readonly idp_id_token?: string;
 }
 
 /**
  * The grant a person would configure for each scenario of a grant without a person
  * (docs/sign-in.md#sign-in-grants); every other scenario keeps the browser sign-in.
  */
-const GRANTS: Readonly<Record<string, 'client-credentials' | 'jwt-bearer'>> = {
+const GRANTS: Readonly<Record<string, 'client-credentials' | 'jwt-bearer' | 'id-jag'>> = {
   'auth/client-credentials-basic': 'client-credentials',
   'auth/client-credentials-jwt': 'client-credentials',
   'auth/wif-jwt-bearer': 'jwt-bearer',
+  'auth/enterprise-managed-authorization': 'id-jag',
 };
 
 /**
@@ -92,6 +99,10 @@ function credentialFiles(context: Context): { args: string[]; remove: () => void
   }
   if (context.valid_jwt !== undefined)
     args.push('--assertion-file', write('assertion.jwt', context.valid_jwt));
+  if (context.idp_id_token !== undefined)
+    args.push('--id-token-file', write('id-token.jwt', context.idp_id_token));
+  if (context.idp_issuer !== undefined) args.push('--idp-issuer', context.idp_issuer);
+  if (context.idp_client_id !== undefined) args.push('--idp-client-id', context.idp_client_id);
   return { args, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -44,6 +44,8 @@ export const AUTH_SCENARIOS: readonly string[] = [
   'auth/client-credentials-basic',
   'auth/client-credentials-jwt',
   'auth/wif-jwt-bearer',
+  // Enterprise-managed authorization (docs/sign-in.md#sign-in-id-jag): token exchange, then jwt-bearer.
+  'auth/enterprise-managed-authorization',
 ];
 
 /**
@@ -56,6 +58,7 @@ export const EXTENSION_SCENARIOS: ReadonlySet<string> = new Set([
   'auth/client-credentials-basic',
   'auth/client-credentials-jwt',
   'auth/wif-jwt-bearer',
+  'auth/enterprise-managed-authorization',
 ]);
 
 /** Auth scenarios of the suite left out, and why. */
@@ -63,7 +66,6 @@ export const AUTH_LEFT_OUT: Readonly<Record<string, string>> = {
   'auth/2025-03-26-oauth-metadata-backcompat':
     'revision 2025-03-26 only (no protected resource metadata); not part of 2026-07-28',
   'auth/2025-03-26-oauth-endpoint-fallback': 'revision 2025-03-26 only (endpoints without metadata)',
-  'auth/enterprise-managed-authorization': 'extension: token exchange with an enterprise identity provider',
 };
 
 /**

@@ -1,22 +1,21 @@
 /**
  * `--grant` (docs/sign-in.md#sign-in-grants): which OAuth grant the sign-in of a URL upstream uses.
- * One table row per grant, so adding a grant is one line; a grant this version cannot run yet is
- * refused at the start with a usage error, never silently replaced by the browser sign-in.
+ * An unknown name is refused at the start with the list of names, never replaced by the browser
+ * sign-in.
  */
 import { last, type Values } from './optionValues.js';
-import { UsageError } from './usageError.js';
 
 import type { GrantName } from '../oauth/grantName.js';
 
 export type { GrantName };
 
-/** `supported: false`: parsed and documented, but refused until the grant is implemented. */
-const GRANTS: Readonly<Record<GrantName, { readonly supported: boolean }>> = {
-  'authorization-code': { supported: true },
-  'client-credentials': { supported: true },
-  'jwt-bearer': { supported: true },
-  'id-jag': { supported: false },
-  'device-code': { supported: true },
+/** Every grant, in the order the diagnostic lists them. */
+const GRANTS: Readonly<Record<GrantName, true>> = {
+  'authorization-code': true,
+  'client-credentials': true,
+  'jwt-bearer': true,
+  'id-jag': true,
+  'device-code': true,
 };
 
 export const DEFAULT_GRANT: GrantName = 'authorization-code';
@@ -31,9 +30,5 @@ export function parseGrant(values: Values): GrantName | undefined {
     (text) => (isGrant(text) ? text : undefined),
     `give ${Object.keys(GRANTS).join(', ')}`,
   );
-  if (grant === undefined || grant === DEFAULT_GRANT) return undefined;
-  if (!GRANTS[grant].supported) {
-    throw new UsageError(`the value of --grant is not valid: ${grant} is not yet supported`);
-  }
-  return grant;
+  return grant === undefined || grant === DEFAULT_GRANT ? undefined : grant;
 }

@@ -119,7 +119,9 @@ ${signIn}
                              device authorization grant: sign in on another device with the
                              URL and code the bridge shows); client-credentials or
                              jwt-bearer (no person: needs --client-id, --client-issuer);
-                             id-jag is not yet supported (default: authorization-code)
+                             id-jag (token exchange at your IdP, then jwt-bearer: needs
+                             --client-id, --client-issuer, --idp-issuer, --idp-client-id)
+                             (default: authorization-code)
   --client-id <id>           a client registered at the authorization server (default: the
                              client metadata document of the bridge, else registration)
   --client-issuer <url>      the only issuer of --client-id, and the only one that gets the
@@ -133,6 +135,12 @@ ${signIn}
                              MCP_BRIDGE_CLIENT_SECRET (default: none)
   --assertion-file <path>    file with the JWT of --grant jwt-bearer, read anew at each grant
                              (default: none)
+  --idp-issuer <url>         the IdP of --grant id-jag; its token endpoint from OpenID
+                             discovery, https (http for a loopback host) (default: none)
+  --idp-client-id <id>       the client of the bridge at that IdP (default: none)
+  --idp-token-endpoint <url> the IdP's token endpoint, instead of discovery (default: none)
+  --id-token-file <path>     file with your ID token from the IdP, read anew at each grant;
+                             a regular file private to you (default: none)
   --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: ${redirectPort})
   --account <label>          a name for one of several sign-ins to the same server, 1 to 64
                              of A-Z a-z 0-9 . _ @ + - (default: default)
@@ -210,6 +218,8 @@ Environment:
   MCP_BRIDGE_CLIENT_SECRET   the secret of --client-id (needs --client-issuer); with
                              --grant client-credentials or jwt-bearer, client_secret_basic
                              (client_secret_post when the server offers only that)
+  MCP_BRIDGE_IDP_CLIENT_SECRET  the secret of --idp-client-id, sent only to the IdP's
+                             token endpoint (client_secret_basic)
   MCP_BRIDGE_TOKEN_KEY       the key of the encrypted token files, 64 hex digits
   SANDBOX_RUNTIME            1 in ${client.sandbox}: a needed sign-in fails at once
   BROWSER                    the program that opens the sign-in (default: open, xdg-open)

@@ -1,8 +1,9 @@
 /**
  * The options of the grants without a person (docs/sign-in.md#sign-in-grants): `--client-key-file`
- * and `--assertion-file`, and what `--grant client-credentials` and `--grant jwt-bearer` need. Every
- * credential of these grants goes to the issuer of `--client-issuer` only (SECURITY.md "Grants
- * without a person"), so both grants need it. Diagnostics name options and variables, never values.
+ * and `--assertion-file`, and what `--grant client-credentials`, `--grant jwt-bearer` and
+ * `--grant id-jag` need of the client at the authorization server. Every credential of these grants
+ * goes to the issuer of `--client-issuer` only (SECURITY.md "Grants without a person"), so all three
+ * need it (the IdP of id-jag: idpArgs.ts). Diagnostics name options and variables, never values.
  */
 import type { GrantName } from './grantOption.js';
 import { conflict, last, nonEmpty, type Values } from './optionValues.js';
@@ -25,7 +26,7 @@ export interface MachineGrantInput {
 }
 
 /** A file option: the last value, not empty, and a regular file when it exists (regularFile.ts). */
-function fileOption(values: Values, name: OptionName): string | undefined {
+export function fileOption(values: Values, name: OptionName): string | undefined {
   const path = last(values, name, nonEmpty, 'it must not be empty');
   if (path === undefined) return undefined;
   // A pipe or a device would hang the grant when the bridge reads the file (regularFile.ts).
@@ -38,9 +39,12 @@ export function parseMachineGrant(values: Values, input: MachineGrantInput): Mac
   const clientKeyFile = fileOption(values, 'client-key-file');
   const assertionFile = fileOption(values, 'assertion-file');
   const { grant, secretVariable } = input;
-  const machine = grant === 'client-credentials' || grant === 'jwt-bearer';
+  const machine = grant === 'client-credentials' || grant === 'jwt-bearer' || grant === 'id-jag';
   if (clientKeyFile !== undefined && !machine) {
-    throw conflict('client-key-file', 'it needs --grant client-credentials or --grant jwt-bearer');
+    throw conflict(
+      'client-key-file',
+      'it needs --grant client-credentials, --grant jwt-bearer or --grant id-jag',
+    );
   }
   if (assertionFile !== undefined && grant !== 'jwt-bearer') {
     throw conflict('assertion-file', 'it needs --grant jwt-bearer');

@@ -5,12 +5,14 @@
  * diagnostics name options and variables, never values.
  */
 import { parseGrant, type GrantName } from './grantOption.js';
+import { IDP_SECRET_VARIABLE, parseIdp } from './idpArgs.js';
 import { parseMachineGrant, type MachineGrantOptions } from './machineGrantArgs.js';
 import { conflict, decimal, envValue, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
 import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
 import { clientIssuerHint, clientMetadataUrlHint } from './urlRules.js';
 import { UsageError } from './usageError.js';
+import type { IdpSettings } from '../oauth/idp/types.js';
 import { NO_METADATA_DOCUMENT } from '../oauth/registration.js';
 
 export type TokenStoreChoice = 'auto' | 'keychain' | 'file' | 'memory';
@@ -39,6 +41,8 @@ export interface StoreOptions {
 export interface SignInOptions extends StoreOptions, MachineGrantOptions {
   /** `--grant` (grantOption.ts); absent: authorization-code, the browser sign-in. */
   readonly grant?: GrantName;
+  /** The IdP of `--grant id-jag` (idpArgs.ts); its secret from `MCP_BRIDGE_IDP_CLIENT_SECRET`. */
+  readonly idp?: IdpSettings;
   readonly clientId?: string;
   readonly clientIssuer?: string;
   /** `MCP_BRIDGE_CLIENT_SECRET`, only with `--client-id` and `--client-issuer`. A secret. */
@@ -51,7 +55,7 @@ export interface SignInOptions extends StoreOptions, MachineGrantOptions {
   readonly signInTimeoutMs: number;
   /** `SANDBOX_RUNTIME` trimmed equals `1` (docs/sign-in.md#sign-in-sandbox). */
   readonly sandbox: boolean;
-  /** Variables removed from the environment of the browser opener (docs/sign-in.md#sign-in-browser): `--header-env` ones and both secrets. */
+  /** Variables removed from the environment of the browser opener (docs/sign-in.md#sign-in-browser): `--header-env` ones and every secret. */
   readonly secretVariables: readonly string[];
 }
 
@@ -174,10 +178,12 @@ export function parseSignInOptions(
     clientSecret,
     secretVariable: CLIENT_SECRET_VARIABLE,
   });
+  const idp = parseIdp(values, env, grant, mcpUrl);
   return {
     ...store,
     ...machine,
     ...(grant === undefined ? {} : { grant }),
+    ...(idp === undefined ? {} : { idp }),
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientIssuer === undefined ? {} : { clientIssuer }),
     // docs/sign-in.md#sign-in-registration: the secret belongs to a pre-registered client only.
@@ -187,7 +193,9 @@ export function parseSignInOptions(
     noDpop: given(values, 'no-dpop'),
     signInTimeoutMs: (seconds ?? SIGN_IN_DEFAULTS.signInTimeoutSeconds) * 1000,
     sandbox: envValue(env, 'SANDBOX_RUNTIME') === '1',
-    secretVariables: [...new Set([...headerEnvVariables, CLIENT_SECRET_VARIABLE, TOKEN_KEY_VARIABLE])],
+    secretVariables: [
+      ...new Set([...headerEnvVariables, CLIENT_SECRET_VARIABLE, IDP_SECRET_VARIABLE, TOKEN_KEY_VARIABLE]),
+    ],
   };
 }
 

@@ -59,6 +59,7 @@ export function signInSettings(input: SignInSetupInput): {
       ...(signIn.grant === undefined ? {} : { grant: signIn.grant }),
       ...(signIn.clientKeyFile === undefined ? {} : { clientKeyFile: signIn.clientKeyFile }),
       ...(signIn.assertionFile === undefined ? {} : { assertionFile: signIn.assertionFile }),
+      ...(signIn.idp === undefined ? {} : { idp: signIn.idp }),
       signInTimeoutMs: signIn.signInTimeoutMs,
       sandbox: signIn.sandbox,
       secretVariables: signIn.secretVariables,

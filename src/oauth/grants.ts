@@ -40,6 +40,7 @@ const GRANTS: Readonly<Partial<Record<GrantName, GrantRow>>> = {
     obtain: (...args) => obtainMachineToken('client-credentials', ...args),
   },
   'jwt-bearer': { refuseEarly: nothingEarly, obtain: (...args) => obtainMachineToken('jwt-bearer', ...args) },
+  'id-jag': { refuseEarly: nothingEarly, obtain: (...args) => obtainMachineToken('id-jag', ...args) },
   'device-code': { refuseEarly: refuseDeviceEarly, obtain: (...args) => signInWithDeviceCode(...args) },
 };
 

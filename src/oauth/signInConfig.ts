@@ -4,6 +4,7 @@
  */
 import type { Logger } from '../ports/logger.js';
 import type { GrantName } from './grantName.js';
+import type { IdpSettings } from './idp/types.js';
 import type { ConsentPort } from '../ports/signIn.js';
 import type { openBrowser } from './browser.js';
 import type { startReceiver } from './receiver.js';
@@ -51,6 +52,8 @@ export interface SignInConfig {
   readonly clientKeyFile?: string;
   /** `--assertion-file`: the platform's JWT of the jwt-bearer grant (read anew at each grant). */
   readonly assertionFile?: string;
+  /** The IdP of `--grant id-jag` (docs/sign-in.md#sign-in-id-jag). */
+  readonly idp?: IdpSettings;
 }
 
 export interface SignInDeps {

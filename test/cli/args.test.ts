@@ -92,7 +92,7 @@ describe('defaults', () => {
         noDpop: false,
         signInTimeoutMs: 300_000,
         sandbox: false,
-        secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
+        secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_IDP_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
       },
     });
     expect(Object.keys(options)).not.toContain('name');

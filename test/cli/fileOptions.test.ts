@@ -1,5 +1,5 @@
 /**
- * `--ca-file`, `--token-key-file`, `--client-key-file` and `--assertion-file` take regular files only (SECURITY.md, requirement 4): a
+ * `--ca-file`, `--token-key-file`, `--client-key-file`, `--assertion-file` and `--id-token-file` take regular files only (SECURITY.md, requirement 4): a
  * FIFO (whose open waits for a writer) or a device given as either ends the built executable at
  * once with exit code 2 and a diagnostic that names the option, never the path. Each run has a
  * time limit of its own: a bridge that still runs then is killed and the test fails, it never
@@ -116,6 +116,15 @@ describe.runIf(posix).concurrent('a file option that names no regular file: exit
     refused(
       await run([...grant, '--assertion-file', '/dev/zero', URL]),
       'the value of --assertion-file is not valid: it names a device, not a regular file',
+    );
+  });
+
+  it('a FIFO as --id-token-file', async () => {
+    const grant = ['--grant', 'id-jag', '--client-id', 'c', '--client-issuer', 'https://127.0.0.1:9'];
+    const idp = ['--idp-issuer', 'https://127.0.0.1:8', '--idp-client-id', 'i'];
+    refused(
+      await run([...grant, ...idp, '--id-token-file', fifo, URL]),
+      'the value of --id-token-file is not valid: it names a pipe (FIFO), not a regular file',
     );
   });
 

@@ -21,7 +21,7 @@ describe('--help text (docs/cli.md#cli-forms)', () => {
     expect(HELP_TEXT).toContain('(default: info)');
     expect(HELP_TEXT).toContain('(default: 60)');
     expect(HELP_TEXT.match(/\(default: 67108864\)/g)).toHaveLength(2);
-    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(6);
+    expect(HELP_TEXT.match(/default: none/g)).toHaveLength(10);
     expect(HELP_TEXT).toContain('(default: 41894)');
     expect(HELP_TEXT).toContain('(default: default)');
     expect(HELP_TEXT).toContain('(default: auto)');
@@ -80,7 +80,13 @@ describe('--help text (docs/cli.md#cli-forms)', () => {
   });
 
   it('lists the environment variables of the sign-in', () => {
-    for (const name of ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY', 'SANDBOX_RUNTIME', 'BROWSER']) {
+    for (const name of [
+      'MCP_BRIDGE_CLIENT_SECRET',
+      'MCP_BRIDGE_IDP_CLIENT_SECRET',
+      'MCP_BRIDGE_TOKEN_KEY',
+      'SANDBOX_RUNTIME',
+      'BROWSER',
+    ]) {
       expect(HELP_TEXT).toMatch(new RegExp(`^  ${name} `, 'm'));
     }
   });

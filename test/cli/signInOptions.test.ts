@@ -49,7 +49,7 @@ describe('values of the sign-in options', () => {
       noDpop: false,
       signInTimeoutMs: 300_000,
       sandbox: false,
-      secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
+      secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_IDP_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
     });
   });
 
@@ -79,7 +79,7 @@ describe('values of the sign-in options', () => {
       noDpop: true,
       signInTimeoutMs: 1000,
       sandbox: false,
-      secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
+      secretVariables: ['MCP_BRIDGE_CLIENT_SECRET', 'MCP_BRIDGE_IDP_CLIENT_SECRET', 'MCP_BRIDGE_TOKEN_KEY'],
     });
   });
 
@@ -158,16 +158,34 @@ describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
     expect(signIn(['--grant', 'id-jag', '--grant', 'device-code']).grant).toBe('device-code');
   });
 
-  it.each(['id-jag'])(
-    '%s is refused as not yet supported, never replaced by the browser sign-in',
-    (grant) => {
-      expect(refused(['--grant', grant, URL])).toBe(
-        `the value of --grant is not valid: ${grant} is not yet supported`,
-      );
-    },
-  );
-
   const ISSUER = ['--client-issuer', 'https://SECRET.example.com'];
+  const IDP = ['--idp-issuer', 'https://SECRET.example.com/idp', '--idp-client-id', 'SECRET-i'];
+
+  it('id-jag takes the IdP options and MCP_BRIDGE_IDP_CLIENT_SECRET (docs/sign-in.md#sign-in-id-jag)', () => {
+    const argv = ['--grant', 'id-jag', '--client-id', 'c', ...ISSUER, ...IDP];
+    const files = ['--idp-token-endpoint', 'https://SECRET.example.com/t', '--id-token-file', '/SECRET/t'];
+    const env = { MCP_BRIDGE_IDP_CLIENT_SECRET: ' SECRET-i ', MCP_BRIDGE_CLIENT_SECRET: 'SECRET-s' };
+    expect(signIn([...argv, ...files], env)).toMatchObject({
+      grant: 'id-jag',
+      clientId: 'c',
+      clientSecret: 'SECRET-s',
+      idp: {
+        issuer: 'https://SECRET.example.com/idp',
+        clientId: 'SECRET-i',
+        clientSecret: 'SECRET-i',
+        tokenEndpoint: 'https://SECRET.example.com/t',
+        idTokenFile: '/SECRET/t',
+      },
+    });
+    expect(signIn(argv).idp).toEqual({ issuer: 'https://SECRET.example.com/idp', clientId: 'SECRET-i' });
+    expect(signIn(argv).secretVariables).toContain('MCP_BRIDGE_IDP_CLIENT_SECRET');
+  });
+
+  it('MCP_BRIDGE_IDP_CLIENT_SECRET is read for id-jag only', () => {
+    const options = signIn([], { MCP_BRIDGE_IDP_CLIENT_SECRET: 'SECRET-i' });
+    expect(options.idp).toBeUndefined();
+    expect(JSON.stringify(options)).not.toContain('SECRET-i');
+  });
 
   it('client-credentials takes the secret of MCP_BRIDGE_CLIENT_SECRET, or --client-key-file', () => {
     const secret = { MCP_BRIDGE_CLIENT_SECRET: 'SECRET-s' };
@@ -224,7 +242,42 @@ describe('--grant (docs/sign-in.md#sign-in-grants)', () => {
     [
       ['--client-key-file', '/SECRET/k'],
       {},
-      'the option --client-key-file cannot be used here: it needs --grant client-credentials or --grant jwt-bearer',
+      'the option --client-key-file cannot be used here: it needs --grant client-credentials, --grant jwt-bearer or --grant id-jag',
+    ],
+    [
+      ['--grant', 'id-jag', '--client-id', 'c', ...IDP],
+      {},
+      'the option --grant cannot be used here: --grant id-jag needs --client-issuer, the only authorization server its credentials are sent to',
+    ],
+    [
+      ['--grant', 'id-jag', '--client-id', 'c', ...ISSUER, '--idp-client-id', 'SECRET-i'],
+      {},
+      'the option --grant cannot be used here: --grant id-jag needs --idp-issuer',
+    ],
+    [
+      ['--grant', 'id-jag', '--client-id', 'c', ...ISSUER, '--idp-issuer', 'https://SECRET.example.com'],
+      {},
+      'the option --grant cannot be used here: --grant id-jag needs --idp-client-id',
+    ],
+    [
+      ['--grant', 'jwt-bearer', '--client-id', 'c', ...ISSUER, '--assertion-file', '/a', ...IDP],
+      {},
+      'the option --idp-issuer cannot be used here: it needs --grant id-jag',
+    ],
+    [
+      ['--id-token-file', '/SECRET/t'],
+      {},
+      'the option --id-token-file cannot be used here: it needs --grant id-jag',
+    ],
+    [
+      ['--grant', 'id-jag', '--client-id', 'c', ...ISSUER, ...IDP, '--assertion-file', '/SECRET/a'],
+      {},
+      'the option --assertion-file cannot be used here: it needs --grant jwt-bearer',
+    ],
+    [
+      ['--grant', 'id-jag', '--client-id', 'c', ...ISSUER, '--idp-issuer', 'http://SECRET.example.com'],
+      {},
+      'the value of --idp-issuer is not valid: it is not an https URL, and http is allowed only for a loopback host',
     ],
     [
       ['--grant', 'client-credentials', '--client-id', 'c', ...ISSUER, '--assertion-file', '/SECRET/a'],
@@ -293,6 +346,7 @@ describe('environment variables of the sign-in', () => {
     expect(signIn(['--header-env', 'X-Team=TEAM_TOKEN'], { TEAM_TOKEN: 't' }).secretVariables).toEqual([
       'TEAM_TOKEN',
       'MCP_BRIDGE_CLIENT_SECRET',
+      'MCP_BRIDGE_IDP_CLIENT_SECRET',
       'MCP_BRIDGE_TOKEN_KEY',
     ]);
   });

@@ -6,19 +6,18 @@
  * refusals end `initialize` naming the cause. Every run ends with the secret scan of its stdout and
  * stderr (the client secret, the client key, the assertion, every token), and of the token directory.
  */
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { markerForms } from '../helpers/secretScan.js';
 import type { AuthServer, AuthServerOptions } from '../fixtures/oauth/authServer.js';
 import { JWT_BEARER } from '../fixtures/oauth/authServer.js';
 import { platformKey, signAssertion } from '../fixtures/oauth/jwtAssertion.js';
 import { movableClock } from '../fixtures/oauth/movableClock.js';
-import type { ProtectedMcp, ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
+import type { ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
+import { expectDirectoryClean, grantRuns, privateFile } from './e2eGrantSupport.js';
 import { runPlace, startServers } from './e2eSupport.js';
-import type { RunOptions, RunPlace } from './e2eSupport.js';
-import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
+import type { RunPlace } from './e2eSupport.js';
+import { e2eSuite } from './e2eSuite.js';
 
 const suite = e2eSuite();
 const { closers } = suite;
@@ -37,28 +36,6 @@ const servers = (asOptions: Partial<AuthServerOptions>, mcpOptions: Partial<Prot
 
 const place = (): Promise<RunPlace> => runPlace(suite.world, 'machine-');
 
-const tokenDir = (p: RunPlace): string => join(p.stateDir, 'mcp-bridge-sdk', 'vscode', 'tokens');
-
-/** No marker, in any of its encodings, in any file of the token directory. */
-function expectDirectoryClean(p: RunPlace, markers: readonly string[]): void {
-  const files = readdirSync(tokenDir(p));
-  expect(files.length).toBeGreaterThan(0);
-  for (const name of files) {
-    const content = readFileSync(join(tokenDir(p), name), 'latin1').toLowerCase();
-    for (const marker of markers) {
-      for (const form of markerForms(marker)) expect(content.includes(form.text.toLowerCase())).toBe(false);
-    }
-  }
-}
-
-/** Writes a file private to this user (a credential file). */
-function privateFile(p: RunPlace, name: string, content: string): string {
-  const path = join(p.stateDir, '..', name);
-  writeFileSync(path, content, { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return path;
-}
-
 const ccArgs = (as: AuthServer, clientId: string): string[] => [
   '--grant',
   'client-credentials',
@@ -68,37 +45,7 @@ const ccArgs = (as: AuthServer, clientId: string): string[] => [
   as.issuer,
 ];
 
-async function start(
-  as: AuthServer,
-  mcp: ProtectedMcp,
-  p: RunPlace,
-  options: Partial<RunOptions>,
-  extra: string[],
-) {
-  const run = await startFileStoreBridge(suite, as, mcp, p, options);
-  // The run of startFileStoreBridge is scanned for the server's secrets; these are the bridge's own.
-  suite.runs.push({ run, as: { issuedSecrets: () => [] }, extra });
-  return run;
-}
-
-/** The `data` of the error of a refused `initialize` (`{ cause, detail }`, docs/errors.md#errors-table). */
-async function refusedStart(
-  as: AuthServer,
-  mcp: ProtectedMcp,
-  p: RunPlace,
-  options: Partial<RunOptions>,
-  secrets: readonly string[],
-): Promise<unknown> {
-  const failure = await startFileStoreBridge(suite, as, mcp, p, options).then(
-    () => expect.fail('initialize should have failed'),
-    (error: unknown) => error as Error & { stderr: string[]; data?: unknown },
-  );
-  const all = `${failure.message}\n${JSON.stringify(failure.data)}\n${failure.stderr.join('\n')}`;
-  for (const secret of [...secrets, ...as.issuedSecrets()]) {
-    for (const form of markerForms(secret)) expect(all.toLowerCase()).not.toContain(form.text.toLowerCase());
-  }
-  return failure.data;
-}
+const { start, refusedStart } = grantRuns(suite);
 
 describe('client credentials (--grant client-credentials)', () => {
   it('client_secret_basic: a token at initialize, no browser, no elicitation, nothing in clear', async () => {

@@ -1,7 +1,8 @@
 /**
  * The grants without a person (docs/sign-in.md#sign-in-grants): `client-credentials`
- * (RFC 6749 §4.4, the `io.modelcontextprotocol/oauth-client-credentials` extension) and `jwt-bearer`
- * (RFC 7523 §2.1, workload identity federation, SEP-1933). No browser, no consent, no refresh
+ * (RFC 6749 §4.4, the `io.modelcontextprotocol/oauth-client-credentials` extension), `jwt-bearer`
+ * (RFC 7523 §2.1, workload identity federation, SEP-1933) and `id-jag` (a jwt-bearer grant whose
+ * assertion the person's IdP issues by token exchange, docs/sign-in.md#sign-in-id-jag). No browser, no consent, no refresh
  * token: when the token expires, the grant runs again. Each credential goes only to the issuer of
  * `--client-issuer` (SECURITY.md "Grants without a person"): a server that names another
  * authorization server gets nothing.
@@ -10,7 +11,7 @@ import * as client from 'openid-client';
 import type { ServerMetadata } from 'openid-client';
 import { BridgeError } from '../../protocol/bridgeError.js';
 import { keyForSignIn, withDpop, isDpopBound } from '../dpop/index.js';
-import { configuration, formBasic, refusal, safeCode } from '../flow.js';
+import { configuration, formBasic } from '../flow.js';
 import { secretMethod } from '../registration.js';
 import type { ChallengeInput, Discovered, RenewalContext } from '../renewal.js';
 import { initialScope, stepUpScope } from '../scopes.js';
@@ -18,29 +19,51 @@ import type { ClientRegistration, TokenRecord } from '../store/types.js';
 import { acceptedTokens, tokenRecord, type TokenResponse } from '../tokens.js';
 import { clientKeyOf } from './clientKey.js';
 import { readCredentialFile } from './credentialFile.js';
+import { grantError } from './grantError.js';
+import { exchangeForIdJag } from '../idp/exchange.js';
+import { idJagRefusal, JWT_BEARER } from './idJag.js';
 
 const SCOPE = 'oauth';
 
-export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export { JWT_BEARER };
 
-export type MachineGrant = 'client-credentials' | 'jwt-bearer';
+export type MachineGrant = 'client-credentials' | 'jwt-bearer' | 'id-jag';
 
 /** The `grant_type` of each grant, as the token request and `grant_types_supported` name it. */
 const GRANT_TYPE: Readonly<Record<MachineGrant, string>> = {
   'client-credentials': 'client_credentials',
   'jwt-bearer': JWT_BEARER,
+  'id-jag': JWT_BEARER,
 };
 
-/** The error codes of a token endpoint that name the cause of a refused grant (RFC 6749 §5.2). */
-const NAMED = new Set([
-  'invalid_client',
-  'unauthorized_client',
-  'invalid_scope',
-  'invalid_grant',
-  'unsupported_grant_type',
-  'invalid_request',
-  'access_denied',
-]);
+/** Why the server cannot run `grant`, or undefined (an absent list: the machine grants try). */
+function grantRefusal(grant: MachineGrant, as: ServerMetadata): string | undefined {
+  if (grant === 'id-jag') return idJagRefusal(as);
+  const listed: unknown = as.grant_types_supported;
+  return Array.isArray(listed) && !listed.includes(GRANT_TYPE[grant])
+    ? `the authorization server does not list ${GRANT_TYPE[grant]} in grant_types_supported`
+    : undefined;
+}
+
+/**
+ * The assertion of a jwt-bearer grant: the platform's JWT of `--assertion-file`, read anew for
+ * every grant (the platform rotates the file, docs/sign-in.md#sign-in-grants), or the ID-JAG the
+ * IdP issues for this server and resource (docs/sign-in.md#sign-in-id-jag).
+ */
+async function assertionOf(
+  grant: 'jwt-bearer' | 'id-jag',
+  ctx: RenewalContext,
+  found: Discovered,
+  scope: string | undefined,
+): Promise<string> {
+  if (grant === 'id-jag') {
+    return exchangeForIdJag(ctx, { audience: found.as.issuer, resource: found.resource, scope });
+  }
+  const path = ctx.config.assertionFile;
+  if (path === undefined)
+    throw new BridgeError('internal', { detail: 'jwt-bearer without --assertion-file' });
+  return readCredentialFile({ option: '--assertion-file', path, privateToOwner: false });
+}
 
 /** The client and its authentication at the token endpoint (docs/sign-in.md#sign-in-grants). */
 async function clientOf(
@@ -84,36 +107,6 @@ async function clientOf(
   return build('none', client.None());
 }
 
-/**
- * The error code of a refusal: the body's `error` (RFC 6749 §5.2), or, for a 401 whose
- * `WWW-Authenticate` oauth4webapi reads first (invalid client authentication), the challenge's.
- */
-function errorCodeOf(error: unknown): string | undefined {
-  if (error instanceof client.ResponseBodyError) return error.error;
-  if (error instanceof client.WWWAuthenticateChallengeError) {
-    const found = error.cause.find((challenge) => typeof challenge.parameters.error === 'string');
-    return found?.parameters.error;
-  }
-  return undefined;
-}
-
-/** The error of a refused grant, naming the cause the token endpoint gave. */
-function grantError(grant: MachineGrant, error: unknown): BridgeError {
-  if (error instanceof BridgeError) return error;
-  const given = errorCodeOf(error);
-  if (given !== undefined) {
-    const code = safeCode(given);
-    return new BridgeError('sign_in_error', {
-      detail: NAMED.has(code)
-        ? `the authorization server refused the ${grant} grant: ${code}`
-        : `the authorization server refused the ${grant} grant: ${refusal(error)}`,
-    });
-  }
-  return new BridgeError('sign_in_failed', {
-    detail: `the ${grant} token request failed: ${refusal(error)}`,
-  });
-}
-
 /** The scope of the grant: as a person's sign-in would ask, without `offline_access` (no refresh token here). */
 function scopeOf(ctx: RenewalContext, input: ChallengeInput, found: Discovered): string | undefined {
   return input.status === 403
@@ -143,12 +136,8 @@ export async function obtainMachineToken(
 ): Promise<void> {
   const { as } = found;
   if (ctx.config.clientIssuer !== as.issuer) throw new BridgeError('issuer_not_registered');
-  const listed: unknown = as.grant_types_supported;
-  if (Array.isArray(listed) && !listed.includes(GRANT_TYPE[grant])) {
-    throw new BridgeError('sign_in_failed', {
-      detail: `the authorization server does not list ${GRANT_TYPE[grant]} in grant_types_supported`,
-    });
-  }
+  const refused = grantRefusal(grant, as);
+  if (refused !== undefined) throw new BridgeError('sign_in_failed', { detail: refused });
   const scope = scopeOf(ctx, input, found);
   const made = await clientOf(ctx, as);
   const dpopKey = keyForSignIn(ctx.dpop, as);
@@ -160,15 +149,15 @@ export async function obtainMachineToken(
     if (grant === 'client-credentials') {
       response = await client.clientCredentialsGrant(cfg, parameters);
     } else {
-      // Read anew for every grant: the platform rotates the file (docs/sign-in.md#sign-in-grants).
-      const path = ctx.config.assertionFile;
-      if (path === undefined)
-        throw new BridgeError('internal', { detail: 'jwt-bearer without --assertion-file' });
-      const assertion = await readCredentialFile({ option: '--assertion-file', path, privateToOwner: false });
+      const assertion = await assertionOf(grant, ctx, found, scope);
       response = await client.genericGrantRequest(cfg, JWT_BEARER, { ...parameters, assertion });
     }
   } catch (error) {
-    throw grantError(grant, error);
+    throw grantError(
+      `the authorization server refused the ${grant} grant`,
+      `the ${grant} token request failed`,
+      error,
+    );
   }
   // Nothing to refresh with: the grant runs again when the token expires, so no refresh token is kept.
   const { refresh_token: _unused, ...kept } = acceptedTokens(response, isDpopBound(cfg));
@@ -182,6 +171,8 @@ export async function obtainMachineToken(
       requestedScope: scope,
       dpopKey,
       grant,
+      // A sign-in made from an IdP session ends with it (`logout --idp`, docs/sign-in.md#sign-in-idp-session).
+      ...(grant === 'id-jag' && ctx.config.idp !== undefined ? { idpIssuer: ctx.config.idp.issuer } : {}),
       now: Math.max(ctx.now(), (stored?.savedAt ?? 0) + 1),
     }),
   );
