@@ -3,7 +3,8 @@
  * 1.x `Client` drives the BUILT `mcp-bridge-vscode <url>` over stdio, in front of C's protected MCP
  * fixture and oidc-provider on loopback HTTPS (test CA through `--ca-file`), with the scripted test
  * browser as `$BROWSER`. The client declares URL elicitation; its handler accepts and "opens" the
- * URL with the test browser's logic in-process, as VS Code opens a browser (vscode-client.md §2.2).
+ * URL with the test browser's logic in-process, as VS Code opens a browser (vscode-client.md §2.2),
+ * and declines a form unless the run gives a `formAnswer`.
  * Needs `npm run build`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
