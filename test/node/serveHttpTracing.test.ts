@@ -5,9 +5,6 @@
  * http/json to a local collector when the server closes.
  */
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defer, of } from 'rxjs';
 import { createMemoryUpstream, EMBEDDED_LIMITS } from '../../src/embed/legacyPath.js';
@@ -19,46 +16,18 @@ import { genericProfile } from '../../src/profiles/generic.js';
 import { DEFAULT_MAX_DEPTH } from '../../src/protocol/parseLine.js';
 import { createFixtureServer } from '../fixtures/fixtureFactory.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
+import { attributesOf, closeCollectors, startCollector } from '../helpers/otlpCollector.js';
+import type { OtlpSpan } from '../helpers/otlpCollector.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-interface OtlpSpan {
-  readonly name: string;
-  readonly kind: number;
-  readonly traceId: string;
-  readonly attributes: readonly { readonly key: string; readonly value: Record<string, unknown> }[];
-}
-
-/** A local OTLP/HTTP collector of http/json: the spans of every POST to /v1/traces. */
-async function startCollector(): Promise<{ server: Server; url: string; spans: OtlpSpan[] }> {
-  const spans: OtlpSpan[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') {
-        const data = JSON.parse(body) as {
-          resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
-        };
-        for (const resource of data.resourceSpans)
-          for (const scope of resource.scopeSpans) spans.push(...scope.spans);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans };
-}
-
-const attribute = (span: OtlpSpan, key: string): unknown => {
-  const value = span.attributes.find((one) => one.key === key)?.value;
-  return value === undefined ? undefined : Object.values(value)[0];
-};
+const attribute = (span: OtlpSpan, key: string): unknown => attributesOf(span)[key];
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  closeCollectors();
 });
 
 describe('serve with tracing on', () => {
@@ -138,7 +107,6 @@ describe('serve with tracing on', () => {
     await waitFor(() =>
       collector.spans.some((span) => span.name === 'tools/call progress' && span.kind === 2),
     );
-    collector.server.close();
     const serverSpan = collector.spans.find(
       (span) => span.name === 'tools/call progress' && span.kind === 2,
     )!;
@@ -213,12 +181,7 @@ describe('serve with tracing on to a URL upstream', () => {
     await server.close();
     await fixture.close();
     await waitFor(() => collector.spans.some((span) => span.name === 'tools/call echo' && span.kind === 3));
-    collector.server.close();
-    const round = collector.spans.find(
-      (span) => span.name === 'tools/call echo' && span.kind === 3,
-    ) as OtlpSpan & {
-      spanId: string;
-    };
+    const round = collector.spans.find((span) => span.name === 'tools/call echo' && span.kind === 3)!;
     const call = fixture.received.find((request) => request.method === 'tools/call')!;
     const expected = `00-${TRACE}-${round.spanId}-01`;
     expect(call.headers['traceparent']).toBe(expected);

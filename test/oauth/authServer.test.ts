@@ -133,6 +133,9 @@ describe('oidc-provider test authorization server', () => {
     const oauth = await http.json(`${server.issuer}/.well-known/oauth-authorization-server`);
     expect(oauth.status).toBe(200);
     expect(oauth.body['issuer']).toBe(server.issuer);
+    const postOnly = await start({ clientAuthMethods: ['client_secret_post'] });
+    const listed = await http.json(`${postOnly.issuer}/.well-known/oauth-authorization-server`);
+    expect(listed.body['token_endpoint_auth_methods_supported']).toEqual(['client_secret_post']);
     const openidOnly = await start({ oauthMetadataPath: false });
     expect((await http.json(`${openidOnly.issuer}/.well-known/oauth-authorization-server`)).status).toBe(404);
     expect((await http.json(`${openidOnly.issuer}/.well-known/openid-configuration`)).status).toBe(200);
@@ -264,12 +267,11 @@ describe('oidc-provider test authorization server', () => {
         },
       ],
     });
-    const token = await exchange(server, 'secret-client', await authorize(server, 'secret-client'), {
-      client_secret: 'listed-secret-1',
-    });
+    const auth = await authorize(server, 'secret-client');
+    const token = await exchange(server, 'secret-client', auth, { client_secret: 'listed-secret-1' });
     const accessToken = String(token.body['access_token']);
     const secrets = server.issuedSecrets();
-    for (const value of [accessToken, token.body['refresh_token'], 'listed-secret-1'])
+    for (const value of [accessToken, token.body['refresh_token'], 'listed-secret-1', auth.verifier])
       expect(secrets).toContain(value);
     server.revokeAccessTokens();
     expect(await server.verify(accessToken)).toBeUndefined();

@@ -47,27 +47,29 @@ const ccArgs = (as: AuthServer, clientId: string): string[] => [
 
 const { start, refusedStart } = grantRuns(suite);
 
+/** A client of the client-credentials grant that authenticates with SECRET by `method`. */
+const secretClient = (
+  method: 'client_secret_basic' | 'client_secret_post' = 'client_secret_basic',
+  grants: readonly string[] = ['client_credentials'],
+) => ({
+  client_id: method === 'client_secret_basic' ? 'cc-basic' : 'cc-post',
+  client_secret: SECRET,
+  token_endpoint_auth_method: method,
+  redirect_uris: grants.includes('authorization_code') ? ['http://127.0.0.1/callback'] : [],
+  grant_types: grants,
+});
+
+/** The options of a client-credentials run of `clientId`, its secret in MCP_BRIDGE_CLIENT_SECRET. */
+const secretRun = (as: AuthServer, clientId: string, secret = SECRET): Partial<RunOptions> => ({
+  args: ccArgs(as, clientId),
+  env: { MCP_BRIDGE_CLIENT_SECRET: secret },
+});
+
 describe('client credentials (--grant client-credentials)', () => {
   it('client_secret_basic: a token at initialize, no browser, no elicitation, nothing in clear', async () => {
-    const { as, mcp } = await servers({
-      clients: [
-        {
-          client_id: 'cc-basic',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-        },
-      ],
-    });
+    const { as, mcp } = await servers({ clients: [secretClient()] });
     const p = await place();
-    const run = await start(
-      as,
-      mcp,
-      p,
-      { args: ccArgs(as, 'cc-basic'), env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } },
-      [SECRET],
-    );
+    const run = await start(as, mcp, p, secretRun(as, 'cc-basic'), [SECRET]);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
     expect(as.tokenRequests()).toEqual([
       {
@@ -85,28 +87,27 @@ describe('client credentials (--grant client-credentials)', () => {
     expectDirectoryClean(p, [SECRET, ...as.issuedSecrets()]);
   });
 
-  it('needs no browser and no consent: works in a sandbox, for a client without elicitation', async () => {
+  it('client_secret_post where the server lists only it: the secret goes in the body, not in Authorization', async () => {
     const { as, mcp } = await servers({
-      clients: [
-        {
-          client_id: 'cc-basic',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-        },
-      ],
+      clientAuthMethods: ['client_secret_post'],
+      clients: [secretClient('client_secret_post')],
     });
-    const p = await place();
+    const run = await start(as, mcp, await place(), secretRun(as, 'cc-post'), [SECRET]);
+    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'p' } }))).toBe('p');
+    // authMethod is read from the request: client_secret_post is a client_secret in the form and no Basic header.
+    expect(as.tokenRequests().map((r) => [r.grantType, r.clientId, r.authMethod, r.status])).toEqual([
+      ['client_credentials', 'cc-post', 'client_secret_post', 200],
+    ]);
+  });
+
+  it('needs no browser and no consent: works in a sandbox, for a client without elicitation', async () => {
+    const { as, mcp } = await servers({ clients: [secretClient()] });
+    const options = secretRun(as, 'cc-basic');
     const run = await start(
       as,
       mcp,
-      p,
-      {
-        args: ccArgs(as, 'cc-basic'),
-        env: { MCP_BRIDGE_CLIENT_SECRET: SECRET, SANDBOX_RUNTIME: '1' },
-        urlElicitation: 'none',
-      },
+      await place(),
+      { ...options, env: { ...options.env, SANDBOX_RUNTIME: '1' }, urlElicitation: 'none' },
       [SECRET],
     );
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 's' } }))).toBe('s');
@@ -118,24 +119,9 @@ describe('client credentials (--grant client-credentials)', () => {
     const { as, mcp } = await servers({
       accessTokenTtlSeconds: 2,
       now: clock.now,
-      clients: [
-        {
-          client_id: 'cc-basic',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-        },
-      ],
+      clients: [secretClient()],
     });
-    const p = await place();
-    const run = await start(
-      as,
-      mcp,
-      p,
-      { args: ccArgs(as, 'cc-basic'), env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } },
-      [SECRET],
-    );
+    const run = await start(as, mcp, await place(), secretRun(as, 'cc-basic'), [SECRET]);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
     clock.move(3_000);
     expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
@@ -145,63 +131,52 @@ describe('client credentials (--grant client-credentials)', () => {
     ]);
   });
 
+  // The JWS `alg` of each key (RFC 7518 §3.1; RFC 8037 §3.1 names an Ed25519 signature `EdDSA`).
   it.each([
     ['ES256', () => generateKeyPairSync('ec', { namedCurve: 'P-256' })],
     ['RS256', () => generateKeyPairSync('rsa', { modulusLength: 2048 })],
     ['EdDSA', () => generateKeyPairSync('ed25519')],
-  ] as const)('private_key_jwt with an %s key of --client-key-file', async (_alg, make) => {
-    const { privateKey, publicKey } = make();
-    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1' };
-    const { as, mcp } = await servers({
-      clients: [
-        {
-          client_id: 'cc-key',
-          token_endpoint_auth_method: 'private_key_jwt',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-          jwks: { keys: [jwk] },
-        },
-      ],
-    });
-    const p = await place();
-    const keyFile = privateFile(p, 'client-key.pem', pem);
-    const body = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
-    const run = await start(
-      as,
-      mcp,
-      p,
-      { args: [...ccArgs(as, 'cc-key'), '--client-key-file', keyFile] },
-      body,
-    );
-    expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'k' } }))).toBe('k');
-    expect(as.tokenRequests().map((r) => [r.grantType, r.clientId, r.authMethod, r.status])).toEqual([
-      ['client_credentials', 'cc-key', 'private_key_jwt', 200],
-    ]);
-    expectDirectoryClean(p, [...body, ...as.issuedSecrets()]);
-  });
+  ] as const)(
+    'private_key_jwt with a key of --client-key-file: the assertion header names alg %s, and the server accepts it',
+    async (alg, make) => {
+      const { privateKey, publicKey } = make();
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1' };
+      const { as, mcp } = await servers({
+        clients: [
+          {
+            client_id: 'cc-key',
+            token_endpoint_auth_method: 'private_key_jwt',
+            redirect_uris: [],
+            grant_types: ['client_credentials'],
+            jwks: { keys: [jwk] },
+          },
+        ],
+      });
+      const p = await place();
+      const keyFile = privateFile(p, 'client-key.pem', pem);
+      const body = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+      const run = await start(
+        as,
+        mcp,
+        p,
+        { args: [...ccArgs(as, 'cc-key'), '--client-key-file', keyFile] },
+        body,
+      );
+      expect(text(await run.client.callTool({ name: 'echo', arguments: { text: 'k' } }))).toBe('k');
+      expect(
+        as
+          .tokenRequests()
+          .map((r) => [r.grantType, r.clientId, r.authMethod, r.assertionHeader?.['alg'], r.status]),
+      ).toEqual([['client_credentials', 'cc-key', 'private_key_jwt', alg, 200]]);
+      expectDirectoryClean(p, [...body, ...as.issuedSecrets()]);
+    },
+  );
 
   it('a wrong secret ends initialize naming invalid_client', async () => {
-    const { as, mcp } = await servers({
-      clients: [
-        {
-          client_id: 'cc-basic',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-        },
-      ],
-    });
-    const p = await place();
+    const { as, mcp } = await servers({ clients: [secretClient()] });
     const wrong = 'wrong-secret-52e8b1';
-    const data = await refusedStart(
-      as,
-      mcp,
-      p,
-      { args: ccArgs(as, 'cc-basic'), env: { MCP_BRIDGE_CLIENT_SECRET: wrong } },
-      [wrong],
-    );
+    const data = await refusedStart(as, mcp, await place(), secretRun(as, 'cc-basic', wrong), [wrong]);
     expect(data).toEqual({
       cause: 'sign_in_error',
       detail: 'the authorization server refused the client-credentials grant: invalid_client',
@@ -212,21 +187,12 @@ describe('client credentials (--grant client-credentials)', () => {
     const { as, mcp } = await servers({
       clients: [
         {
+          ...secretClient('client_secret_basic', ['authorization_code', 'refresh_token']),
           client_id: 'code-only',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: ['http://127.0.0.1/callback'],
         },
       ],
     });
-    const p = await place();
-    const data = await refusedStart(
-      as,
-      mcp,
-      p,
-      { args: ccArgs(as, 'code-only'), env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } },
-      [SECRET],
-    );
+    const data = await refusedStart(as, mcp, await place(), secretRun(as, 'code-only'), [SECRET]);
     expect(data).toEqual({
       cause: 'sign_in_error',
       detail: 'the authorization server refused the client-credentials grant: invalid_request',
@@ -234,18 +200,7 @@ describe('client credentials (--grant client-credentials)', () => {
   });
 
   it('a server that names another authorization server than --client-issuer gets no credential', async () => {
-    const { as, mcp } = await servers({
-      clients: [
-        {
-          client_id: 'cc-basic',
-          client_secret: SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-        },
-      ],
-    });
-    const p = await place();
+    const { as, mcp } = await servers({ clients: [secretClient()] });
     const args = [
       '--grant',
       'client-credentials',
@@ -254,9 +209,13 @@ describe('client credentials (--grant client-credentials)', () => {
       '--client-issuer',
       'https://127.0.0.1:9',
     ];
-    const data = await refusedStart(as, mcp, p, { args, env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } }, [
-      SECRET,
-    ]);
+    const data = await refusedStart(
+      as,
+      mcp,
+      await place(),
+      { args, env: { MCP_BRIDGE_CLIENT_SECRET: SECRET } },
+      [SECRET],
+    );
     expect(data).toEqual({ cause: 'issuer_not_registered', detail: 'server/discover' });
     expect(as.tokenRequests()).toEqual([]);
   });

@@ -3,7 +3,8 @@
  * 1.x `Client` drives the BUILT `mcp-bridge-vscode <url>` over stdio, in front of C's protected MCP
  * fixture and oidc-provider on loopback HTTPS (test CA through `--ca-file`), with the scripted test
  * browser as `$BROWSER`. The client declares URL elicitation; its handler accepts and "opens" the
- * URL with the test browser's logic in-process, as VS Code opens a browser (vscode-client.md §2.2).
+ * URL with the test browser's logic in-process, as VS Code opens a browser (vscode-client.md §2.2),
+ * and declines a form unless the run gives a `formAnswer`.
  * Needs `npm run build`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -134,6 +135,8 @@ export interface RunOptions {
   readonly started?: (pid: () => number | null) => void;
   /** Called with each line of the bridge's stderr as it arrives, also before `initialize` completes. */
   readonly stderrLine?: (line: string) => void;
+  /** The content of an `accept` to every form elicitation. Default: forms are declined. */
+  readonly formAnswer?: Record<string, string | number | boolean>;
 }
 
 export const TOKEN_KEY = '5f'.repeat(32);
@@ -188,7 +191,10 @@ export async function startBridge(world: E2eWorld, options: RunOptions): Promise
   if (options.urlElicitation !== 'none')
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       const params = request.params;
-      if (params.mode !== 'url') return { action: 'decline' };
+      if (params.mode !== 'url')
+        return options.formAnswer === undefined
+          ? { action: 'decline' }
+          : { action: 'accept', content: options.formAnswer };
       // VS Code opens the URL and answers accept at once; the sign-in completes in the browser.
       const done = browse(params.url, { ca: world.certs.caPem }).then(
         (result) => result.callback,

@@ -18,6 +18,7 @@ import type { UpstreamAuth } from '../../src/ports/signIn.js';
 import { otelSignInTelemetry } from '../../src/telemetry/otelTelemetry.js';
 import { movableClock } from '../fixtures/oauth/movableClock.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
+import { exportedSpans } from '../telemetry/telemetryBridge.js';
 import { post, secretsOf, signInSuite } from './signInHarness.js';
 import type { Harness } from './signInHarness.js';
 
@@ -70,18 +71,6 @@ const summary = (spans: readonly ReadableSpan[]): unknown[] =>
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 
-/** Everything a span exports, as text, for the secret scan. */
-const exported = (spans: readonly ReadableSpan[]): string[] =>
-  spans.map((span) =>
-    JSON.stringify({
-      name: span.name,
-      attributes: span.attributes,
-      events: span.events,
-      links: span.links,
-      resource: span.resource.attributes,
-    }),
-  );
-
 describe('sign-in spans', () => {
   it('a sign-in: the wait for the lock and the sign-in, children of the refused request', async () => {
     const { as, mcp } = await servers();
@@ -108,7 +97,7 @@ describe('sign-in spans', () => {
     ]);
     const record = await store.read({ ...KEY, url: mcp.url });
     expect(record?.accessToken).toBeTypeOf('string');
-    expectNoSecrets({ lines: exported(exporter.getFinishedSpans()), stderr: [] }, [
+    expectNoSecrets({ lines: exportedSpans(exporter.getFinishedSpans()), stderr: [] }, [
       ...secretsOf(record),
       ...h.sentSecrets,
       mcp.url,
@@ -144,7 +133,7 @@ describe('sign-in spans', () => {
       },
       { name: 'mcp.bridge.token_lock.wait', trace: TRACE, parent: PARENT, error: false, attributes: {} },
     ]);
-    expectNoSecrets({ lines: exported(exporter.getFinishedSpans()), stderr: [] }, [
+    expectNoSecrets({ lines: exportedSpans(exporter.getFinishedSpans()), stderr: [] }, [
       ...secretsOf(await store.read({ ...KEY, url: mcp.url })),
       ...second.sentSecrets,
       ...first.sentSecrets,

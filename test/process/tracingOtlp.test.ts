@@ -7,11 +7,9 @@
  * saw each round span as the parent of its request. With http/protobuf the protobuf exporter
  * delivers the same trace.
  */
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE, GENERIC_BRIDGE, handshake, req } from '../helpers/bridgeProcess.js';
+import { attributesOf, closeCollectors, envWith, startCollector } from '../helpers/otlpCollector.js';
 import { spawnPeer } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -21,95 +19,11 @@ const CLIENT_SPAN = 'a2fb4a1d1a96d312';
 const SERVER = 2;
 const CLIENT = 3;
 
-interface OtlpValue {
-  readonly stringValue?: string;
-  readonly intValue?: number | string;
-  readonly arrayValue?: { readonly values: readonly OtlpValue[] };
-}
-
-interface OtlpSpan {
-  readonly name: string;
-  readonly kind: number;
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId?: string;
-  readonly attributes: readonly { readonly key: string; readonly value: OtlpValue }[];
-}
-
-interface Post {
-  readonly path: string;
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/** A local OTLP/HTTP collector: every POST, and the spans of the http/json ones to /v1/traces. */
-interface Collector {
-  readonly server: Server;
-  readonly url: string;
-  readonly posts: Post[];
-  readonly spans: OtlpSpan[];
-  readonly resources: unknown[];
-}
-
-const collectors: Collector[] = [];
 const peers: RawPeer[] = [];
 afterEach(() => {
   for (const peer of peers.splice(0)) peer.kill();
-  for (const collector of collectors.splice(0)) collector.server.close();
+  closeCollectors();
 });
-
-async function startCollector(): Promise<Collector> {
-  const posts: Post[] = [];
-  const spans: OtlpSpan[] = [];
-  const resources: unknown[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const contentType = request.headers['content-type'] ?? '';
-      posts.push({ path: request.url ?? '', contentType, body });
-      if (request.url === '/v1/traces' && contentType.startsWith('application/json')) {
-        const data = JSON.parse(body.toString('utf8')) as {
-          resourceSpans: { resource: unknown; scopeSpans: { spans: OtlpSpan[] }[] }[];
-        };
-        for (const resource of data.resourceSpans) {
-          resources.push(resource.resource);
-          for (const scope of resource.scopeSpans) spans.push(...scope.spans);
-        }
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const collector: Collector = {
-    server,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    posts,
-    spans,
-    resources,
-  };
-  collectors.push(collector);
-  return collector;
-}
-
-/** The environment without any OTEL_ variable of the machine, plus `extra`. */
-function envWith(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('OTEL_')) env[key] = value;
-  return { ...env, ...extra };
-}
-
-/** The value of an OTLP attribute as plain JSON: a string, a number, or a list of them. */
-function plain(value: OtlpValue): unknown {
-  if (value.stringValue !== undefined) return value.stringValue;
-  if (value.intValue !== undefined) return Number(value.intValue);
-  if (value.arrayValue !== undefined) return value.arrayValue.values.map(plain);
-  return value;
-}
-
-const attributesOf = (span: OtlpSpan): Record<string, unknown> =>
-  Object.fromEntries(span.attributes.map(({ key, value }) => [key, plain(value)]));
 
 /**
  * Runs the bridge with `env` through a tools/call of `ask_traced` under the client's traceparent,

@@ -4,7 +4,7 @@
  * its kind, the client duration histogram one point per round; no attribute holds an argument
  * or a form answer. Read with an in-memory exporter.
  */
-import { NEVER, Subject, of } from 'rxjs';
+import { NEVER } from 'rxjs';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -14,14 +14,10 @@ import {
 import type { HistogramMetricData, MetricData, SumMetricData } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
-import { createBridge } from '../../src/bridge/createBridge.js';
-import { ajvInputChecks } from '../../src/codec/input/schemas.js';
-import type { Frame } from '../../src/protocol/jsonrpc.js';
-import { DEFAULT_MAX_DEPTH, parseLine } from '../../src/protocol/parseLine.js';
-import type { Inbound } from '../../src/protocol/parseLine.js';
 import type { Telemetry } from '../../src/ports/telemetry.js';
 import { bridgeInstruments, metricsTelemetry } from '../../src/telemetry/otelMetrics.js';
 import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
+import { INITIALIZE, askTool, telemetryBridge } from './telemetryBridge.js';
 
 const ANSWER = 'form-answer-5d2e';
 const ARGUMENT = 'argument-value-1f8a';
@@ -30,47 +26,9 @@ const ARGUMENT = 'argument-value-1f8a';
 function bridgeWith(
   telemetry: Telemetry,
   maxInFlight = DEFAULT_LIMITS.maxInFlight,
-): { send: (frame: object) => void; out: Frame[] } {
-  const fake = createFakeUpstream({
-    tools: {
-      hang: () => NEVER,
-      ask: (params) =>
-        params['inputResponses'] === undefined
-          ? {
-              resultType: 'input_required',
-              inputRequests: {
-                q: {
-                  method: 'elicitation/create',
-                  params: {
-                    mode: 'form',
-                    message: 'Name?',
-                    requestedSchema: { type: 'object', properties: { n: { type: 'string' } } },
-                  },
-                },
-              },
-            }
-          : { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] },
-    },
-  });
-  const lines$ = new Subject<Inbound>();
-  const out: Frame[] = [];
-  createBridge(
-    { version: '9.9.9', fallbackName: 'fake', limits: { ...DEFAULT_LIMITS, maxInFlight } },
-    {
-      connect: () => of(fake.connection),
-      logger: { log: () => undefined, enabled: () => false },
-      checks: ajvInputChecks,
-      telemetry,
-    },
-  )(lines$).subscribe((frame) => out.push(frame));
-  const send = (frame: object): void =>
-    lines$.next(
-      parseLine(
-        { kind: 'line', bytes: new TextEncoder().encode(JSON.stringify(frame)) },
-        { maxDepth: DEFAULT_MAX_DEPTH, maxLineBytes: 1 << 20 },
-      ),
-    );
-  return { send, out };
+): ReturnType<typeof telemetryBridge> {
+  const fake = createFakeUpstream({ tools: { hang: () => NEVER, ask: askTool } });
+  return telemetryBridge(fake.connection, telemetry, { ...DEFAULT_LIMITS, maxInFlight });
 }
 
 /** The metrics of the last export of `exporter` after a flush of `reader`, by name. */
@@ -87,17 +45,6 @@ async function collected(
       .map((metric) => [metric.descriptor.name, metric]),
   );
 }
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: { elicitation: { form: {} } },
-    clientInfo: { name: 'c', version: '1' },
-  },
-};
 
 describe('metrics of one tools/call with an input round', () => {
   it('counts a request refused by the in-flight limit as max_in_flight', async () => {
@@ -126,16 +73,7 @@ describe('metrics of one tools/call with an input round', () => {
     const provider = new MeterProvider({ readers: [reader] });
     const instruments = bridgeInstruments(provider.getMeter('test'));
     const { send, out } = bridgeWith(metricsTelemetry(instruments, { transport: 'pipe' }));
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { elicitation: { form: {} } },
-        clientInfo: { name: 'c', version: '1' },
-      },
-    });
+    send(INITIALIZE);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({
       jsonrpc: '2.0',
@@ -148,14 +86,7 @@ describe('metrics of one tools/call with an input round', () => {
     send({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { n: ANSWER } } });
     expect(out.at(-1)).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'ok' }] } });
 
-    await reader.forceFlush();
-    const metrics = new Map<string, MetricData>(
-      exporter
-        .getMetrics()
-        .at(-1)!
-        .scopeMetrics.flatMap((scope) => scope.metrics)
-        .map((metric) => [metric.descriptor.name, metric]),
-    );
+    const metrics = await collected(reader, exporter);
     const server = metrics.get('mcp.server.operation.duration') as HistogramMetricData;
     expect(server.descriptor.unit).toBe('s');
     const calls = server.dataPoints.filter((point) => point.attributes['mcp.method.name'] === 'tools/call');

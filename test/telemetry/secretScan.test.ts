@@ -7,7 +7,6 @@
  * secret scan (test/helpers/secretScan.ts) then reads every span name, attribute, event, link and
  * resource attribute.
  */
-import { Subject, of } from 'rxjs';
 import * as api from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -17,19 +16,15 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
-import { createBridge } from '../../src/bridge/createBridge.js';
-import { ajvInputChecks } from '../../src/codec/input/schemas.js';
 import { createHttpUpstream } from '../../src/edges/http/httpUpstream.js';
 import { createMemoryStore } from '../../src/oauth/store/memoryStore.js';
 import type { Frame } from '../../src/protocol/jsonrpc.js';
-import { DEFAULT_MAX_DEPTH, parseLine } from '../../src/protocol/parseLine.js';
-import type { Inbound } from '../../src/protocol/parseLine.js';
 import { otelSignInTelemetry, otelTelemetry } from '../../src/telemetry/otelTelemetry.js';
 import { expectNoSecrets } from '../helpers/secretScan.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import { post, secretsOf, signInSuite } from '../oauth/signInHarness.js';
+import { INITIALIZE, exportedSpans, telemetryBridge } from './telemetryBridge.js';
 
 const suite = signInSuite();
 
@@ -79,40 +74,18 @@ describe('secret scan of every exported span', () => {
     );
     suite.defer(() => Promise.resolve(upstream.close()));
 
-    const lines$ = new Subject<Inbound>();
-    const out: Reply[] = [];
-    createBridge(
-      { version: '9.9.9', fallbackName: 'fake', limits: DEFAULT_LIMITS },
-      {
-        connect: () => of(upstream),
-        logger: { log: () => undefined, enabled: () => false },
-        checks: ajvInputChecks,
-        telemetry: otelTelemetry(parts, { transport: 'tcp', sessionId: 'IrJwDa5X9j_0HIEiPLIfsuSB746CniFQ' }),
-      },
-    )(lines$).subscribe((frame) => out.push(frame));
-    const send = (frame: object): void =>
-      lines$.next(
-        parseLine(
-          { kind: 'line', bytes: new TextEncoder().encode(JSON.stringify(frame)) },
-          { maxDepth: DEFAULT_MAX_DEPTH, maxLineBytes: 1 << 20 },
-        ),
-      );
+    const { send, out: frames } = telemetryBridge(
+      upstream,
+      otelTelemetry(parts, { transport: 'tcp', sessionId: 'IrJwDa5X9j_0HIEiPLIfsuSB746CniFQ' }),
+    );
+    const out = frames as Reply[];
     const reply = async (id: unknown): Promise<Reply> => {
       await waitFor(() => out.some((frame) => frame.id === id && frame.method === undefined));
       return out.find((frame) => frame.id === id && frame.method === undefined)!;
     };
     const meta = { traceparent: `00-${TRACE}-b7ad6b7169203331-01` };
 
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { elicitation: { form: {} } },
-        clientInfo: { name: 'c', version: '1' },
-      },
-    });
+    send(INITIALIZE);
     expect((await reply(1)).error).toBeUndefined();
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({
@@ -150,17 +123,7 @@ describe('secret scan of every exported span', () => {
       identity: 'mcp-bridge-vscode|default|http://127.0.0.1:0/callback',
     });
     expect(secretsOf(record).length).toBeGreaterThan(0);
-    const exported = spans.map((span) =>
-      JSON.stringify({
-        name: span.name,
-        attributes: span.attributes,
-        events: span.events,
-        links: span.links,
-        resource: span.resource.attributes,
-        status: span.status,
-      }),
-    );
-    expectNoSecrets({ lines: exported, stderr: [] }, [
+    expectNoSecrets({ lines: exportedSpans(spans), stderr: [] }, [
       ...secretsOf(record),
       ...h.sentSecrets,
       ARGUMENT,

@@ -3,7 +3,6 @@
  * upstream round spans, one input request span, under the client's traceparent; the upstream gets
  * the round span as its parent in `_meta`; nothing exported holds the form answer or arguments.
  */
-import { Subject, of } from 'rxjs';
 import * as api from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
@@ -12,14 +11,10 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
-import { createBridge } from '../../src/bridge/createBridge.js';
-import { ajvInputChecks } from '../../src/codec/input/schemas.js';
-import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
-import { DEFAULT_MAX_DEPTH, parseLine } from '../../src/protocol/parseLine.js';
-import type { Inbound } from '../../src/protocol/parseLine.js';
+import type { JsonObject } from '../../src/protocol/jsonrpc.js';
 import { otelTelemetry } from '../../src/telemetry/otelTelemetry.js';
 import { createFakeUpstream } from '../../src/testing/fakeUpstream.js';
+import { INITIALIZE, askTool, telemetryBridge } from './telemetryBridge.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const ANSWER = 'form-answer-9c1d';
@@ -33,54 +28,9 @@ describe('spans of one tools/call with an input round', () => {
       { api, tracer: provider.getTracer('test'), propagator: new W3CTraceContextPropagator() },
       { transport: 'pipe' },
     );
-    const fake = createFakeUpstream({
-      tools: {
-        ask: (params) =>
-          params['inputResponses'] === undefined
-            ? {
-                resultType: 'input_required',
-                inputRequests: {
-                  q: {
-                    method: 'elicitation/create',
-                    params: {
-                      mode: 'form',
-                      message: 'Name?',
-                      requestedSchema: { type: 'object', properties: { n: { type: 'string' } } },
-                    },
-                  },
-                },
-              }
-            : { resultType: 'complete', content: [{ type: 'text', text: 'ok' }] },
-      },
-    });
-    const lines$ = new Subject<Inbound>();
-    const out: Frame[] = [];
-    createBridge(
-      { version: '9.9.9', fallbackName: 'fake', limits: DEFAULT_LIMITS },
-      {
-        connect: () => of(fake.connection),
-        logger: { log: () => undefined, enabled: () => false },
-        checks: ajvInputChecks,
-        telemetry,
-      },
-    )(lines$).subscribe((frame) => out.push(frame));
-    const send = (frame: object): void =>
-      lines$.next(
-        parseLine(
-          { kind: 'line', bytes: new TextEncoder().encode(JSON.stringify(frame)) },
-          { maxDepth: DEFAULT_MAX_DEPTH, maxLineBytes: 1 << 20 },
-        ),
-      );
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { elicitation: { form: {} } },
-        clientInfo: { name: 'c', version: '1' },
-      },
-    });
+    const fake = createFakeUpstream({ tools: { ask: askTool } });
+    const { send, out } = telemetryBridge(fake.connection, telemetry);
+    send(INITIALIZE);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({
       jsonrpc: '2.0',
