@@ -18,30 +18,30 @@ export type SharedSignIn =
     }
   | { readonly ok: false; readonly message: string };
 
-/** A session's plan: what the upstream of its key is made of, and the session's own settings. */
-export interface SessionPlan {
-  readonly kind: 'session';
-  /** sha256 hex of the sharing key (src/node/sharedKey.ts); only its prefix is ever shown. */
-  readonly key: string;
-  /** The command's name or the URL's origin: no secret. */
-  readonly summary: string;
-  readonly upstream: StdioUpstream;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly maxLineBytes: number;
-  readonly maxResponseBytes: number;
-  /** How long the upstream stays after its last session ended. */
-  readonly graceMs: number;
-  readonly logLevel: LogLevel;
-  readonly program: string;
-  /** Lines logged at the start of the session (the command line's warnings). */
-  readonly warnings: readonly string[];
-  readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn'>;
-  /** Set up with the upstream of the key, once. */
-  readonly signIn?: () => Promise<SharedSignIn>;
-}
-
 /** What the caller made of a hello. */
 export type SharedPlan =
-  | SessionPlan
+  | {
+      readonly kind: 'session';
+      /** sha256 hex of the sharing key (src/node/sharedKey.ts); only its prefix is ever shown. */
+      readonly key: string;
+      /** The command's name or the URL's origin: no secret. */
+      readonly summary: string;
+      readonly upstream: StdioUpstream;
+      readonly env: Readonly<Record<string, string | undefined>>;
+      readonly maxLineBytes: number;
+      readonly maxResponseBytes: number;
+      /** How long the upstream stays after its last session ended. */
+      readonly graceMs: number;
+      readonly logLevel: LogLevel;
+      readonly program: string;
+      /** Lines logged at the start of the session (the command line's warnings). */
+      readonly warnings: readonly string[];
+      readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn'>;
+      /** Set up with the upstream of the key, once. */
+      readonly signIn?: () => Promise<SharedSignIn>;
+    }
   /** Not a session: these stderr lines, then this exit code (invalid arguments: 2). */
   | { readonly kind: 'refuse'; readonly lines: readonly string[]; readonly code: number };
+
+/** A session's plan: what the upstream of its key is made of, and the session's own settings. */
+export type SessionPlan = SharedPlan & { readonly kind: 'session' };
