@@ -5,6 +5,15 @@ import { OVERHEAD, REALISTIC } from './scenarios/stdio.js';
 import { LEAK, STALL } from './scenarios/memory.js';
 import { START_HTTP, START_STDIO } from './scenarios/startup.js';
 import { EMBEDDED, SDK_LEGACY_PATH, SDK_MODERN_PATH, SDK_PATHS } from './scenarios/embedded.js';
+import {
+  SERVER_ALONE,
+  SHARED_RSS,
+  SHARED_START,
+  SHARED_TREES,
+  STDIO_TREES,
+  TREE_RSS,
+  WARM_SHIM,
+} from './scenarios/shared.js';
 
 export interface Goal {
   readonly goal: string;
@@ -136,6 +145,18 @@ export function checkGoals(rows: readonly Row[], errors: readonly Errors[]): Goa
       pass: undefined,
       floor: true,
     },
+    goal(
+      'shared: a shim joining a warm upstream starts in ≤ 0.5 × the server alone',
+      ratio(SHARED_START, 'spawn → initialize result', WARM_SHIM, SERVER_ALONE),
+      0.5,
+      true,
+    ),
+    goal(
+      'shared: 20 shims + shared process ≤ 0.5 × the memory of 20 stdio bridges with upstreams',
+      ratio(SHARED_RSS, TREE_RSS.name, SHARED_TREES, STDIO_TREES),
+      0.5,
+      true,
+    ),
     {
       goal: 'client not reading stdout: every answer arrives afterwards (bridge)',
       measured: stall.length > 0 ? `${stallLost} wrong or missing` : 'not measured',

@@ -3,7 +3,7 @@
  * `utime + stime`: the time of its children is not in it, so the bridge is measured alone.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -67,4 +67,43 @@ export function loadAverage(): number {
   } catch {
     return NaN;
   }
+}
+
+/** The pids of the processes under `roots` (them included), from the parent pids in /proc. */
+function treePids(roots: readonly number[]): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command name: state, then the parent pid.
+    const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const found = new Set<number>();
+  const visit = (pid: number): void => {
+    if (found.has(pid)) return;
+    found.add(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  for (const root of roots) visit(root);
+  return found;
+}
+
+/** VmRSS summed over the processes under `roots` (each counted once), in MiB. */
+export function treeRssMiB(roots: readonly number[]): number {
+  let sum = 0;
+  for (const pid of treePids(roots)) {
+    try {
+      const { rss } = memoryMiB(pid);
+      if (Number.isFinite(rss)) sum += rss;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return sum;
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: every scenario of bench/README.md, targets interleaved, one table, bench/results.json
  * and bench/results.svg. Not part of `npm test`.
  *
- *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded,serve]
+ *   node dist/bench/run.js [--full] [--only overhead,realistic,rounds,http,large,startup,memory,embedded,serve,shared]
  *     [--runs N] [--scale X] [--out DIR]
  *
  * The default fits in a few minutes on a 2-core machine; `--full` runs more rounds and requests.
@@ -21,6 +21,7 @@ import { embeddedMode } from './scenarios/embedded.js';
 import { large } from './scenarios/large.js';
 import { memory } from './scenarios/memory.js';
 import { serveFront } from './scenarios/serve.js';
+import { sharedBridge } from './scenarios/shared.js';
 import { startup } from './scenarios/startup.js';
 import { inputRounds, overhead, realistic } from './scenarios/stdio.js';
 
@@ -34,6 +35,7 @@ const SCENARIOS: Record<string, (ctx: Context) => Promise<void>> = {
   memory,
   embedded: embeddedMode,
   serve: serveFront,
+  shared: sharedBridge,
 };
 
 const OUT = fileURLToPath(new URL('../../bench/', import.meta.url));

@@ -14,6 +14,7 @@ import {
   spawnPeer,
 } from './helpers/rawPeer.js';
 import type { Frame, RawPeer } from './helpers/rawPeer.js';
+import { waitFor } from './helpers/waitFor.js';
 
 const SCRIPTED = resolve('dist/test/fixtures/scriptedUpstream.js');
 /** A 2026-07-28 request with a chosen id, so that the tests can name the answers they expect. */
@@ -125,6 +126,32 @@ describe.concurrent('the scripted upstream', () => {
     expect(discovered.capabilities).toEqual({ tools: { listChanged: true } });
     const listen = request('s', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     expect((await lastAnswer(peer, listen)).error).toEqual({ code: -32601, message: 'Method not found' });
+  });
+
+  it('list-changes logs each discover and acknowledgment, and the tool change tells every stream of a list change before its answer', async (context) => {
+    const peer = start(context, 'list-changes');
+    const discovered = (await lastAnswer(peer, DISCOVER)).result as { capabilities: unknown };
+    expect(discovered.capabilities).toEqual({ tools: { listChanged: true } });
+    peer.send(request('s', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
+    await peer.nextFrame(notification('notifications/subscriptions/acknowledged'));
+    const change = request('x', 'tools/call', { name: 'change', arguments: {} });
+    expect((await lastAnswer(peer, change)).result).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'changed' }],
+    });
+    expect(peer.lines.slice(-2).map(parseFrame)[0]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 's' } },
+    });
+    // Stderr is another pipe: its lines may come after the answer on stdout.
+    await waitFor(() => peer.stderr.length === 4, { what: 'the four stderr lines' });
+    expect(peer.stderr).toEqual([
+      'scripted-upstream: mode list-changes',
+      `scripted-upstream: pid ${String(peer.child.pid)}`,
+      'scripted-upstream: server/discover 1',
+      'scripted-upstream: subscriptions/listen 1 acknowledged',
+    ]);
   });
 
   it('the base server acknowledges a listen stream with its id', async (context) => {

@@ -12,7 +12,8 @@ import type { SharedHello } from '../edges/sharedSocket/records.js';
 import { fallbackServerName } from '../codec/initializeResult.js';
 import { createStderrLogger, formatDiagnostic } from '../node/log.js';
 import { createSharedHost } from '../node/sharedHost.js';
-import type { SharedPlan, SharedStatus } from '../node/sharedHost.js';
+import type { SharedStatus } from '../node/sharedHost.js';
+import type { SharedPlan } from '../node/sharedPlan.js';
 import { sharingKeyHash } from '../node/sharedKey.js';
 import type { StdioUpstream } from '../node/upstreamConnector.js';
 import { genericProfile } from '../profiles/generic.js';
@@ -60,26 +61,12 @@ function summaryOf(options: ServeOptions): string {
   }
 }
 
-/** A hello as the plan of a session, with the executable's parse of its command line. */
-export function planOf(hello: SharedHello): SharedPlan {
-  const profile = profileNamed(hello.profile);
-  const diagnostic = (message: string): string => formatDiagnostic(message, profile.name, profile.logScope);
-  const parsed = parseCommandLine(hello.argv, hello.env, packageVersion(), profile);
-  if (parsed.kind === 'error') {
-    return {
-      kind: 'refuse',
-      lines: [diagnostic(parsed.message), ...usageText(profile).split('\n')],
-      code: 2,
-    };
-  }
-  if (parsed.kind !== 'serve') {
-    return {
-      kind: 'refuse',
-      lines: [diagnostic('only the stdio forms of the bridge can be shared')],
-      code: 2,
-    };
-  }
-  const options = parsed.options;
+/** The upstream of a session and its sharing key (docs/shared.md#sharing-key). */
+function upstreamOf(
+  hello: SharedHello,
+  options: ServeOptions,
+  profile: Profile,
+): { readonly upstream: StdioUpstream; readonly key: string } {
   const source = options.upstream;
   const upstream: StdioUpstream =
     source.kind === 'command'
@@ -103,6 +90,31 @@ export function planOf(hello: SharedHello): SharedPlan {
     },
     hello.env,
   );
+  return { upstream, key };
+}
+
+/** A hello as the plan of a session, with the executable's parse of its command line. */
+export function planOf(hello: SharedHello): SharedPlan {
+  const profile = profileNamed(hello.profile);
+  const diagnostic = (message: string): string => formatDiagnostic(message, profile.name, profile.logScope);
+  const parsed = parseCommandLine(hello.argv, hello.env, packageVersion(), profile);
+  if (parsed.kind === 'error') {
+    return {
+      kind: 'refuse',
+      lines: [diagnostic(parsed.message), ...usageText(profile).split('\n')],
+      code: 2,
+    };
+  }
+  if (parsed.kind !== 'serve') {
+    return {
+      kind: 'refuse',
+      lines: [diagnostic('only the stdio forms of the bridge can be shared')],
+      code: 2,
+    };
+  }
+  const options = parsed.options;
+  const source = options.upstream;
+  const { upstream, key } = upstreamOf(hello, options, profile);
   const signInOptions = options.signIn;
   return {
     kind: 'session',

@@ -145,12 +145,16 @@ function pipeSession(socket: Socket, program: string): void {
   const stdin = process.stdin;
   const stdout = process.stdout;
   stdout.on('error', () => undefined);
+  // The records of one chunk, and the pieces of the frames of one chunk, go out in one write
+  // each (bench/README.md, "Shared bridge"): corked while the chunk is read.
   stdin.on('data', (chunk: Buffer) => {
+    socket.cork();
     for (const out of inputRecords(chunk)) {
       // Tracking sees the payload: the record without its kind byte and newline.
       tracker.fromClient(out.subarray(1, out.length - 1), out[0] === TO_SHARED.line);
       socket.write(out);
     }
+    socket.uncork();
   });
   const endInput = (): void => {
     if (!socket.destroyed) socket.write(record(TO_SHARED.closed));
@@ -190,7 +194,11 @@ function pipeSession(socket: Socket, program: string): void {
       }
     },
   });
-  socket.on('data', read);
+  socket.on('data', (chunk: Buffer) => {
+    stdout.cork();
+    read(chunk);
+    stdout.uncork();
+  });
   socket.once('close', () => {
     if (code !== undefined) {
       const done = code;

@@ -27,7 +27,8 @@ export { createStderrLogger } from './log.js';
 export { ajvInputChecks } from './inputChecks.js';
 // The shared bridge as library pieces (docs/shared.md#shared-library).
 export { createSharedHost } from './sharedHost.js';
-export type { SharedHost, SharedHostOptions, SharedPlan, SharedSignIn, SharedStatus } from './sharedHost.js';
+export type { SharedHost, SharedHostOptions, SharedStatus } from './sharedHost.js';
+export type { SharedPlan, SharedSignIn } from './sharedPlan.js';
 export type { SharedSessionSettings } from './sharedSession.js';
 export { listenShared } from '../edges/sharedSocket/listen.js';
 export type { ListenOutcome } from '../edges/sharedSocket/listen.js';

@@ -63,3 +63,6 @@ export function sharingKeyHash(
     .update(JSON.stringify({ ...parts, env: keptEnvironment(env) }))
     .digest('hex');
 }
+
+/** The prefix of a key hash that `shared status` and the joined line show. */
+export const keyPrefix = (key: string): string => key.slice(0, 12);

@@ -32,6 +32,26 @@ const asksForLogs = (params: JsonObject): boolean => {
   return isObject(meta) && meta[META_LOG_LEVEL] !== undefined;
 };
 
+/** A view's `request`: an exchange that asked for log messages counts in `view.logging` while it runs. */
+const countingRequest =
+  (view: View): UpstreamConnection['request'] =>
+  (method, params, options) => {
+    const { connection } = view;
+    if (!asksForLogs(params)) return connection.request(method, params, options);
+    return new Observable<ExchangeEvent>((subscriber) => {
+      view.logging += 1;
+      const exchange = connection.request(method, params, options).subscribe({
+        next: (event) => subscriber.next(event),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        view.logging -= 1;
+        exchange.unsubscribe();
+      };
+    });
+  };
+
 /** The upstream of `connect` shared by every session; `close` stops it. */
 export function sharedUpstream(connect: () => Observable<UpstreamConnection>, logger: Logger) {
   let current: UpstreamConnection | undefined;
@@ -61,21 +81,7 @@ export function sharedUpstream(connect: () => Observable<UpstreamConnection>, lo
     views.add(view);
     return {
       ...connection,
-      request: (method, params, options) => {
-        if (!asksForLogs(params)) return connection.request(method, params, options);
-        return new Observable<ExchangeEvent>((subscriber) => {
-          view.logging += 1;
-          const exchange = connection.request(method, params, options).subscribe({
-            next: (event) => subscriber.next(event),
-            error: (error: unknown) => subscriber.error(error),
-            complete: () => subscriber.complete(),
-          });
-          return () => {
-            view.logging -= 1;
-            exchange.unsubscribe();
-          };
-        });
-      },
+      request: countingRequest(view),
       notifications$: view.logs.asObservable(),
       close: () => {
         views.delete(view);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHello } from '../../src/node/sharedHost.js';
+import { parseHello } from '../../src/node/sharedConnection.js';
 
 const hello = {
   v: 1,

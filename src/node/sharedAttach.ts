@@ -1,0 +1,83 @@
+/**
+ * One shim's session attached to the upstream of its key (docs/shared.md#shared-sessions): the
+ * session's own stderr logger over the socket, the upstream of the table, the session run by
+ * runSharedSession on a view of that upstream (with the known discover result,
+ * docs/shared.md#shared-warm), and the release of the upstream when the session ended.
+ */
+import type { Socket } from 'node:net';
+import { map } from 'rxjs';
+import { TO_SHIM } from '../edges/sharedSocket/records.js';
+import type { Logger } from '../ports/logger.js';
+import { createStderrLogger } from './log.js';
+import { finish, writer } from './sharedConnection.js';
+import type { EarlyInput } from './sharedConnection.js';
+import { keyPrefix } from './sharedKey.js';
+import type { SessionPlan } from './sharedPlan.js';
+import { runSharedSession } from './sharedSession.js';
+import type { Entry, UpstreamTable } from './sharedTable.js';
+
+/** Output a shim may leave unread; beyond, its session ends (the upstream is shared: it cannot wait). */
+const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+
+/** Runs the session of `plan` on `socket` until it ends; the exit record closes the connection. */
+export async function attachSession(
+  socket: Socket,
+  plan: SessionPlan,
+  input: EarlyInput,
+  table: UpstreamTable,
+  hostLogger: Logger,
+): Promise<void> {
+  const write = writer(socket);
+  const logger = createStderrLogger(
+    plan.logLevel,
+    (line) => write(`${String.fromCharCode(TO_SHIM.stderr)}${line}`),
+    plan.program,
+  );
+  for (const warning of plan.warnings) logger.log(plan.session.scope, 'warn', warning);
+  let entry: Entry;
+  try {
+    entry = await table.entryFor(plan);
+  } catch (error) {
+    hostLogger.log('shared', 'err', `an upstream could not be set up: ${(error as Error).message}`);
+    finish(socket, 1);
+    return;
+  }
+  if (entry.signIn?.ok === false) {
+    logger.log(plan.session.scope, 'err', entry.signIn.message);
+    table.drop(entry);
+    finish(socket, 2);
+    return;
+  }
+  if (socket.destroyed) return;
+  if (entry.grace !== undefined) clearTimeout(entry.grace);
+  entry.grace = undefined;
+  entry.sessions += 1;
+  entry.loggers.add(logger);
+  logger.log('bridge', 'info', `joined shared bridge ${keyPrefix(entry.key)} (${entry.summary})`);
+  const known = (): void =>
+    logger.log('bridge', 'debug', 'server/discover: answered from the known result of the shared upstream');
+  const session = runSharedSession(
+    {
+      input$: input.input$,
+      stop$: input.stop$,
+      write: (line) => {
+        write(String.fromCharCode(TO_SHIM.frame));
+        if (typeof line === 'string') write(line);
+        else for (const piece of line) write(piece);
+        if (socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
+      },
+    },
+    {
+      ...plan.session,
+      connect: () => entry.shared.connect().pipe(map((view) => entry.known.wrap(view, known))),
+      logger,
+      ...(entry.signIn?.ok === true ? { signIn: entry.signIn } : {}),
+    },
+  );
+  socket.once('close', session.end);
+  const code = await session.code;
+  socket.off('close', session.end);
+  entry.loggers.delete(logger);
+  table.release(entry, plan.graceMs);
+  finish(socket, code);
+}
