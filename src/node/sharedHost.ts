@@ -22,7 +22,10 @@ import type { StdioUpstream } from './upstreamConnector.js';
 
 /** A hello's first record may be this long (the environment is in it); longer ends the connection. */
 export const MAX_HELLO_BYTES = 1024 * 1024;
-/** Output a shim may leave unread; beyond, its session ends (the upstream is shared: it cannot wait). */
+/**
+ * Output a shim may leave unread when the next frame comes; beyond, its session ends (the upstream
+ * is shared: it cannot wait).
+ */
 export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 /** Input held while the session is being set up. */
 const MAX_EARLY_INPUT_BYTES = 16 * 1024 * 1024;
@@ -191,9 +194,15 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     if (entry.signIn?.ok === true) entry.signIn.close();
   };
 
-  const release = (entry: Entry, graceMs: number): void => {
+  /**
+   * A session left its upstream. Without a grace the last one stops it at once and the shim
+   * exits after that stop, as the stdio bridge exits after its child's
+   * (docs/shared.md#shared-lifecycle).
+   */
+  const release = async (entry: Entry, graceMs: number): Promise<void> => {
     entry.sessions -= 1;
     if (entry.sessions > 0) return;
+    if (graceMs === 0) return stopEntry(entry);
     entry.grace = setTimeout(() => void stopEntry(entry), graceMs);
   };
 
@@ -229,16 +238,26 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     entry.sessions += 1;
     entry.loggers.add(logger);
     sessions += 1;
-    logger.log('bridge', 'info', `joined shared bridge ${keyPrefix(entry.key)} (${entry.summary})`);
+    // At debug: a session without trouble writes no line at the default level, as the stdio
+    // bridge; and a client's stderr never names the upstream URL (docs/logging.md#logging-hygiene),
+    // not even its origin: `shared status` shows that to the user who asks.
+    const joined = plan.upstream.kind === 'url' ? 'url' : entry.summary;
+    logger.log('bridge', 'debug', `joined shared bridge ${keyPrefix(entry.key)} (${joined})`);
     const session = runSharedSession(
       {
         input$: input.input$,
         stop$: input.stop$,
         write: (line) => {
+          // What the shim left unread before this frame counts, not the frame itself: one frame
+          // may be larger than the bound (up to --max-response-bytes), as on the stdio bridge's
+          // stdout (docs/shared.md#shared-sessions).
+          if (socket.writableLength > MAX_UNREAD_BYTES) {
+            socket.destroy();
+            return;
+          }
           write(String.fromCharCode(TO_SHIM.frame));
           if (typeof line === 'string') write(line);
           else for (const piece of line) write(piece);
-          if (socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
         },
       },
       {
@@ -251,9 +270,9 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     socket.once('close', session.end);
     const code = await session.code;
     socket.off('close', session.end);
-    entry.loggers.delete(logger);
     sessions -= 1;
-    release(entry, plan.graceMs);
+    await release(entry, plan.graceMs);
+    entry.loggers.delete(logger);
     finish(socket, code);
   };
 
