@@ -6,12 +6,13 @@ import { defineConfig } from 'vitest/config';
  * tests of `serve`, `add`, `doctor` and of the shared bridge itself (no stdio form, or shared
  * already), `tracingOff.test.ts` (it reads the modules that the bridge process loads, which the
  * shim never does: the shared process loads them) and `prestart.test.ts` (the fast start of the
- * upstream before `initialize`: a shared upstream starts at the first `initialize` of its key).
+ * upstream before `initialize`: a shared upstream starts at the first `initialize` of its key),
+ * and `tracingOtlp.test.ts` (not done: the shared process starts no telemetry, docs/shared.md).
  */
 const SHARED_MATRIX = [
   'test/process/{cancelledSpawn,cli,clientMeta,clientRevision,clientSignals,errors}.test.ts',
   'test/process/{forward,frames,input,largeResult,lifecycle,limits,notify}.test.ts',
-  'test/process/{shutdown,tracingOtlp,versionNegotiation}.test.ts',
+  'test/process/{shutdown,versionNegotiation}.test.ts',
   'test/process/http{Args,BackPressure,Cancel,Failures,Headers,Icons,Listen}.test.ts',
   'test/process/http{Secrets,Streams,Tls,ToolHeaders}.test.ts',
   'test/interop/{clientLegacyMode,httpSdkClient,legacyClient}.test.ts',

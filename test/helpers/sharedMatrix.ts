@@ -26,6 +26,8 @@ const IDLE_SECONDS = '5';
 
 /** The runtime directory of each shim started so far, by the shim's pid. */
 const runtimes = new Map<number, string>();
+/** Every runtime directory made so far, also of shims whose pid is not known here. */
+const made = new Set<string>();
 
 export interface SpawnPlan {
   readonly cmd: string;
@@ -55,6 +57,7 @@ export function sharedPlan(
 ): SpawnPlan {
   if (!SHARED_MATRIX || !isStdioBridge(cmd, args)) return { cmd, args, env };
   const runtime = mkdtempSync(join(tmpdir(), 'bridge-matrix-'));
+  made.add(runtime);
   const [main, ...rest] = args;
   return {
     cmd,
@@ -70,12 +73,20 @@ export function rememberShim(pid: number | undefined, runtime: string | undefine
 }
 
 /**
- * The whole lines so far of the shared process's log of a shim: its own lines and its upstream's
- * stderr. Never the piece after the last newline, so that a line is read once, whole.
+ * The parameters of an SDK's StdioClientTransport for the built executable, through sharedPlan;
+ * `defaults` is the SDK's default environment (getDefaultEnvironment), used when `env` is unset.
  */
-export function daemonLog(shimPid: number): string[] {
-  const runtime = runtimes.get(shimPid);
-  if (runtime === undefined) return [];
+export function sharedTransport<T extends { command: string; args?: string[]; env?: Record<string, string> }>(
+  params: T,
+  defaults: Record<string, string>,
+): T {
+  const plan = sharedPlan(params.command, params.args ?? [], params.env, defaults);
+  if (plan.runtime === undefined) return params;
+  return { ...params, args: [...plan.args], env: plan.env as Record<string, string> };
+}
+
+/** The log of the shared process of a runtime directory, whole lines only. */
+function logOf(runtime: string): string[] {
   try {
     const lines = readFileSync(join(runtime, 'mcp-bridge', 'daemon.log'), 'utf8').split('\n');
     lines.pop();
@@ -85,8 +96,17 @@ export function daemonLog(shimPid: number): string[] {
   }
 }
 
-const daemonPids = (shimPid: number): number[] =>
-  daemonLog(shimPid).flatMap((line) => {
+/**
+ * The whole lines so far of the shared process's log of a shim: its own lines and its upstream's
+ * stderr. Never the piece after the last newline, so that a line is read once, whole.
+ */
+export function daemonLog(shimPid: number): string[] {
+  const runtime = runtimes.get(shimPid);
+  return runtime === undefined ? [] : logOf(runtime);
+}
+
+const pidsIn = (lines: readonly string[]): number[] =>
+  lines.flatMap((line) => {
     const match = /the shared bridge listens \(pid (\d+)\)/.exec(line);
     return match === null ? [] : [Number(match[1])];
   });
@@ -97,7 +117,7 @@ const daemonPids = (shimPid: number): number[] =>
  */
 export function bridgeChildren(pid: number): number[] {
   if (!runtimes.has(pid)) return processTable.childPids(pid);
-  return daemonPids(pid).flatMap((daemon) =>
+  return pidsIn(daemonLog(pid)).flatMap((daemon) =>
     processTable.isRunning(daemon) ? processTable.childPids(daemon) : [],
   );
 }
@@ -107,7 +127,7 @@ export function bridgeChildren(pid: number): number[] {
  * `shared stop` does), waits until each is gone, and removes their runtime directories.
  */
 export async function stopSharedProcesses(): Promise<void> {
-  const pids = [...runtimes.keys()].flatMap(daemonPids);
+  const pids = [...made].flatMap((runtime) => pidsIn(logOf(runtime)));
   for (const pid of pids) {
     try {
       process.kill(pid, 'SIGTERM');
@@ -118,7 +138,8 @@ export async function stopSharedProcesses(): Promise<void> {
   await waitFor(() => pids.every((pid) => !processTable.isRunning(pid)), {
     what: 'the end of the shared processes of the matrix',
   });
-  for (const runtime of runtimes.values()) rmSync(runtime, { recursive: true, force: true });
+  for (const runtime of made) rmSync(runtime, { recursive: true, force: true });
+  made.clear();
   runtimes.clear();
 }
 

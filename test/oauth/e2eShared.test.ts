@@ -61,7 +61,10 @@ async function twoShims(
     args: ['--shared'],
     env: { XDG_RUNTIME_DIR: place.runtime },
   };
-  const [one, two] = await Promise.all([startBridge(suite.world, options), startBridge(suite.world, options)]);
+  const [one, two] = await Promise.all([
+    startBridge(suite.world, options),
+    startBridge(suite.world, options),
+  ]);
   suite.runs.push({ run: one, as }, { run: two, as });
   return [one, two];
 }
@@ -73,7 +76,9 @@ describe('mcp-bridge-vscode --shared <url> with a server that needs a sign-in', 
     const run = await runPlace(suite.world, 'shared-');
     const [one, two] = await twoShims(place, as, mcp, run);
     const echoed = await Promise.all(
-      [one, two].map((shim, index) => shim.client.callTool({ name: 'echo', arguments: { text: `shim ${index}` } })),
+      [one, two].map((shim, index) =>
+        shim.client.callTool({ name: 'echo', arguments: { text: `shim ${index}` } }),
+      ),
     );
     expect(echoed.map(text)).toEqual(['shim 0', 'shim 1']);
     // One sign-in in all, counted at the authorization server, and one browser.
@@ -83,7 +88,9 @@ describe('mcp-bridge-vscode --shared <url> with a server that needs a sign-in', 
     expect([...one.stderr, ...two.stderr, ...place.log()].filter((line) => line.includes(LOCK_WAIT))).toEqual(
       [],
     );
+    // The sign-in line is the shared process's (docs/shared.md#shared-signin).
     expect(place.log().filter((line) => line.includes('sign in at https://127.0.0.1:'))).toHaveLength(1);
+    expect([...one.stderr, ...two.stderr].filter((line) => line.includes('sign in at'))).toEqual([]);
     // The token file is in the user's state directory (XDG_STATE_HOME of the entry), the lock
     // file is gone, and the shared process's own directory holds its log and socket only.
     const stored = filesBelow(run.stateDir);
