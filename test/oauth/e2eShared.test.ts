@@ -43,14 +43,15 @@ function filesBelow(dir: string): string[] {
 }
 
 /**
- * Two shims of one entry (the same arguments and environment: one sharing key), started at once,
- * each through its own client; both initialized.
+ * Two shims of one entry (the same arguments and environment: one sharing key), each through its
+ * own client; both initialized. `together`: started at once, else the first before the second.
  */
 async function twoShims(
   place: SharedPlace,
   as: AuthServer,
   mcp: ProtectedMcp,
   run: RunPlace,
+  together = true,
 ): Promise<[BridgeRun, BridgeRun]> {
   const options = {
     url: mcp.url,
@@ -61,11 +62,18 @@ async function twoShims(
     args: ['--shared'],
     env: { XDG_RUNTIME_DIR: place.runtime },
   };
-  const [one, two] = await Promise.all([
-    startBridge(suite.world, options),
-    startBridge(suite.world, options),
-  ]);
-  suite.runs.push({ run: one, as }, { run: two, as });
+  if (together) {
+    const [one, two] = await Promise.all([
+      startBridge(suite.world, options),
+      startBridge(suite.world, options),
+    ]);
+    suite.runs.push({ run: one, as }, { run: two, as });
+    return [one, two];
+  }
+  const one = await startBridge(suite.world, options);
+  suite.runs.push({ run: one, as });
+  const two = await startBridge(suite.world, options);
+  suite.runs.push({ run: two, as });
   return [one, two];
 }
 
@@ -105,7 +113,9 @@ describe('mcp-bridge-vscode --shared <url> with a server that needs a sign-in', 
     const place = sharedPlace(context);
     const { as, mcp } = await servers({}, { stepUpTools: [{ name: 'add', scope: 'mcp:write' }] });
     const run = await runPlace(suite.world, 'shared-');
-    const [one, two] = await twoShims(place, as, mcp, run);
+    // The session that asks is the first: the one a question without its request's session
+    // would go to is the second, bound last (src/bridge/consent.ts).
+    const [two, one] = await twoShims(place, as, mcp, run, false);
     expect(text(await two.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
     expect(two.elicited).toHaveLength(1);
     expect(two.elicited[0]?.message).toBe(
