@@ -132,7 +132,7 @@ export function planOf(hello: SharedHello): SharedPlan {
     },
     ...(source.kind === 'url' && signInOptions !== undefined
       ? {
-          signIn: async () => {
+          signIn: async (writeSignInLine: (line: string) => void) => {
             const { setUpSignIn } = await import('./signInSetup.js');
             return setUpSignIn(
               {
@@ -143,6 +143,7 @@ export function planOf(hello: SharedHello): SharedPlan {
                 ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
               },
               createStderrLogger(options.logLevel, undefined, profile.name),
+              writeSignInLine,
             );
           },
         }

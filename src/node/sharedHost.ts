@@ -59,8 +59,11 @@ export type SharedPlan =
       /** Lines logged at the start of the session (the command line's warnings). */
       readonly warnings: readonly string[];
       readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn'>;
-      /** Set up with the upstream of the key, once. */
-      readonly signIn?: () => Promise<SharedSignIn>;
+      /**
+       * Set up with the upstream of the key, once; its sign-in line goes to `writeSignInLine`,
+       * which writes it to the stderr of every session on the key.
+       */
+      readonly signIn?: (writeSignInLine: (line: string) => void) => Promise<SharedSignIn>;
     }
   /** Not a session: these stderr lines, then this exit code (invalid arguments: 2). */
   | { readonly kind: 'refuse'; readonly lines: readonly string[]; readonly code: number };
@@ -85,6 +88,8 @@ interface Entry {
   readonly shared: ReturnType<typeof sharedUpstream>;
   readonly settle: () => Promise<void>;
   readonly loggers: Set<Logger>;
+  /** Writes one raw line to a session's stderr, per session on the key: the sign-in line. */
+  readonly stderr: Set<(line: string) => void>;
   readonly signIn: SharedSignIn | undefined;
   sessions: number;
   grace: NodeJS.Timeout | undefined;
@@ -149,7 +154,9 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     const known = entries.get(plan.key);
     if (known !== undefined) return known;
     const making = (async (): Promise<Entry> => {
-      const signIn = plan.signIn === undefined ? undefined : await plan.signIn();
+      const stderr = new Set<(line: string) => void>();
+      const toSessions = (line: string): void => stderr.forEach((write) => write(line));
+      const signIn = plan.signIn === undefined ? undefined : await plan.signIn(toSessions);
       const loggers = new Set<Logger>();
       const logger = fanOut(loggers);
       const connector = createUpstreamConnector({
@@ -168,6 +175,7 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
         shared: sharedUpstream(connector.connect, logger),
         settle: () => connector.settle(false),
         loggers,
+        stderr,
         signIn,
         sessions: 0,
         grace: undefined,
@@ -237,6 +245,9 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     entry.grace = undefined;
     entry.sessions += 1;
     entry.loggers.add(logger);
+    // The sign-in line, as the stdio bridge writes it to its own stderr (docs/shared.md#shared-signin).
+    const stderrLine = (line: string): void => write(`${String.fromCharCode(TO_SHIM.stderr)}${line}\n`);
+    entry.stderr.add(stderrLine);
     sessions += 1;
     // At debug: a session without trouble writes no line at the default level, as the stdio
     // bridge; and a client's stderr never names the upstream URL (docs/logging.md#logging-hygiene),
@@ -273,6 +284,7 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
     sessions -= 1;
     await release(entry, plan.graceMs);
     entry.loggers.delete(logger);
+    entry.stderr.delete(stderrLine);
     finish(socket, code);
   };
 
