@@ -12,6 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { COMMANDS } from '../../src/cli/sharedSwitch.js';
 import { processTable } from './processTable.js';
 import { waitFor } from './waitFor.js';
 
@@ -19,8 +20,6 @@ import { waitFor } from './waitFor.js';
 export const SHARED_MATRIX = process.env['MCP_BRIDGE_TEST_SHARED'] === '1';
 
 const BUNDLES = new Set(['mcp-bridge-vscode.js', 'mcp-bridge.js']);
-/** The first words that are commands of their own (src/cli/sharedSwitch.ts): never shared. */
-const COMMANDS = new Set(['add', 'doctor', 'shared', 'serve', 'logout', 'status']);
 /** Seconds the shared process stays after its shim left (docs/shared.md#shared-lifecycle). */
 const IDLE_SECONDS = '5';
 
@@ -41,6 +40,7 @@ export interface SpawnPlan {
 function isStdioBridge(cmd: string, args: readonly string[]): boolean {
   const [main, first] = args;
   if (cmd !== process.execPath || main === undefined || !main.includes('/dist/bin/')) return false;
+  // The commands of their own are never shared (src/cli/sharedSwitch.ts).
   return BUNDLES.has(basename(main)) && !(first !== undefined && COMMANDS.has(first));
 }
 
