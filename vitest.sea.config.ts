@@ -7,9 +7,12 @@ import base from './vitest.config.js';
  * form and `serve` against the single executables of `dist/sea/` (test/helpers/seaSwap.ts), and
  * test/sea/. Not part of `npm test`: the build fetches a Node of 40 to 60 MB per target.
  */
+// Not the projects of vitest.config.ts (the `--shared` matrix): this run has its own list.
+const { projects: _projects, ...common } = base.test ?? {};
+
 export default defineConfig({
   test: {
-    ...base.test,
+    ...common,
     include: [
       'test/sea/**/*.sea.ts',
       // The stdio bridge in front of a child fixture.

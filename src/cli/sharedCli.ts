@@ -144,7 +144,7 @@ export function planOf(hello: SharedHello): SharedPlan {
     },
     ...(source.kind === 'url' && signInOptions !== undefined
       ? {
-          signIn: async () => {
+          signIn: async (writeSignInLine: (line: string) => void) => {
             const { setUpSignIn } = await import('./signInSetup.js');
             return setUpSignIn(
               {
@@ -155,6 +155,7 @@ export function planOf(hello: SharedHello): SharedPlan {
                 ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
               },
               createStderrLogger(options.logLevel, undefined, profile.name),
+              writeSignInLine,
             );
           },
         }

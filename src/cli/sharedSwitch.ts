@@ -7,7 +7,14 @@
  */
 
 /** The first words that are commands of their own, never shared. */
-const COMMANDS = new Set(['add', 'doctor', 'shared', 'serve', 'logout', 'status']);
+export const COMMANDS: ReadonlySet<string> = new Set([
+  'add',
+  'doctor',
+  'shared',
+  'serve',
+  'logout',
+  'status',
+]);
 /** Options that print and exit: never shared. */
 const PRINTING = new Set(['--help', '-h', '--version', '-v', '-V']);
 

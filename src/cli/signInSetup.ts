@@ -28,7 +28,12 @@ export type SignInSetup =
   /** `message`: the diagnostic of exit code 2 (`the token store did not open: <cause>`). */
   | { readonly ok: false; readonly message: string };
 
-export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Promise<SignInSetup> {
+/** `writeSignInLine`: where the sign-in line goes instead of this process's stderr (the shared bridge's sessions). */
+export async function setUpSignIn(
+  input: SignInSetupInput,
+  logger: Logger,
+  writeSignInLine?: (line: string) => void,
+): Promise<SignInSetup> {
   const { env } = input;
   const settings = signInSettings(input);
   const opened = await openTokenStore(settings.store, storeLogger(logger, input.profile.logScope));
@@ -46,6 +51,7 @@ export async function setUpSignIn(input: SignInSetupInput, logger: Logger): Prom
     logger,
     env,
     consent: consent.port,
+    ...(writeSignInLine === undefined ? {} : { writeSignInLine }),
   });
   // A stored sign-in is read before the first request, so that it needs no 401 round trip.
   await auth.load();

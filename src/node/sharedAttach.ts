@@ -16,7 +16,10 @@ import type { SessionPlan } from './sharedPlan.js';
 import { runSharedSession } from './sharedSession.js';
 import type { Entry, UpstreamTable } from './sharedTable.js';
 
-/** Output a shim may leave unread; beyond, its session ends (the upstream is shared: it cannot wait). */
+/**
+ * Output a shim may leave unread when the next frame comes; beyond, its session ends (the upstream
+ * is shared: it cannot wait).
+ */
 const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 
 /** Runs the session of `plan` on `socket` until it ends; the exit record closes the connection. */
@@ -53,7 +56,14 @@ export async function attachSession(
   entry.grace = undefined;
   entry.sessions += 1;
   entry.loggers.add(logger);
-  logger.log('bridge', 'info', `joined shared bridge ${keyPrefix(entry.key)} (${entry.summary})`);
+  // The sign-in line, as the stdio bridge writes it to its own stderr (docs/shared.md#shared-signin).
+  const stderrLine = (line: string): void => write(`${String.fromCharCode(TO_SHIM.stderr)}${line}\n`);
+  entry.stderr.add(stderrLine);
+  // At debug: a session without trouble writes no line at the default level, as the stdio
+  // bridge; and a client's stderr never names the upstream URL (docs/logging.md#logging-hygiene),
+  // not even its origin: `shared status` shows that to the user who asks.
+  const joined = plan.upstream.kind === 'url' ? 'url' : entry.summary;
+  logger.log('bridge', 'debug', `joined shared bridge ${keyPrefix(entry.key)} (${joined})`);
   const known = (): void =>
     logger.log('bridge', 'debug', 'server/discover: answered from the known result of the shared upstream');
   const session = runSharedSession(
@@ -61,10 +71,16 @@ export async function attachSession(
       input$: input.input$,
       stop$: input.stop$,
       write: (line) => {
+        // What the shim left unread before this frame counts, not the frame itself: one frame
+        // may be larger than the bound (up to --max-response-bytes), as on the stdio bridge's
+        // stdout (docs/shared.md#shared-sessions).
+        if (socket.writableLength > MAX_UNREAD_BYTES) {
+          socket.destroy();
+          return;
+        }
         write(String.fromCharCode(TO_SHIM.frame));
         if (typeof line === 'string') write(line);
         else for (const piece of line) write(piece);
-        if (socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
       },
     },
     {
@@ -77,7 +93,8 @@ export async function attachSession(
   socket.once('close', session.end);
   const code = await session.code;
   socket.off('close', session.end);
+  await table.release(entry, plan.graceMs);
   entry.loggers.delete(logger);
-  table.release(entry, plan.graceMs);
+  entry.stderr.delete(stderrLine);
   finish(socket, code);
 }

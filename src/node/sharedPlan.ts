@@ -37,8 +37,11 @@ export type SharedPlan =
       /** Lines logged at the start of the session (the command line's warnings). */
       readonly warnings: readonly string[];
       readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn'>;
-      /** Set up with the upstream of the key, once. */
-      readonly signIn?: () => Promise<SharedSignIn>;
+      /**
+       * Set up with the upstream of the key, once; its sign-in line goes to `writeSignInLine`,
+       * which writes it to the stderr of every session on the key.
+       */
+      readonly signIn?: (writeSignInLine: (line: string) => void) => Promise<SharedSignIn>;
     }
   /** Not a session: these stderr lines, then this exit code (invalid arguments: 2). */
   | { readonly kind: 'refuse'; readonly lines: readonly string[]; readonly code: number };

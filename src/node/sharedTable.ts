@@ -21,6 +21,8 @@ export interface Entry {
   readonly known: KnownDiscover;
   readonly settle: () => Promise<void>;
   readonly loggers: Set<Logger>;
+  /** Writes one raw line to a session's stderr, per session on the key: the sign-in line. */
+  readonly stderr: Set<(line: string) => void>;
   readonly signIn: SharedSignIn | undefined;
   sessions: number;
   grace: NodeJS.Timeout | undefined;
@@ -32,8 +34,11 @@ export interface UpstreamTable {
   readonly entryFor: (plan: SessionPlan) => Promise<Entry>;
   /** Takes the entry out of the table (a failed sign-in: the next session of the key tries again). */
   readonly drop: (entry: Entry) => void;
-  /** One session on the entry ended: after the last one, the upstream stops in `graceMs`. */
-  readonly release: (entry: Entry, graceMs: number) => void;
+  /**
+   * One session on the entry ended: after the last one, the upstream stops in `graceMs`; without a
+   * grace at once, and the promise settles after that stop (docs/shared.md#shared-lifecycle).
+   */
+  readonly release: (entry: Entry, graceMs: number) => Promise<void>;
   /** The entries made so far (not those being made). */
   readonly list: () => Entry[];
   /** Stops every upstream, those being made too. */
@@ -52,7 +57,9 @@ const fanOut = (loggers: Set<Logger>): Logger => ({
 });
 
 async function makeEntry(plan: SessionPlan): Promise<Entry> {
-  const signIn = plan.signIn === undefined ? undefined : await plan.signIn();
+  const stderr = new Set<(line: string) => void>();
+  const toSessions = (line: string): void => stderr.forEach((write) => write(line));
+  const signIn = plan.signIn === undefined ? undefined : await plan.signIn(toSessions);
   const loggers = new Set<Logger>();
   const logger = fanOut(loggers);
   const connector = createUpstreamConnector({
@@ -72,6 +79,7 @@ async function makeEntry(plan: SessionPlan): Promise<Entry> {
     known: knownDiscover(),
     settle: () => connector.settle(false),
     loggers,
+    stderr,
     signIn,
     sessions: 0,
     grace: undefined,
@@ -112,9 +120,12 @@ export function createUpstreamTable(): UpstreamTable {
   return {
     entryFor,
     drop,
-    release: (entry, graceMs) => {
+    // Without a grace the last session stops the upstream at once and its shim exits after that
+    // stop, as the stdio bridge exits after its child's.
+    release: async (entry, graceMs) => {
       entry.sessions -= 1;
       if (entry.sessions > 0) return;
+      if (graceMs === 0) return stopEntry(entry);
       entry.grace = setTimeout(() => void stopEntry(entry), graceMs);
     },
     list: () => [...entries.values()].filter((entry): entry is Entry => !(entry instanceof Promise)),

@@ -10,6 +10,7 @@ import { processTable } from './processTable.js';
 import { spawnPeer } from './rawPeer.js';
 import type { PeerExit, RawPeer } from './rawPeer.js';
 import { findModernLeaks, validateLegacyFrame } from './schemas.js';
+import { bridgeChildren, daemonLog, SHARED_MATRIX } from './sharedMatrix.js';
 import { waitFor, waitForValue } from './waitFor.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,9 +116,10 @@ export function clientFrameProblems(
  * The pids of the direct children of a process, and whether a process runs (Linux /proc). Both
  * throw when the process table cannot be read (test/helpers/processTable.ts). Without /proc
  * (macOS, Windows) whether a process runs is what the signal 0 tells; tests that need the
- * children skip there with their reason (test/helpers/platform.ts).
+ * children skip there with their reason (test/helpers/platform.ts). In the `--shared` run of the
+ * matrix the children of a shim are those of its shared process (sharedMatrix.ts).
  */
-export const childPids = (pid: number): number[] => processTable.childPids(pid);
+export const childPids = (pid: number): number[] => bridgeChildren(pid);
 export function isRunning(pid: number): boolean {
   if (process.platform === 'linux') return processTable.isRunning(pid);
   try {
@@ -205,6 +207,13 @@ export const tapped = (upstream: readonly string[] = [process.execPath, FIXTURE]
   ...upstream,
 ];
 
+/**
+ * Where the upstream's stderr goes: the bridge's stderr, or in the `--shared` run of the matrix
+ * the log of the shim's shared process (docs/shared.md#shared-sessions).
+ */
+export const upstreamStderr = (peer: RawPeer): readonly string[] =>
+  SHARED_MATRIX && peer.child.pid !== undefined ? daemonLog(peer.child.pid) : peer.stderr;
+
 /** The tapped frames of each peer parsed so far, so that polling parses each stderr line once. */
 const tappedFrames = new WeakMap<
   RawPeer,
@@ -218,8 +227,9 @@ export function upstreamFrames(peer: RawPeer, direction: '>' | '<'): Record<stri
     parsed = { scanned: 0, '>': [], '<': [] };
     tappedFrames.set(peer, parsed);
   }
-  for (; parsed.scanned < peer.stderr.length; parsed.scanned++) {
-    const line = peer.stderr[parsed.scanned]!;
+  const stderr = upstreamStderr(peer);
+  for (; parsed.scanned < stderr.length; parsed.scanned++) {
+    const line = stderr[parsed.scanned]!;
     if (!line.startsWith(TAP_PREFIX)) continue;
     const way = line.slice(TAP_PREFIX.length, TAP_PREFIX.length + 1);
     if (way !== '>' && way !== '<') continue;

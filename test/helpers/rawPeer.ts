@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { seaCommand } from './seaSwap.js';
+import { rememberShim, sharedPlan } from './sharedMatrix.js';
 import { WAIT_BOUND_MS } from './waitFor.js';
 
 /** A parsed stdout line. JSON-RPC frames are objects, but a misbehaving peer may send anything. */
@@ -45,11 +46,14 @@ const live = new Set<RawPeer>();
 
 /** Spawns `cmd args` with piped stdio. */
 export function spawnPeer(cmd: string, args: readonly string[], env?: NodeJS.ProcessEnv): RawPeer {
-  const command = seaCommand(cmd, args);
+  // The `--shared` run of the matrix starts a stdio bridge as a shim (sharedMatrix.ts).
+  const plan = sharedPlan(cmd, args, env);
+  const command = seaCommand(plan.cmd, plan.args);
   const child = spawn(command.cmd, command.args, {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: env ?? process.env,
+    env: plan.env ?? process.env,
   });
+  rememberShim(child.pid, plan.runtime);
   const lines: string[] = [];
   const stderr: string[] = [];
   const takenLines = new Set<number>();

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { dropAcknowledgedListen, firstText } from './interopSupport.js';
+import { bridgeTransport, dropAcknowledgedListen, firstText } from './interopSupport.js';
 
 describe.each([
   { name: 'mcp-bridge-vscode', bin: BRIDGE },
@@ -36,11 +36,13 @@ describe.each([
       return { action: 'accept', content: { name: 'Ada', age: 36 } };
     });
     await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, '--', process.execPath, FIXTURE],
-        stderr: 'ignore',
-      }),
+      new StdioClientTransport(
+        bridgeTransport({
+          command: process.execPath,
+          args: [bin, '--', process.execPath, FIXTURE],
+          stderr: 'ignore',
+        }),
+      ),
     );
   });
 

@@ -23,6 +23,7 @@ import { startConnectProxy } from '../fixtures/connectProxy.js';
 import type { ConnectProxy } from '../fixtures/connectProxy.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
 import type { HttpFixture } from '../fixtures/httpFixture.js';
+import { bridgeTransport } from './interopSupport.js';
 import { bridgeEnv } from '../process/httpSupport.js';
 
 const NOTES = 'file:///fixture/notes.txt';
@@ -57,12 +58,14 @@ async function connect(
   url: string,
   env: Record<string, string> = {},
 ): Promise<{ client: Client; stderr: string[] }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BRIDGE, '--ca-file', caFile, url],
-    env: bridgeEnv(env) as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = new StdioClientTransport(
+    bridgeTransport({
+      command: process.execPath,
+      args: [BRIDGE, '--ca-file', caFile, url],
+      env: bridgeEnv(env) as Record<string, string>,
+      stderr: 'pipe',
+    }),
+  );
   const stderr: string[] = [];
   transport.stderr?.on('data', (chunk: Buffer) => stderr.push(...chunk.toString('utf8').split('\n')));
   client = new Client(

@@ -1,7 +1,15 @@
 /**
- * What the interop tests of the SDK clients share (test/interop): the text of a tool result, and
- * the drop of an acknowledged listen stream of the fixture server.
+ * What the interop tests of the SDK clients share (test/interop): the text of a tool result, the
+ * drop of an acknowledged listen stream of the fixture server, and the transport's parameters of
+ * the `--shared` run (docs/testing.md#testing-shared-matrix).
  */
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { sharedTransport } from '../helpers/sharedMatrix.js';
+
+/** A StdioClientTransport's parameters; in the `--shared` run the built bridge starts as a shim. */
+export const bridgeTransport = <T extends { command: string; args?: string[]; env?: Record<string, string> }>(
+  params: T,
+): T => sharedTransport(params, getDefaultEnvironment());
 
 /** The text of the first text block of a tool result ('' without one). */
 export const firstText = (result: unknown): string =>

@@ -22,7 +22,7 @@ import type { ElicitResult, JSONRPCMessage, MessageExtraInfo } from '@modelconte
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE, FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { dropAcknowledgedListen, firstText } from './interopSupport.js';
+import { bridgeTransport, dropAcknowledgedListen, firstText } from './interopSupport.js';
 
 const NOTES = 'file:///fixture/notes.txt';
 const SIGN_IN_URL = 'https://fixture.example.com/sign-in';
@@ -133,12 +133,14 @@ describe.each(EXECUTABLES)('the @modelcontextprotocol/sdk 1.x Client through $na
     formAction = 'accept';
     asked.length = 0;
     transport = new RecordingTransport(
-      new StdioClientTransport({
-        command: process.execPath,
-        // As the interop job of the original: 150 more tools than the catalogue.
-        args: [bin, '--', process.execPath, FIXTURE, '--many-tools', '150'],
-        stderr: 'ignore',
-      }),
+      new StdioClientTransport(
+        bridgeTransport({
+          command: process.execPath,
+          // As the interop job of the original: 150 more tools than the catalogue.
+          args: [bin, '--', process.execPath, FIXTURE, '--many-tools', '150'],
+          stderr: 'ignore',
+        }),
+      ),
     );
     client = new Client(
       { name: 'interop-legacy-client', version: '1.0.0' },

@@ -16,7 +16,7 @@ import { movableClock } from '../fixtures/oauth/movableClock.js';
 import type { ProtectedMcpOptions } from '../fixtures/oauth/protectedMcp.js';
 import { expectDirectoryClean, grantRuns, privateFile } from './e2eGrantSupport.js';
 import { runPlace, startServers } from './e2eSupport.js';
-import type { RunPlace } from './e2eSupport.js';
+import type { RunOptions, RunPlace } from './e2eSupport.js';
 import { e2eSuite } from './e2eSuite.js';
 
 const suite = e2eSuite();

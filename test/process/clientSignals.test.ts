@@ -23,7 +23,9 @@ import {
   startBridge,
   tapped,
   upstreamFrames,
+  upstreamStderr,
 } from '../helpers/bridgeProcess.js';
+import { notShared } from '../helpers/sharedMatrix.js';
 import { MODERN_META, killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
 
@@ -175,6 +177,7 @@ describe.concurrent(
 
 describe.concurrent('Claude Code 2.1 stops the bridge while it still loads', () => {
   it('the upstream started with the bridge is gone with its grandchild; exit 0 before the SIGTERM, else 143', async (context) => {
+    notShared(context, 'fastStart');
     context.skip(NO_PROC || NO_POSIX_SIGNALS, 'this test reads /proc and sends POSIX signals');
     const file = join(dir, `pids-${++files}`);
     const bridge = startBridge({ upstream: [process.execPath, script, file, 'stubborn'] });
@@ -206,7 +209,7 @@ describe.concurrent('a second SIGTERM at once', () => {
     const { bridge, pids } = await initializedBridge(context, 'stubborn');
     bridge.child.kill('SIGTERM');
     // The upstream's line shows that the bridge handled the first SIGTERM (its group got one).
-    await waitFor(() => bridge.stderr.includes('upstream: ignored SIGTERM'), {
+    await waitFor(() => upstreamStderr(bridge).includes('upstream: ignored SIGTERM'), {
       timeoutMs: 10_000,
       what: 'the SIGTERM of the upstream group',
     });

@@ -16,6 +16,7 @@ import {
   req,
   scripted,
   startBridge,
+  upstreamStderr,
   tapped,
   untilUpstream,
   upstreamFrames,
@@ -209,7 +210,7 @@ describe('tools/call', () => {
     );
     // The bridge is shared by the tests of this file: only what comes after this cancel counts.
     const framesBefore = upstreamFrames(bridge, '>').length;
-    const stderrBefore = bridge.stderr.length;
+    const stderrBefore = upstreamStderr(bridge).length;
     bridge.send(note('notifications/cancelled', { requestId: id, reason: 'the user stopped it' }));
     const cancel = await waitForValue(
       () => upstreamFrames(bridge, '>').slice(framesBefore).find(notification('notifications/cancelled')),
@@ -221,7 +222,7 @@ describe('tools/call', () => {
     });
     await waitFor(
       () =>
-        bridge.stderr
+        upstreamStderr(bridge)
           .slice(stderrBefore)
           .some((line) => line.startsWith('bridge-fixture-server: slow: canceled')),
       { what: 'the cancel at the tool' },

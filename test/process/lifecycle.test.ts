@@ -26,6 +26,7 @@ import {
   tapped,
   upstreamFrames,
 } from '../helpers/bridgeProcess.js';
+import { notShared } from '../helpers/sharedMatrix.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
@@ -124,7 +125,8 @@ describe('before initialize', () => {
     );
   });
 
-  it('answers every other request with -32600 not_initialized, and sends nothing upstream', async () => {
+  it('answers every other request with -32600 not_initialized, and sends nothing upstream', async (context) => {
+    notShared(context, 'fastStart');
     for (const [id, method] of [
       [4, 'tools/list'],
       ['call', 'tools/call'],
@@ -226,6 +228,7 @@ describe('the initialize of VS Code', () => {
 
 describe.concurrent('a failed initialize', () => {
   it('reports a legacy-only upstream with its code -32601 and discover_failed, and can be retried', async (context) => {
+    notShared(context, 'perKey');
     const bridge = fresh(context, { upstream: scripted('legacy-only') });
     const first = await ask(bridge, initializeRequest(1));
     expect(first).toEqual(bridgeErrorResponse(1, 'discover_failed', 'Method not found', -32601));
@@ -263,6 +266,7 @@ describe.concurrent('a failed initialize', () => {
   });
 
   it('reports no discover result within --discover-timeout with discover_failed, reading on meanwhile', async (context) => {
+    notShared(context, 'perKey');
     const bridge = fresh(context, {
       bridgeArgs: ['--discover-timeout', '1'],
       upstream: scripted('no-discover'),

@@ -51,7 +51,7 @@ describe('the shared bridge', () => {
     const place = sharedPlace(context);
     const file = pidFile();
     const shims = Array.from({ length: 20 }, () =>
-      startShim(context, place, { upstream: countedFixture(file) }),
+      startShim(context, place, { upstream: countedFixture(file), bridgeArgs: ['--log-level', 'debug'] }),
     );
     await Promise.all(shims.map((shim) => handshakeWithin(shim, STARTUP_MS)));
     // The same id on every shim: an answer that reached the wrong client would carry the wrong sum.
@@ -62,7 +62,7 @@ describe('the shared bridge', () => {
     expect(pidsInFile(file)).toHaveLength(1);
     for (const shim of shims) {
       expect(shim.stderr.filter((line) => line.includes('joined shared bridge'))).toEqual([
-        expect.stringMatching(/^mcp-bridge: bridge: info: joined shared bridge [0-9a-f]{12} \(node\)$/),
+        expect.stringMatching(/^mcp-bridge: bridge: debug: joined shared bridge [0-9a-f]{12} \(node\)$/),
       ]);
     }
   });

@@ -27,7 +27,9 @@ import {
   untilUpstream,
   upstreamFrames,
   upstreamPid,
+  upstreamStderr,
 } from '../helpers/bridgeProcess.js';
+import { notShared } from '../helpers/sharedMatrix.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 
@@ -91,6 +93,7 @@ describe.concurrent('the end of stdin', () => {
   });
 
   it('stops the bridge with code 0 before initialize, with stdout empty and the child it started at once stopped', async (context) => {
+    notShared(context, 'fastStart');
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
     // A notification gets no answer on stdout; its debug line shows that the bridge reads.
@@ -144,12 +147,12 @@ describe.concurrent('an upstream that does not stop', () => {
     const bridge = bridgeFor(context, { upstream: [process.execPath, '-e', STUBBORN_SOURCE] });
     await handshakeWithin(bridge, STARTUP_MS);
     const child = await upstreamPid(bridge);
-    await waitFor(() => bridge.stderr.some((line) => line.startsWith('stubborn: grandchild ')), {
+    await waitFor(() => upstreamStderr(bridge).some((line) => line.startsWith('stubborn: grandchild ')), {
       timeoutMs: 10_000,
       what: 'the grandchild',
     });
     const grandchild = Number(
-      bridge.stderr
+      upstreamStderr(bridge)
         .find((line) => line.startsWith('stubborn: grandchild '))!
         .split(' ')
         .pop(),
@@ -159,7 +162,7 @@ describe.concurrent('an upstream that does not stop', () => {
     });
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0, signal: null });
-    expect(bridge.stderr).toContain('stubborn: ignored SIGTERM');
+    expect(upstreamStderr(bridge)).toContain('stubborn: ignored SIGTERM');
     expect(isRunning(child)).toBe(false);
     expect(isRunning(grandchild)).toBe(false);
   });
@@ -239,6 +242,7 @@ describe.concurrent('the loss of the upstream process', () => {
   });
 
   it('fails initialize when the upstream closes its stdout and runs on, and the bridge stops that child', async (context) => {
+    notShared(context, 'perKey');
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
     bridge.send(initializeRequest(1));

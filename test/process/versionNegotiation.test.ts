@@ -6,7 +6,13 @@
  * with the JSON-RPC error body). Needs the build (`npm run build`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { bridgeLines, handshakeWithin, scripted, startBridge } from '../helpers/bridgeProcess.js';
+import {
+  bridgeLines,
+  handshakeWithin,
+  scripted,
+  startBridge,
+  upstreamStderr,
+} from '../helpers/bridgeProcess.js';
 import { killAllPeers } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { startHttpFixture } from '../fixtures/httpFixture.js';
@@ -36,7 +42,7 @@ const UNSUPPORTED = {
 
 /** The lines of the scripted upstream that count its server/discover requests. */
 const discoverLines = (peer: RawPeer): string[] =>
-  peer.stderr.filter((line) => /^scripted-upstream: server\/discover \d+ asks for /.test(line));
+  upstreamStderr(peer).filter((line) => /^scripted-upstream: server\/discover \d+ asks for /.test(line));
 
 /** An HTTP 400 with the -32022 body of the 2026-07-28 example, answering the request's id. */
 function refusal(request: FixtureRequest, supported: string[]) {
