@@ -63,10 +63,10 @@ describe('discoverIdp', () => {
     expect(asked).toEqual([WELL_KNOWN]);
   });
 
-  it('--idp-token-endpoint wins, without any request', async () => {
+  it('with --id-token-file, --idp-token-endpoint wins, without any request', async () => {
     const { ctx, asked } = context({});
     await expect(
-      discoverIdp(ctx, settings({ tokenEndpoint: 'https://idp.example/oauth2/token' })),
+      discoverIdp(ctx, settings({ tokenEndpoint: 'https://idp.example/oauth2/token', idTokenFile: '/t/id' })),
     ).resolves.toEqual({ issuer: IDP, tokenEndpoint: 'https://idp.example/oauth2/token' });
     expect(asked).toEqual([]);
   });
@@ -103,7 +103,11 @@ describe('discoverIdp', () => {
       code: 'sign_in_failed',
       detail: 'the issuer of the IdP is not usable: the URL is not https',
     });
-    expect(await refusal(discoverIdp(ctx, settings({ tokenEndpoint: 'http://127.0.0.1:9/token' })))).toEqual({
+    expect(
+      await refusal(
+        discoverIdp(ctx, settings({ tokenEndpoint: 'http://127.0.0.1:9/token', idTokenFile: '/t/id' })),
+      ),
+    ).toEqual({
       code: 'sign_in_failed',
       detail:
         'the token endpoint of the IdP is not usable: the URL is loopback http, allowed only for a loopback MCP URL',
