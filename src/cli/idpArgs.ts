@@ -9,27 +9,15 @@ import type { IdpSettings } from '../oauth/idp/types.js';
 import { checkSignInEndpoint } from '../oauth/authorizationUrl.js';
 import type { GrantName } from './grantOption.js';
 import { fileOption } from './machineGrantArgs.js';
-import { conflict, envValue, last, type Values } from './optionValues.js';
+import { conflict, envValue, last, lastUrl, type Values } from './optionValues.js';
 import type { OptionName } from './scan.js';
 import { clientIssuerHint } from './urlRules.js';
-import { UsageError } from './usageError.js';
 
 export const IDP_SECRET_VARIABLE = 'MCP_BRIDGE_IDP_CLIENT_SECRET';
 
 const CLIENT_ID = /^[\x20-\x7e]+$/;
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** The last value of a URL option, each value checked by `hintOf`. */
-function urlOption(values: Values, name: OptionName, hintOf: (text: string) => string | undefined) {
-  let result: string | undefined;
-  for (const text of values(name)) {
-    const hint = hintOf(text);
-    if (hint !== undefined) throw new UsageError(`the value of --${name} is not valid: ${hint}`);
-    result = text;
-  }
-  return result;
-}
 
 const IDP_OPTIONS: readonly OptionName[] = [
   'idp-issuer',
@@ -45,8 +33,8 @@ export function parseIdp(
   grant: GrantName | undefined,
   mcpUrl: string,
 ): IdpSettings | undefined {
-  const issuer = urlOption(values, 'idp-issuer', (text) => clientIssuerHint(text, mcpUrl));
-  const tokenEndpoint = urlOption(values, 'idp-token-endpoint', (text) => checkSignInEndpoint(text, mcpUrl));
+  const issuer = lastUrl(values, 'idp-issuer', (text) => clientIssuerHint(text, mcpUrl));
+  const tokenEndpoint = lastUrl(values, 'idp-token-endpoint', (text) => checkSignInEndpoint(text, mcpUrl));
   const clientId = last(
     values,
     'idp-client-id',

@@ -72,3 +72,18 @@ export function envValue(
   const value = Object.hasOwn(env, name) ? env[name]?.trim() : undefined;
   return value === undefined || value === '' ? undefined : value;
 }
+
+/** The last value of a URL option; each one checked, the hint saying what is wrong. */
+export function lastUrl(
+  values: Values,
+  name: OptionName,
+  hintOf: (text: string) => string | undefined,
+): string | undefined {
+  let result: string | undefined;
+  for (const text of values(name)) {
+    const hint = hintOf(text);
+    if (hint !== undefined) throw new UsageError(`the value of --${name} is not valid: ${hint}`);
+    result = text;
+  }
+  return result;
+}

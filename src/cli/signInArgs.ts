@@ -7,7 +7,16 @@
 import { parseGrant, type GrantName } from './grantOption.js';
 import { IDP_SECRET_VARIABLE, parseIdp } from './idpArgs.js';
 import { parseMachineGrant, type MachineGrantOptions } from './machineGrantArgs.js';
-import { conflict, decimal, envValue, last, nonEmpty, rangeHint, type Values } from './optionValues.js';
+import {
+  conflict,
+  lastUrl,
+  decimal,
+  envValue,
+  last,
+  nonEmpty,
+  rangeHint,
+  type Values,
+} from './optionValues.js';
 import { notRegularFile } from './regularFile.js';
 import { OPTIONS, optionSpec, type OptionName } from './scan.js';
 import { clientIssuerHint, clientMetadataUrlHint } from './urlRules.js';
@@ -68,21 +77,6 @@ const CLIENT_ID = /^[\x20-\x7e]+$/;
 const TOKEN_KEY = /^[0-9A-Fa-f]{64}$/;
 
 const given = (values: Values, name: OptionName): boolean => values(name).length > 0;
-
-/** The last value of a URL option; each one checked, the hint saying what is wrong. */
-function lastUrl(
-  values: Values,
-  name: OptionName,
-  hintOf: (text: string) => string | undefined,
-): string | undefined {
-  let result: string | undefined;
-  for (const text of values(name)) {
-    const hint = hintOf(text);
-    if (hint !== undefined) throw new UsageError(`the value of --${name} is not valid: ${hint}`);
-    result = text;
-  }
-  return result;
-}
 
 /** The store options and their conflicts (docs/sign-in.md#sign-in-stores, docs/cli.md#cli-diagnostics); `defaultRedirectPort` is the profile's. */
 export function parseStoreOptions(values: Values, env: Env, defaultRedirectPort: number): StoreOptions {
