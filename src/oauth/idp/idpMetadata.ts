@@ -63,7 +63,7 @@ export async function discoverIdp(ctx: RenewalContext, idp: IdpSettings): Promis
   const jwksUri = optional('jwks_uri', 'JWKS URL');
   const algs = body['id_token_signing_alg_values_supported'];
   const idTokenSigningAlgs =
-    Array.isArray(algs) && algs.every((alg) => typeof alg === 'string') ? (algs) : undefined;
+    Array.isArray(algs) && algs.every((alg) => typeof alg === 'string') ? algs : undefined;
   return {
     issuer: idp.issuer,
     tokenEndpoint,
