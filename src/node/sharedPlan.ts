@@ -1,7 +1,7 @@
 /**
  * What the caller of the shared host makes of a shim's hello (docs/shared.md#shared-library): a
  * session's plan (its upstream, the key it shares, its settings), or a refusal. The executable's
- * plan is src/cli/sharedCli.ts.
+ * plan is src/cli/sharedPlanOf.ts.
  */
 import type { LogLevel } from '../ports/logger.js';
 import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
