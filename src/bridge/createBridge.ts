@@ -2,10 +2,9 @@
  * The composition root of the VS Code front end: client frames in, client frames out
  * (docs/architecture.md#architecture-data-flow). One subscription is one client connection.
  */
-import type { MonoTypeOperatorFunction, OperatorFunction } from 'rxjs';
+import type { OperatorFunction, Observable } from 'rxjs';
 import {
   EMPTY,
-  Observable,
   Subject,
   concat,
   defer,
@@ -13,29 +12,24 @@ import {
   identity,
   map,
   merge,
-  mergeMap,
   of,
-  switchMap,
   take,
   takeUntil,
   tap,
   throwError,
 } from 'rxjs';
 import { limitInFlight } from '../../operators/limitInFlight.js';
-import { downgradeFrame } from '../codec/downgrade.js';
-import { toLegacyLogMessage } from '../codec/logMessage.js';
-import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import { errorName } from '../ports/causeOf.js';
-import { CLIENT_CLOSED_REASON, UPSTREAM_STOPPED_REASON } from '../protocol/cancelReasons.js';
-import { bridgeError, bridgeErrorFrame } from '../protocol/errors.js';
+import { CLIENT_CLOSED_REASON } from '../protocol/cancelReasons.js';
+import { bridgeErrorFrame } from '../protocol/errors.js';
 import type { Frame, NotificationFrame, RequestId } from '../protocol/jsonrpc.js';
 import { isNotification, isRequest } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { takesInFlightPlace } from '../ports/inFlight.js';
 import type { RoutedFrame } from '../ports/routedFrame.js';
 import type { BridgeConfig, BridgeDeps } from './config.js';
-import { declaresUrlElicitation, sessionConsent } from './consent.js';
+import { sessionConsent } from './consent.js';
 import { graceStop } from './graceStop.js';
 import { createDispatcher } from './dispatch.js';
 import { createListenerSlot, startListener } from './listener.js';
@@ -44,6 +38,7 @@ import { createSession } from './session.js';
 import { sessionUpstream } from './sessionUpstream.js';
 import { connectionTelemetry } from './requestTelemetry.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
+import { forRevision, logMessages, noUrlElicitation, upstreamExit } from './sessionBackground.js';
 
 /** Requests that run as tasks and take a place of the in-flight limit (docs/requests.md#requests-in-flight). */
 function isTask(session: Session, inbound: Inbound): boolean {
@@ -84,52 +79,6 @@ function failedAlone(deps: BridgeDeps, inbound: Inbound, error: unknown): Observ
   say('err', `dropped ${what} of the client: the bridge failed on it (${errorName(error)})`);
   if (stack !== undefined) say('debug', stack);
   return EMPTY;
-}
-
-/**
- * Upstream log messages for the client, filtered by its level (docs/notifications.md#notifications-log-levels);
- * a failure drops one. They are those of no exchange (`notifications$`) and those of this
- * connection's own exchanges (`own$`, sessionUpstream.ts), never those of another connection's
- * (docs/serve.md#serve-routing).
- */
-function logMessages(
-  session: Session,
-  deps: BridgeDeps,
-  own$: Observable<NotificationFrame>,
-): Observable<Frame> {
-  return session.ready$.pipe(
-    take(1),
-    switchMap((upstream) => merge(upstream.notifications$, own$)),
-    mergeMap((frame) => {
-      try {
-        const message = toLegacyLogMessage(frame, session.logLevel);
-        return message === undefined ? EMPTY : of(message);
-      } catch (error: unknown) {
-        deps.logger.log(
-          'bridge',
-          'err',
-          `dropped the notification ${frame.method} of the upstream server: the bridge failed on it (${errorName(error)})`,
-        );
-        return EMPTY;
-      }
-    }),
-  );
-}
-
-/** Watches the upstream process: its exit stops every request (docs/lifecycle.md#lifecycle-upstream-loss). */
-function upstreamExit(session: Session, deps: BridgeDeps): Observable<never> {
-  return session.ready$.pipe(
-    take(1),
-    switchMap((upstream) => upstream.exit$),
-    take(1),
-    tap(({ code, signal }) => {
-      const how = signal === null ? `exited with code ${String(code)}` : `stopped on signal ${signal}`;
-      // The one line of this exit with code 1: the cause and the error code.
-      deps.logger.log('bridge', 'err', `the upstream server ${how} (upstream_exited)`);
-      session.upstreamLost({ reason: UPSTREAM_STOPPED_REASON, error: bridgeError('upstream_exited') });
-    }),
-    mergeMap(() => EMPTY),
-  );
 }
 
 /** The bridge: an operator from decoded client lines to the frames for the client (one client connection per subscription; docs/lifecycle.md#lifecycle-states). */
@@ -266,62 +215,6 @@ function bridgeOf<T>(
         }),
       );
     });
-}
-
-/**
- * docs/sign-in.md#sign-in-consent: the info line at start for a client without URL elicitation (a
- * profile that opens the browser for it says so instead, README.md "Sign-in and tokens").
- */
-function noUrlElicitation(session: Session, deps: BridgeDeps): Observable<never> {
-  return session.ready$.pipe(
-    take(1),
-    tap(() => {
-      if (declaresUrlElicitation(session.client?.capabilities)) return;
-      deps.logger.log(
-        'bridge',
-        'info',
-        deps.consent?.browserWithoutUrlElicitation === true
-          ? 'the client did not declare URL elicitation: a later sign-in opens the browser'
-          : 'the client did not declare URL elicitation: a later sign-in fails, and a restart of the server signs in again',
-      );
-    }),
-    mergeMap(() => EMPTY),
-  );
-}
-
-/**
- * The frames of the background (log messages, listen events, the sign-in's frames), shaped for
- * the revision of the session (docs/revisions.md): a comparison per frame for 2025-11-25; for an
- * older revision they lose what it lacks, and a notification it does not have is not written. A
- * failure drops the frame, with a log line. The frames of forwarded requests are shaped where
- * they are made (forwardShape.ts), and the initialize result in initialize.ts.
- */
-function forRevision(session: Session, deps: BridgeDeps): MonoTypeOperatorFunction<Frame> {
-  return (frames$) =>
-    new Observable<Frame>((subscriber) =>
-      frames$.subscribe({
-        next: (frame) => {
-          const revision = session.revision;
-          if (revision === NEWEST_CLIENT_REVISION) {
-            subscriber.next(frame);
-            return;
-          }
-          let shaped: Frame | undefined;
-          try {
-            shaped = downgradeFrame(frame, revision);
-          } catch (error: unknown) {
-            deps.logger.log(
-              'bridge',
-              'err',
-              `dropped a frame for the client: the bridge failed on it (${errorName(error)})`,
-            );
-          }
-          if (shaped !== undefined) subscriber.next(shaped);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      }),
-    );
 }
 
 /** The id of a client request, the origin of the frames its handling makes; undefined for anything else. */
