@@ -5,10 +5,7 @@
  * its upstream. Each test has its own XDG_RUNTIME_DIR and its shared process is killed after it
  * (sharedSupport.ts). Needs the build (`npm run build`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NO_POSIX_SIGNALS } from '../helpers/platform.js';
 import {
   bridgeErrorResponse,
@@ -17,26 +14,23 @@ import {
   pidsInFile,
   req,
 } from '../helpers/bridgeProcess.js';
-import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
+import { responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { countedFixture, logCount, sharedPlace, startShim } from './sharedSupport.js';
+import {
+  SHARED_STARTUP_MS,
+  countedFixture,
+  logCount,
+  pidFilesOfFile,
+  sharedPlace,
+  startShim,
+} from './sharedSupport.js';
 
-/** How long a start may take on a loaded machine (Node three times: shim, shared process, upstream). */
-const STARTUP_MS = 60_000;
+const STARTUP_MS = SHARED_STARTUP_MS;
 
-let dir: string;
-let files = 0;
-const pidFile = (): string => join(dir, `pids-${++files}`);
+const pidFile = pidFilesOfFile('bridge-shared-pids-');
 
 vi.setConfig({ maxConcurrency: 1 });
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'bridge-shared-pids-'));
-});
-afterAll(async () => {
-  await killAllPeers();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const textOf = (frame: Record<string, unknown>): unknown =>
   (frame.result as { content?: { text?: unknown }[] } | undefined)?.content?.[0]?.text;

@@ -6,10 +6,9 @@
  * XDG_RUNTIME_DIR (sharedSupport.ts). Needs the build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   GENERIC_BRIDGE,
   bridgeErrorResponse,
@@ -19,25 +18,23 @@ import {
   pidsInFile,
   req,
 } from '../helpers/bridgeProcess.js';
-import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
+import { responseTo } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { countedFixture, logCount, sharedPlace, startShim } from './sharedSupport.js';
+import {
+  SHARED_STARTUP_MS,
+  countedFixture,
+  logCount,
+  pidFilesOfFile,
+  sharedPlace,
+  startShim,
+} from './sharedSupport.js';
 import type { SharedPlace } from './sharedSupport.js';
 
-const STARTUP_MS = 60_000;
+const STARTUP_MS = SHARED_STARTUP_MS;
 
-let dir: string;
-let files = 0;
-const pidFile = (): string => join(dir, `pids-${++files}`);
+const pidFile = pidFilesOfFile('bridge-shared-life-');
 
 vi.setConfig({ maxConcurrency: 1 });
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'bridge-shared-life-'));
-});
-afterAll(async () => {
-  await killAllPeers();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 /** `mcp-bridge shared <command>` in the test's runtime directory. */
 const sharedCommand = (place: SharedPlace, command: string) =>

@@ -6,9 +6,10 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { TestContext } from 'vitest';
 import { FIXTURE, GENERIC_BRIDGE } from '../helpers/bridgeProcess.js';
-import { spawnPeer } from '../helpers/rawPeer.js';
+import { killAllPeers, spawnPeer } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 import { waitForValue } from '../helpers/waitFor.js';
 
@@ -108,3 +109,23 @@ export const countedFixture = (file: string): string[] => [
 /** Lines of the log that match. */
 export const logCount = (place: SharedPlace, text: string): number =>
   place.log().filter((line) => line.includes(text)).length;
+
+/** How long a start may take on a loaded machine (Node three times: shim, shared process, upstream). */
+export const SHARED_STARTUP_MS = 60_000;
+
+/**
+ * The pid files of one test file: a temporary directory made before its tests and removed after
+ * them, once every peer is killed. Returns the path of a new pid file.
+ */
+export function pidFilesOfFile(prefix: string): () => string {
+  let dir = '';
+  let files = 0;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await killAllPeers();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => join(dir, `pids-${++files}`);
+}
