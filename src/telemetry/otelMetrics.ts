@@ -55,32 +55,35 @@ export function bridgeInstruments(meter: Api.Meter): BridgeInstruments {
       description,
       advice: { explicitBucketBoundaries: [...DURATION_BOUNDARIES] },
     });
+  const counter = (name: string, unit: string, description: string) =>
+    meter.createCounter(name, { unit, description });
   return {
     serverDuration: duration(
       'mcp.server.operation.duration',
       'Duration of a client request through the bridge',
     ),
     clientDuration: duration('mcp.client.operation.duration', 'Duration of one upstream round'),
-    rounds: meter.createCounter('mcp.bridge.rounds', {
-      unit: '{round}',
-      description: 'Upstream rounds of client requests (2 for a request with one input round)',
-    }),
-    inputRequests: meter.createCounter('mcp.bridge.input_requests', {
-      unit: '{request}',
-      description: 'Input requests sent to the client, by kind',
-    }),
-    refusals: meter.createCounter('mcp.bridge.limit.refusals', {
-      unit: '{request}',
-      description: 'Requests refused by a limit, by the name of the limit',
-    }),
-    signIns: meter.createCounter('mcp.bridge.sign_ins', {
-      unit: '{sign_in}',
-      description: 'Sign-ins of a URL upstream, by grant and outcome',
-    }),
-    refreshes: meter.createCounter('mcp.bridge.refreshes', {
-      unit: '{refresh}',
-      description: 'Refreshes of the access token of a URL upstream, by outcome',
-    }),
+    rounds: counter(
+      'mcp.bridge.rounds',
+      '{round}',
+      'Upstream rounds of client requests (2 for a request with one input round)',
+    ),
+    inputRequests: counter(
+      'mcp.bridge.input_requests',
+      '{request}',
+      'Input requests sent to the client, by kind',
+    ),
+    refusals: counter(
+      'mcp.bridge.limit.refusals',
+      '{request}',
+      'Requests refused by a limit, by the name of the limit',
+    ),
+    signIns: counter('mcp.bridge.sign_ins', '{sign_in}', 'Sign-ins of a URL upstream, by grant and outcome'),
+    refreshes: counter(
+      'mcp.bridge.refreshes',
+      '{refresh}',
+      'Refreshes of the access token of a URL upstream, by outcome',
+    ),
   };
 }
 
