@@ -74,6 +74,16 @@ async function world(options: { jwtBearer?: boolean; clock?: MovableClock } = {}
   return { as, mcp, idp };
 }
 
+/** A start of the bridge with user-1's ID token in a file that `initialize` refuses; no secret may show. */
+async function refusedIdJag(w: World, moreSecrets: readonly string[]) {
+  const p = await runPlace(suite.world, 'idjag-');
+  const idToken = w.idp.idToken('user-1');
+  const file = privateFile(p, 'id-token.jwt', idToken);
+  const secrets = [AS_SECRET, IDP_SECRET, idToken, ...moreSecrets];
+  const data = await refusedStart(w.as, w.mcp, p, { args: args(w, file), env: ENV }, secrets);
+  return { data, p };
+}
+
 const args = (w: World, idTokenFile: string): string[] => [
   '--grant',
   'id-jag',
@@ -155,15 +165,7 @@ describe('enterprise-managed authorization (--grant id-jag)', () => {
     const w = await world();
     w.idp.allowResource(w.mcp.url);
     w.idp.setDeny('access_denied');
-    const p = await runPlace(suite.world, 'idjag-');
-    const idToken = w.idp.idToken('user-1');
-    const file = privateFile(p, 'id-token.jwt', idToken);
-    const data = await refusedStart(w.as, w.mcp, p, { args: args(w, file), env: ENV }, [
-      AS_SECRET,
-      IDP_SECRET,
-      idToken,
-      DESCRIPTION_MARKER,
-    ]);
+    const { data, p } = await refusedIdJag(w, [DESCRIPTION_MARKER]);
     expect(data).toEqual({
       cause: 'sign_in_error',
       detail: 'the IdP refused the token exchange: access_denied',
@@ -176,15 +178,7 @@ describe('enterprise-managed authorization (--grant id-jag)', () => {
 
   it('a resource the IdP does not know ends initialize naming invalid_target', async () => {
     const w = await world();
-    const p = await runPlace(suite.world, 'idjag-');
-    const idToken = w.idp.idToken('user-1');
-    const file = privateFile(p, 'id-token.jwt', idToken);
-    const data = await refusedStart(w.as, w.mcp, p, { args: args(w, file), env: ENV }, [
-      AS_SECRET,
-      IDP_SECRET,
-      idToken,
-      DESCRIPTION_MARKER,
-    ]);
+    const { data } = await refusedIdJag(w, [DESCRIPTION_MARKER]);
     expect(data).toEqual({
       cause: 'sign_in_error',
       detail: 'the IdP refused the token exchange: invalid_target',
@@ -196,14 +190,7 @@ describe('enterprise-managed authorization (--grant id-jag)', () => {
   it('an authorization server without the jwt-bearer grant fails before the IdP gets the ID token', async () => {
     const w = await world({ jwtBearer: false });
     w.idp.allowResource(w.mcp.url);
-    const p = await runPlace(suite.world, 'idjag-');
-    const idToken = w.idp.idToken('user-1');
-    const file = privateFile(p, 'id-token.jwt', idToken);
-    const data = await refusedStart(w.as, w.mcp, p, { args: args(w, file), env: ENV }, [
-      AS_SECRET,
-      IDP_SECRET,
-      idToken,
-    ]);
+    const { data } = await refusedIdJag(w, []);
     expect(data).toEqual({
       cause: 'sign_in_failed',
       detail:
