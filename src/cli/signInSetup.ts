@@ -9,24 +9,19 @@ import { createConsentRelay } from '../bridge/consent.js';
 import type { Logger } from '../ports/logger.js';
 import { createSignInFetch } from '../edges/http/signInFetch.js';
 import { createUpstreamAuth } from '../oauth/upstreamAuth.js';
-import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
 import { openTokenStore } from '../oauth/store/openStore.js';
 import { storeLogger } from '../oauth/store/record.js';
+import type { SharedSignIn } from '../node/sharedPlan.js';
 import { signInSettings, type SignInSetupInput } from './signInSettings.js';
 
 export { signInSettings };
 export type { SignInSetupInput };
 
-export type SignInSetup =
-  | {
-      readonly ok: true;
-      readonly auth: UpstreamAuth;
-      readonly consent: ConsentRelay;
-      /** Releases what the sign-in holds (dispatchers); the process ends after it. */
-      readonly close: () => void;
-    }
-  /** `message`: the diagnostic of exit code 2 (`the token store did not open: <cause>`). */
-  | { readonly ok: false; readonly message: string };
+/**
+ * The sign-in of a URL upstream, or the diagnostic of exit code 2 (`the token store did not open:
+ * <cause>`); `close` releases what it holds (dispatchers). The shared bridge keeps the same per key.
+ */
+export type SignInSetup = SharedSignIn;
 
 /** `writeSignInLine`: where the sign-in line goes instead of this process's stderr (the shared bridge's sessions). */
 export async function setUpSignIn(
