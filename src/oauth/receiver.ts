@@ -20,15 +20,15 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Logger } from '../ports/logger.js';
-import { BridgeError } from '../protocol/bridgeError.js';
 import { connectionTable } from './loopback/connections.js';
 import { sendPage } from './loopback/pages.js';
 import { ownerGate } from './loopback/ownerGate.js';
 import { procNetOwner } from './loopback/peerOwner.js';
 import type { PeerOwnerLookup } from './loopback/peerOwner.js';
-import { onCallback, onStart, stopWait, watchStart } from './loopback/wait.js';
+import { armWait, onCallback, onStart, stopWait, watchStart } from './loopback/wait.js';
+import { listenReceiver } from './loopback/listen.js';
 import type { RedirectResult, Wait } from './loopback/wait.js';
 import { newStartToken } from './startUrl.js';
 import { loopbackRedirectUri } from './store/identity.js';
@@ -127,6 +127,71 @@ export function isReceiverHost(hosts: readonly string[] | string | undefined, po
   return value === `${HOST}:${port}` || (port === 80 && value === HOST);
 }
 
+/** The start token of a wait, when it serves a start URL; none (with a warning) without random data. */
+function startToken(input: ExpectInput, options: ReceiverOptions): string | undefined {
+  if (!input.withStartUrl) return undefined;
+  const token = newStartToken(options.random);
+  if (token === undefined) {
+    // The caller logs `the browser did not open: …` when it gets no start URL (docs/sign-in.md#sign-in-receiver).
+    options.logger.log(
+      SCOPE,
+      'warn',
+      'the bridge has no random data for the start URL, thus it does not open the browser',
+    );
+  }
+  return token;
+}
+
+/** What the HTTP server of the receiver needs to know of it. */
+interface Routes {
+  readonly connections: ReturnType<typeof connectionTable>;
+  readonly limits: ReceiverLimits;
+  readonly logger: Logger;
+  readonly wait: () => Wait | undefined;
+  readonly port: () => number;
+}
+
+/** The HTTP side: the start path, the callback, and a refused head answered before its close. */
+function receiverHttp(routes: Routes): ReturnType<typeof createServer> {
+  const { connections, limits, logger } = routes;
+  const route = (request: IncomingMessage, response: ServerResponse): void => {
+    const target = request.url ?? '';
+    const port = routes.port();
+    // Origin-form only, and only our own host: no absolute-form target, no DNS-rebinding name.
+    if (!target.startsWith('/') || !isReceiverHost(request.headersDistinct.host, port)) {
+      return sendPage(response, 'bad');
+    }
+    // Appended, not resolved: `//host/path` stays a path of ours.
+    const url = new URL(`http://${HOST}:${port}${target}`);
+    if (url.pathname === '/callback') return onCallback(routes.wait(), url, request, response, logger);
+    if (url.pathname.startsWith('/start/')) {
+      const checked = connections.checked(request.socket);
+      return onStart(routes.wait(), url.pathname.slice('/start/'.length), request, response, logger, checked);
+    }
+    sendPage(response, 'notFound');
+  };
+  const http = createServer({ maxHeaderSize: limits.maxHeadBytes }, (request, response) => {
+    connections.answered(request.socket, limits.closeGraceMs);
+    try {
+      route(request, response);
+    } catch (error) {
+      // A handler that throws must not stop the bridge (an uncaught exception would).
+      logger.log(SCOPE, 'warn', `the loopback receiver failed on a request: ${(error as Error).name}`);
+      request.socket.destroy();
+    }
+  });
+  http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    if (status === 431)
+      logger.log(SCOPE, 'warn', 'the loopback receiver refused a request head that is too large');
+    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+    // end(), not destroy(): a reset could drop the status line before the client reads it.
+    socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    connections.answered(socket, limits.closeGraceMs);
+  });
+  return http;
+}
+
 /** Starts the receiver; rejects with cause `redirect_port_unavailable` when it cannot listen. */
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   const limits: ReceiverLimits = { ...RECEIVER_LIMITS, ...options.limits };
@@ -143,34 +208,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let port = options.port;
   let closing: Promise<void> | undefined;
 
-  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    connections.answered(request.socket, limits.closeGraceMs);
-    try {
-      route(request, response);
-    } catch (error) {
-      // A handler that throws must not stop the bridge (an uncaught exception would).
-      logger.log(SCOPE, 'warn', `the loopback receiver failed on a request: ${(error as Error).name}`);
-      request.socket.destroy();
-    }
-  };
-
-  const route = (request: IncomingMessage, response: ServerResponse): void => {
-    const target = request.url ?? '';
-    // Origin-form only, and only our own host: no absolute-form target, no DNS-rebinding name.
-    if (!target.startsWith('/') || !isReceiverHost(request.headersDistinct.host, port)) {
-      return sendPage(response, 'bad');
-    }
-    // Appended, not resolved: `//host/path` stays a path of ours.
-    const url = new URL(`http://${HOST}:${port}${target}`);
-    if (url.pathname === '/callback') return onCallback(wait, url, request, response, logger);
-    if (url.pathname.startsWith('/start/')) {
-      const checked = connections.checked(request.socket);
-      return onStart(wait, url.pathname.slice('/start/'.length), request, response, logger, checked);
-    }
-    sendPage(response, 'notFound');
-  };
-
-  const http = createServer({ maxHeaderSize: limits.maxHeadBytes }, onRequest);
+  const http = receiverHttp({ connections, limits, logger, wait: () => wait, port: () => port });
   // Hands a connection to HTTP: until then not a byte of it is read (pauseOnConnect).
   const admit = (socket: Socket, checked: boolean): void => {
     if (socket.destroyed || closing !== undefined) return void socket.destroy();
@@ -195,42 +233,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     socket.on('error', () => socket.destroy());
     gate(socket, (checked) => admit(socket, checked));
   });
-  http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    if (status === 431)
-      logger.log(SCOPE, 'warn', 'the loopback receiver refused a request head that is too large');
-    if (!socket.writable || socket.bytesWritten > 0) return void socket.destroy();
-    // end(), not destroy(): a reset could drop the status line before the client reads it.
-    socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
-    connections.answered(socket, limits.closeGraceMs);
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // exclusive: no handle sharing with cluster workers; Node never sets SO_REUSEPORT.
-    server.listen({ port: options.port, host: HOST, exclusive: true }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    const why = error.code ?? error.message;
-    logger.log(SCOPE, 'err', `the loopback receiver cannot listen on port ${options.port}: ${why}`);
-    logger.log(
-      SCOPE,
-      'err',
-      error.code === 'EADDRINUSE'
-        ? `Another program uses the redirect port ${options.port}. Close it, or give the bridge another port with --redirect-port.`
-        : `The bridge cannot listen on the redirect port ${options.port}. Give the bridge another port with --redirect-port.`,
-    );
-    throw new BridgeError('redirect_port_unavailable', {
-      detail: `port ${options.port}: ${why}`,
-      cause: error,
-    });
-  });
-  server.on('error', (error: NodeJS.ErrnoException) =>
-    logger.log(SCOPE, 'warn', `the loopback receiver failed: ${error.code ?? error.message}`),
-  );
-  port = (server.address() as AddressInfo).port;
+  port = await listenReceiver(server, HOST, options.port, logger);
 
   return {
     // One definition with the storage identity and the client metadata documents (site/*/client.json).
@@ -242,40 +245,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       if (!/^[\x21-\x7e]+$/.test(input.authorizationUrl)) {
         throw new Error('the authorization URL holds characters outside visible ASCII');
       }
-      let token: string | undefined;
-      if (input.withStartUrl) {
-        token = newStartToken(options.random);
-        if (token === undefined) {
-          logger.log(
-            SCOPE,
-            'warn',
-            'the bridge has no random data for the start URL, thus it does not open the browser',
-          );
-          // The caller logs `the browser did not open: …` when it gets no start URL (docs/sign-in.md#sign-in-receiver).
-        }
-      }
-      let settle: Pick<Wait, 'resolve' | 'reject'> | undefined;
-      const result = new Promise<RedirectResult>((resolve, reject) => (settle = { resolve, reject }));
-      // Marked as handled here, so a caller that stops listening cannot crash the process.
-      result.catch(() => undefined);
-      const armed: Wait = {
-        ...settle!,
-        state: input.state,
-        authorizationUrl: input.authorizationUrl,
-        token,
-        phase: 'waiting',
-        startServed: false,
-        startChecked: false,
-        reused: false,
-        watcher: undefined,
-      };
-      wait = armed;
-      const { signal } = input;
-      if (signal !== undefined) {
-        if (signal.aborted) stopWait(armed, signal.reason);
-        else signal.addEventListener('abort', () => stopWait(armed, signal.reason), { once: true });
-      }
-      const confirm = (): Promise<void> => watchStart(armed, limits.startWatchMs, logger);
+      const token = startToken(input, options);
+      const armed = armWait(input, token);
+      wait = armed.wait;
+      const { result } = armed;
+      const confirm = (): Promise<void> => watchStart(armed.wait, limits.startWatchMs, logger);
       return token === undefined
         ? { result, confirm }
         : { startUrl: `http://${HOST}:${port}/start/${token}`, result, confirm };

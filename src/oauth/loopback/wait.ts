@@ -59,6 +59,36 @@ export function stopWait(wait: Wait | undefined, error: unknown): void {
 const reusedError = (): BridgeError => new BridgeError('sign_in_hijacked');
 
 /**
+ * A new wait for `state`, before its redirect, with its result promise (marked as handled, so a
+ * caller that stops listening cannot crash the process); `signal` stops it when aborted.
+ */
+export function armWait(
+  input: { readonly state: string; readonly authorizationUrl: string; readonly signal?: AbortSignal },
+  token: string | undefined,
+): { readonly wait: Wait; readonly result: Promise<RedirectResult> } {
+  let settle: Pick<Wait, 'resolve' | 'reject'> | undefined;
+  const result = new Promise<RedirectResult>((resolve, reject) => (settle = { resolve, reject }));
+  result.catch(() => undefined);
+  const wait: Wait = {
+    ...settle!,
+    state: input.state,
+    authorizationUrl: input.authorizationUrl,
+    token,
+    phase: 'waiting',
+    startServed: false,
+    startChecked: false,
+    reused: false,
+    watcher: undefined,
+  };
+  const { signal } = input;
+  if (signal !== undefined) {
+    if (signal.aborted) stopWait(wait, signal.reason);
+    else signal.addEventListener('abort', () => stopWait(wait, signal.reason), { once: true });
+  }
+  return { wait, result };
+}
+
+/**
  * Resolves when the sign-in of `wait` may be used (SECURITY.md, "Shared hosts"); call it after the
  * token exchange. It rejects with `sign_in_hijacked` when the start URL got a second GET after the
  * redirect: another browser followed it first, so the code may be of another account. When the
