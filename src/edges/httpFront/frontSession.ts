@@ -4,10 +4,10 @@
  * carried its request, a frame a request caused (an input request, progress) to that request's
  * stream, everything else to the GET stream (listenStream.ts). Its requests in flight are one
  * keyed map (sessionRequests.ts); its messages reach the bridge through the in-flight limit of
- * all sessions (sessionTable.ts); its idle timer runs on the given scheduler.
+ * all sessions (sessionTable.ts); its idle clock (sessionIdle.ts) runs on the given scheduler.
  */
 import { Subject } from 'rxjs';
-import type { Observable, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
+import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { Logger } from '../../ports/logger.js';
 import type { RoutedFrame } from '../../ports/routedFrame.js';
 import type { Frame, RequestId } from '../../protocol/jsonrpc.js';
@@ -18,6 +18,8 @@ import { createListenStream } from './listenStream.js';
 import { cancelAsDropped, postMessages } from './sessionPost.js';
 import { createSessionOutput } from './sessionOutput.js';
 import { createSessionRequests } from './sessionRequests.js';
+import { createIdleClock } from './sessionIdle.js';
+import { createInitializeWatch } from './sessionInitialize.js';
 import type { ExtraHeaders } from './streams.js';
 
 /** One message on its way into a session, through the in-flight limit of all sessions. */
@@ -74,12 +76,23 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
   const inbound$ = new Subject<Inbound>();
   const requests = createSessionRequests();
   const listen = createListenStream(s.maxBufferedFrames, s.logger);
+  const initialize = createInitializeWatch();
   const posts = { open: 0 };
-  let revision: string | undefined;
-  let initializeId: RequestId | undefined;
-  let lastActive = s.scheduler.now();
   let ended = false;
-  let idleTimer: Subscription | undefined;
+  const openStreams = (): number => posts.open + (listen.open ? 1 : 0);
+  const idle = createIdleClock({
+    scheduler: s.scheduler,
+    idleMs: s.sessionIdleMs,
+    busy: () => ended || requests.size > 0 || openStreams() > 0,
+    onIdle: () => {
+      s.logger.log(
+        'serve',
+        'info',
+        `a session was idle for ${Math.round(s.sessionIdleMs / 1000)} s: it ends`,
+      );
+      session.end('idle');
+    },
+  });
   // docs/serve.md#serve-limits: a client that does not read loses its session, alone.
   const output = createSessionOutput({
     maxBytes: s.maxSessionBufferBytes,
@@ -100,39 +113,14 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
 
   const withId = (headers: ExtraHeaders): ExtraHeaders =>
     ended ? headers : { ...headers, 'mcp-session-id': s.id };
-  const openStreams = (): number => posts.open + (listen.open ? 1 : 0);
-  // docs/serve.md#serve-sessions: the idle time counts from the moment the session had nothing
-  // in flight and no stream open; any activity starts it again.
-  const checkIdle = (activity: boolean): void => {
-    if (activity) {
-      lastActive = s.scheduler.now();
-      idleTimer?.unsubscribe();
-      idleTimer = undefined;
-    }
-    if (ended || idleTimer !== undefined || requests.size > 0 || openStreams() > 0) return;
-    idleTimer = s.scheduler.schedule(() => {
-      s.logger.log(
-        'serve',
-        'info',
-        `a session was idle for ${Math.round(s.sessionIdleMs / 1000)} s: it ends`,
-      );
-      session.end('idle');
-    }, s.sessionIdleMs);
-  };
   const answer = (frame: Frame & { id: RequestId | null }): void => {
-    const id = frame.id;
-    if (id === null) return;
-    const failedInit = id === initializeId && 'error' in frame;
-    if (id === initializeId) {
-      initializeId = undefined;
-      const version = 'result' in frame ? frame.result['protocolVersion'] : undefined;
-      if (typeof version === 'string') revision = version;
-    }
+    if (frame.id === null) return;
+    const failedInit = initialize.answered(frame) === 'failed';
     if (failedInit) ended = true; // its answer carries no session id: the session is gone
-    requests.take(id)?.deliver(frame, true);
+    requests.take(frame.id)?.deliver(frame, true);
     // docs/serve.md#serve-sessions: a client retries an initialize with a new session.
     if (failedInit) stop('its initialize failed');
-    else checkIdle(false);
+    else idle.check(false);
   };
   const route = ({ frame, origin }: RoutedFrame): void => {
     if (isResponse(frame)) return answer(frame);
@@ -142,7 +130,7 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
   };
   const finish = (): void => {
     ended = true;
-    idleTimer?.unsubscribe();
+    idle.stop();
     output.stop();
     for (const stream of requests.takeAll()) stream.end();
     listen.end();
@@ -160,10 +148,10 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
   const session: FrontSession = {
     id: s.id,
     get revision() {
-      return revision;
+      return initialize.revision;
     },
     get lastActive() {
-      return lastActive;
+      return idle.lastActive;
     },
     get inFlight() {
       return requests.size;
@@ -178,28 +166,22 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
         headers: () => withId(headers),
         ended: () => ended,
         input: (message) => {
-          if (
-            message.kind === 'frame' &&
-            'method' in message.frame &&
-            message.frame.method === 'initialize'
-          ) {
-            if ('id' in message.frame) initializeId = message.frame.id;
-          }
+          initialize.sent(message);
           inbound$.next(message);
         },
         admit: s.admit,
         streams: posts,
-        closed: () => checkIdle(true),
+        closed: () => idle.check(true),
         guard: output,
       });
-      checkIdle(true);
+      idle.check(true);
     },
     get(exchange, headers) {
       if (ended) return;
       const stream = exchange.eventStream(withId(headers), output);
       listen.attach(stream);
-      checkIdle(true);
-      exchange.onClose(() => checkIdle(true));
+      idle.check(true);
+      exchange.onClose(() => idle.check(true));
     },
     end(reason) {
       if (!ended) stop(reason);
@@ -215,6 +197,6 @@ export function createFrontSession(s: FrontSessionSettings): FrontSession {
       if (!ended) finish();
     },
   });
-  checkIdle(false);
+  idle.check(false);
   return session;
 }
