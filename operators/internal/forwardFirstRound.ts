@@ -8,33 +8,17 @@ import { upstreamParams } from '../../src/codec/meta.js';
 import { clientProgress } from '../../src/codec/progress.js';
 import { errorOfThrown } from '../../src/codec/input/index.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../src/ports/upstream.js';
-import { BridgeError } from '../../src/protocol/bridgeError.js';
 import { TIMEOUT_REASON } from '../../src/protocol/cancelReasons.js';
-import { formatDuration } from '../../src/protocol/errors.js';
 import { isErrorResponse } from '../../src/protocol/jsonrpc.js';
-import type { ForwardRequestConfig } from '../forwardRequest.js';
-import type { Run } from './forwardRun.js';
-import { emitGuarded, finish } from './forwardRun.js';
+import type { Run } from './forwardState.js';
+import { emitGuarded, finish } from './forwardState.js';
+import { roundLimitMs, timeoutError } from './roundLimit.js';
 import { handOver } from './forwardRounds.js';
 import { armLimit } from './timeLimit.js';
 import type { LimitedWork } from './timeLimit.js';
 
 /** Methods whose result may be `input_required` (docs/input-rounds.md#input-which-requests). */
 const ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
-/** The time limit of one upstream round (docs/requests.md#requests-deadlines). */
-export function roundLimitMs(method: string, round: number, config: ForwardRequestConfig): number {
-  if (method === 'tools/call') return config.callTimeoutMs;
-  if (method === 'prompts/get' || method === 'resources/read') {
-    return round === 1 ? config.readTimeoutMs : config.inputTimeoutMs;
-  }
-  return config.listTimeoutMs;
-}
-
-/** The failure of a round that got no response in `limitMs`. */
-export function timeoutError(method: string, limitMs: number): BridgeError {
-  return new BridgeError('timeout', { detail: `${method}: no response in ${formatDuration(limitMs)}` });
-}
 
 /**
  * Round 1's sink, options and limit in one object, whose functions are shared by all requests

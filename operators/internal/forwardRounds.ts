@@ -15,9 +15,9 @@ import { driveInputRounds } from '../driveInputRounds.js';
 import type { ForwardAbort } from '../forwardRequest.js';
 import { withDeadline } from '../withDeadline.js';
 import { TIMEOUT_REASON } from '../../src/protocol/cancelReasons.js';
-import { roundLimitMs, timeoutError } from './forwardFirstRound.js';
-import type { Run } from './forwardRun.js';
-import { emitGuarded, finish, logGuarded } from './forwardRun.js';
+import { roundLimitMs, timeoutError } from './roundLimit.js';
+import type { Run } from './forwardState.js';
+import { emitGuarded, finish, logGuarded } from './forwardState.js';
 
 /** The detail of the failure of an input round without checks (rule 11). */
 export const NO_INPUT_CHECKS =

@@ -6,9 +6,9 @@
  * arms the rest of that limit (Run.limitAfterSlow).
  */
 import type { SchedulerAction } from 'rxjs';
-import { roundLimitMs } from './forwardFirstRound.js';
-import type { Run } from './forwardRun.js';
-import { logGuarded } from './forwardRun.js';
+import { roundLimitMs } from './roundLimit.js';
+import type { Run } from './forwardState.js';
+import { logGuarded } from './forwardState.js';
 import { armLimit } from './timeLimit.js';
 
 /** Arms the first slow-request line of a request that starts now. */
