@@ -63,6 +63,25 @@ export interface LogoutEnvironment extends AccountEnvironment {
 /** The environment of the logout of an executable: the process's, with the profile's identity. */
 export const logoutEnvironment = (profile: Profile): LogoutEnvironment => accountEnvironment(profile);
 
+/** What the deletions of one logout share: its options, its log line, and how it revokes. */
+interface LogoutRun {
+  readonly options: LogoutOptions;
+  readonly say: (level: LogLevel, text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  readonly fetchOf: (mcpUrl: string) => Fetch;
+}
+
+/** The line of a bad combination of arguments (exit 2), or undefined. */
+function argumentsError(options: LogoutOptions): string | undefined {
+  if (options.all && options.url !== undefined) {
+    return 'the option --all cannot be used here: it excludes the URL and --account';
+  }
+  if (!options.all && options.idp === undefined && options.url === undefined) {
+    return 'the URL of the upstream server is missing: give it after the options of logout, or give --all';
+  }
+  return undefined;
+}
+
 export async function runLogout(
   options: LogoutOptions,
   logger: Logger,
@@ -70,15 +89,9 @@ export async function runLogout(
 ): Promise<number> {
   const scope = accountScope(environment);
   const say = (level: LogLevel, text: string): void => logger.log(scope, level, text);
-  if (options.all && options.url !== undefined) {
-    say('err', 'the option --all cannot be used here: it excludes the URL and --account');
-    return 2;
-  }
-  if (!options.all && options.idp === undefined && options.url === undefined) {
-    say(
-      'err',
-      'the URL of the upstream server is missing: give it after the options of logout, or give --all',
-    );
+  const wrong = argumentsError(options);
+  if (wrong !== undefined) {
+    say('err', wrong);
     return 2;
   }
   if (options.tokenStore === 'memory') {
@@ -101,12 +114,41 @@ export async function runLogout(
   );
   if (!opened.ok) return 2;
   const { stores, places } = opened;
+  const fetches = revocationFetches(options, env, environment.fetch);
+  const run: LogoutRun = { options, say, env, fetchOf: fetches.fetchOf };
 
-  // Made at the first revocation only: --no-revoke and an empty store need no network at all. One
-  // per MCP URL: which hosts the sign-in may reach depends on the MCP server's host (SECURITY.md).
+  let failed = false;
+  let deleted = 0;
+  try {
+    for (const { kind, store } of stores) {
+      try {
+        deleted += await deleteFrom(run, store);
+      } catch (error) {
+        failed = true;
+        say('err', `logout failed in the ${kind} store: ${reason(error)}`);
+      }
+    }
+  } finally {
+    fetches.close();
+  }
+  sayDeleted(run, deleted, failed);
+  if (options.all && !(await deleteTokenDir(run, places.tokenDir))) failed = true;
+  return failed ? 1 : 0;
+}
+
+/**
+ * The fetch of the revocation requests of each MCP URL, made at the first revocation only:
+ * --no-revoke and an empty store need no network at all. One per MCP URL: which hosts the sign-in
+ * may reach depends on the MCP server's host (SECURITY.md).
+ */
+function revocationFetches(
+  options: LogoutOptions,
+  env: NodeJS.ProcessEnv,
+  given: Fetch | undefined,
+): { fetchOf: (mcpUrl: string) => Fetch; close: () => void } {
   const signInFetches = new Map<string, ReturnType<typeof createSignInFetch>>();
   const fetchOf = (mcpUrl: string): Fetch => {
-    if (environment.fetch !== undefined) return environment.fetch;
+    if (given !== undefined) return given;
     let made = signInFetches.get(mcpUrl);
     if (made === undefined) {
       made = createSignInFetch(
@@ -116,37 +158,43 @@ export async function runLogout(
     }
     return made.fetch;
   };
+  return {
+    fetchOf,
+    close: () => {
+      for (const made of signInFetches.values()) made.close();
+    },
+  };
+}
 
-  let failed = false;
-  let deleted = 0;
-  try {
-    for (const { kind, store } of stores) {
-      try {
-        if (options.all) {
-          for (const key of await store.list()) await revoke(store, key);
-          deleted += await store.clear();
-        } else if (options.idp !== undefined) deleted += await deleteIdpSession(store, options.idp);
-        else deleted += await deleteAccount(store, options.url ?? '');
-      } catch (error) {
-        failed = true;
-        say('err', `logout failed in the ${kind} store: ${reason(error)}`);
-      }
-    }
-  } finally {
-    for (const made of signInFetches.values()) made.close();
+/** What one store holds of the logout's choice (`--all`, `--idp`, or the URL), deleted; the count. */
+async function deleteFrom(run: LogoutRun, store: ManagedStore): Promise<number> {
+  const { options } = run;
+  if (options.all) {
+    for (const key of await store.list()) await revoke(run, store, key);
+    return store.clear();
   }
+  if (options.idp !== undefined) return deleteIdpSession(run, store, options.idp);
+  return deleteAccount(run, store, options.url ?? '');
+}
 
+/** `--all` with a file store: the token directory goes too; false when it could not. */
+async function deleteTokenDir(run: LogoutRun, tokenDir: string): Promise<boolean> {
+  if (run.options.tokenStore === 'keychain' || !existsSync(tokenDir)) return true;
+  try {
+    await rm(tokenDir, { recursive: true, force: true });
+    run.say('info', `deleted the token directory ${tokenDir}`);
+    return true;
+  } catch (error) {
+    run.say('err', `cannot delete the token directory ${tokenDir}: ${reason(error)}`);
+    return false;
+  }
+}
+
+/** The one line of what logout deleted. */
+function sayDeleted(run: LogoutRun, deleted: number, failed: boolean): void {
+  const { options, say } = run;
   if (options.all) {
     say('info', `logout deleted ${deleted} stored sign-in${deleted === 1 ? '' : 's'}`);
-    if (options.tokenStore !== 'keychain' && existsSync(places.tokenDir)) {
-      try {
-        await rm(places.tokenDir, { recursive: true, force: true });
-        say('info', `deleted the token directory ${places.tokenDir}`);
-      } catch (error) {
-        failed = true;
-        say('err', `cannot delete the token directory ${places.tokenDir}: ${reason(error)}`);
-      }
-    }
   } else if (options.idp !== undefined) {
     say(
       'info',
@@ -162,78 +210,82 @@ export async function runLogout(
   } else if (!failed) {
     say('info', `logout found no stored sign-in of the account "${options.account}" for the URL`);
   }
-  return failed ? 1 : 0;
+}
 
-  /**
-   * Revokes the tokens of the record of `key`, unless --no-revoke, and says the outcome in one
-   * line; never rejects, so that the deletion follows whatever happened.
-   */
-  async function revoke(store: ManagedStore, key: RecordKey): Promise<void> {
-    if (options.noRevoke) return;
-    let record;
-    try {
-      record = await store.read(key);
-    } catch (error) {
-      say('warn', `logout did not revoke the tokens: the stored sign-in was not read (${reason(error)})`);
-      return;
-    }
-    if (record === undefined) return;
-    // logout takes no --client-issuer: a pre-registered client's secret is never sent
-    // (revocation.ts), except the IdP client's to its own IdP (docs/sign-in.md#sign-in-idp-session).
-    const idpSecret = env['MCP_BRIDGE_IDP_CLIENT_SECRET'];
-    const secret = secretOfRecord(
-      record,
-      isIdpSessionKey(record) && idpSecret !== undefined && idpSecret !== ''
-        ? { clientIssuer: record.issuer, clientSecret: idpSecret }
-        : {},
-    );
-    const outcome = await revokeRecord({
-      record,
-      fetch: fetchOf(record.url),
-      ...(secret === undefined ? {} : { secret }),
-    });
-    say(outcome.kind === 'failed' ? 'warn' : 'info', outcomeLine(record, outcome));
+/**
+ * Revokes the tokens of the record of `key`, unless --no-revoke, and says the outcome in one
+ * line; never rejects, so that the deletion follows whatever happened.
+ */
+async function revoke(run: LogoutRun, store: ManagedStore, key: RecordKey): Promise<void> {
+  const { say, env } = run;
+  if (run.options.noRevoke) return;
+  let record;
+  try {
+    record = await store.read(key);
+  } catch (error) {
+    say('warn', `logout did not revoke the tokens: the stored sign-in was not read (${reason(error)})`);
+    return;
   }
+  if (record === undefined) return;
+  // logout takes no --client-issuer: a pre-registered client's secret is never sent
+  // (revocation.ts), except the IdP client's to its own IdP (docs/sign-in.md#sign-in-idp-session).
+  const idpSecret = env['MCP_BRIDGE_IDP_CLIENT_SECRET'];
+  const secret = secretOfRecord(
+    record,
+    isIdpSessionKey(record) && idpSecret !== undefined && idpSecret !== ''
+      ? { clientIssuer: record.issuer, clientSecret: idpSecret }
+      : {},
+  );
+  const outcome = await revokeRecord({
+    record,
+    fetch: run.fetchOf(record.url),
+    ...(secret === undefined ? {} : { secret }),
+  });
+  say(outcome.kind === 'failed' ? 'warn' : 'info', outcomeLine(record, outcome));
+}
 
-  /**
-   * Revokes and deletes the IdP session of the account at `issuer` (the IdP's tokens) and every
-   * sign-in of the account made from it (its `idpIssuer`): the next start signs in at the IdP again.
-   */
-  async function deleteIdpSession(store: ManagedStore, issuer: string): Promise<number> {
-    const keys = (await store.list()).filter((key) => accountOf(key.identity) === options.account);
-    const sessions = keys.filter((key) => isIdpSessionKey(key) && sameUrl(key.url, issuer));
-    const made: RecordKey[] = [];
-    for (const key of keys) {
-      if (isIdpSessionKey(key)) continue;
-      const record = await store.read(key);
-      if (record?.idpIssuer !== undefined && sameUrl(record.idpIssuer, issuer)) made.push(key);
-    }
-    let count = 0;
-    for (const key of [...sessions, ...made]) {
-      await revoke(store, key);
-      if (await store.delete(key)) count += 1;
-    }
-    return count;
+/** Revokes and deletes each of `keys`; the count deleted. */
+async function revokeAndDelete(
+  run: LogoutRun,
+  store: ManagedStore,
+  keys: readonly RecordKey[],
+): Promise<number> {
+  let count = 0;
+  for (const key of keys) {
+    await revoke(run, store, key);
+    if (await store.delete(key)) count += 1;
   }
+  return count;
+}
 
-  /** Revokes and deletes the records of the URL and account: the base identity and its client variants. */
-  async function deleteAccount(store: ManagedStore, url: string): Promise<number> {
-    const base = baseIdentity({
-      bridgeName: options.bridgeName,
-      account: options.account,
-      redirectUri: loopbackRedirectUri(options.redirectPort),
-    });
-    const keys: RecordKey[] = (await store.list()).filter(
-      (entry) =>
-        sameUrl(entry.url, url) && (entry.identity === base || entry.identity.startsWith(`${base}|`)),
-    );
-    // The exact key too, in case an index update failed when it was written.
-    if (!keys.some((key) => key.url === url && key.identity === base)) keys.push({ url, identity: base });
-    let count = 0;
-    for (const key of keys) {
-      await revoke(store, key);
-      if (await store.delete(key)) count += 1;
-    }
-    return count;
+/**
+ * Revokes and deletes the IdP session of the account at `issuer` (the IdP's tokens) and every
+ * sign-in of the account made from it (its `idpIssuer`): the next start signs in at the IdP again.
+ */
+async function deleteIdpSession(run: LogoutRun, store: ManagedStore, issuer: string): Promise<number> {
+  const keys = (await store.list()).filter((key) => accountOf(key.identity) === run.options.account);
+  const sessions = keys.filter((key) => isIdpSessionKey(key) && sameUrl(key.url, issuer));
+  const made: RecordKey[] = [];
+  for (const key of keys) {
+    if (isIdpSessionKey(key)) continue;
+    const record = await store.read(key);
+    if (record?.idpIssuer !== undefined && sameUrl(record.idpIssuer, issuer)) made.push(key);
   }
+  return revokeAndDelete(run, store, [...sessions, ...made]);
+}
+
+/** Revokes and deletes the records of the URL and account: the base identity and its client variants. */
+async function deleteAccount(run: LogoutRun, store: ManagedStore, url: string): Promise<number> {
+  const { options } = run;
+  const base = baseIdentity({
+    bridgeName: options.bridgeName,
+    account: options.account,
+    redirectUri: loopbackRedirectUri(options.redirectPort),
+  });
+  const keys: RecordKey[] = (await store.list()).filter(
+    (entry) => sameUrl(entry.url, url) && (entry.identity === base || entry.identity.startsWith(`${base}|`)),
+  );
+  // The exact key too, in case an index update failed when it was written.
+  if (!keys.some((key) => key.url === url && key.identity === base)) keys.push({ url, identity: base });
+  return revokeAndDelete(run, store, keys);
 }
