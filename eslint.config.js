@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import rxjsX from 'eslint-plugin-rxjs-x';
+import { localPlugin } from './lint/importCycles.js';
 
 /**
  * The layers of ARCHITECTURE.md: each one and the layers it sits on directly. A layer may import
@@ -143,7 +144,12 @@ function layerZones() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'eslint.config.js', 'site/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'eslint.config.js', 'lint/**', 'site/**'] },
+  {
+    files: ['src/**/*.ts', 'operators/**/*.ts'],
+    plugins: { local: localPlugin },
+    rules: { 'local/no-import-cycle': 'error' },
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
