@@ -9,7 +9,10 @@
  * encrypted token directory and its lock: the IdP sees one authorization request and one code in
  * all, and one exchange per server, each for that server's authorization server and resource;
  * each server sees only the token of its own authorization server. Every run ends with the secret
- * scan of both bridges' stdout and stderr and of the token directory. Needs `npm run build`.
+ * scan of both bridges' stdout and stderr and of the token directory. In the sandbox
+ * (docs/sign-in.md#sign-in-id-jag-early), a bridge without an IdP session fails `initialize` at
+ * once, and one started after another bridge signed in at the IdP gets its token. Needs
+ * `npm run build`.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,13 +27,14 @@ import { platformKey } from '../fixtures/oauth/jwtAssertion.js';
 import type { PlatformKey } from '../fixtures/oauth/jwtAssertion.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp, TokenIssuer } from '../fixtures/oauth/protectedMcp.js';
-import { expectDirectoryClean } from './e2eGrantSupport.js';
+import { expectDirectoryClean, grantRuns } from './e2eGrantSupport.js';
 import { runPlace } from './e2eSupport.js';
-import type { BridgeRun, RunPlace } from './e2eSupport.js';
+import type { BridgeRun, RunOptions, RunPlace } from './e2eSupport.js';
 import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
 
 const suite = e2eSuite();
 const { closers } = suite;
+const { refusedStart } = grantRuns(suite);
 
 const IDP_SECRET = 'idp-secret-7c15e0a94b';
 const LOCK_WAIT = 'waits for the sign-in of another bridge process';
@@ -101,8 +105,13 @@ async function world(): Promise<World> {
 }
 
 /** The built `mcp-bridge --grant id-jag` for `s`, no --id-token-file; `stderr` gets its lines as they come. */
-function bridge(w: World, s: Server, p: RunPlace, stderr: string[] = []): Promise<BridgeRun> {
-  return startFileStoreBridge(suite, s.as, s.mcp, p, {
+function options(
+  w: World,
+  s: Server,
+  stderr: string[] = [],
+  env: Record<string, string> = {},
+): Partial<RunOptions> {
+  return {
     executable: GENERIC_BRIDGE,
     urlElicitation: 'none',
     args: [
@@ -117,10 +126,13 @@ function bridge(w: World, s: Server, p: RunPlace, stderr: string[] = []): Promis
       '--idp-client-id',
       'idp-client',
     ],
-    env: { MCP_BRIDGE_CLIENT_SECRET: s.secret, MCP_BRIDGE_IDP_CLIENT_SECRET: IDP_SECRET },
+    env: { MCP_BRIDGE_CLIENT_SECRET: s.secret, MCP_BRIDGE_IDP_CLIENT_SECRET: IDP_SECRET, ...env },
     stderrLine: (line) => void stderr.push(line),
-  });
+  };
 }
+
+const bridge = (w: World, s: Server, p: RunPlace, stderr: string[] = []): Promise<BridgeRun> =>
+  startFileStoreBridge(suite, s.as, s.mcp, p, options(w, s, stderr));
 
 const exchangeOf = (s: Server) => ({
   grantType: TOKEN_EXCHANGE,
@@ -224,5 +236,30 @@ describe('--grant id-jag: one IdP sign-in for two bridge processes of two server
       { argc: 1, startUrl: true, mode: 'follow' },
     ]);
     expectOneIdpSignIn(w, runs);
+  });
+
+  it('in the sandbox: initialize fails at once without an IdP session, and works with the session of another bridge', async () => {
+    const w = await world();
+    const sandboxed = options(w, w.b, [], { SANDBOX_RUNTIME: '1' });
+    const data = await refusedStart(w.b.as, w.b.mcp, w.second, sandboxed, [IDP_SECRET, w.b.secret]);
+    expect(data).toEqual({ cause: 'sandbox', detail: 'server/discover' });
+    expect(w.idp.stats()).toEqual({
+      authorizationRequests: 0,
+      codeGrants: 0,
+      refreshGrants: 0,
+      revocations: [],
+      exchanges: {},
+    });
+    expect(w.b.as.tokenRequests()).toEqual([]);
+    // Only the request that learnt of the sign-in: no metadata of the server, nothing at the IdP.
+    expect(w.b.mcp.requests().map(({ path, rpcMethod, status }) => [path, rpcMethod, status])).toEqual([
+      ['/mcp', 'server/discover', 401],
+    ]);
+    const first = await bridge(w, w.a, w.first);
+    expect(text(await first.client.callTool({ name: 'echo', arguments: { text: 'a' } }))).toBe('a');
+    const second = await startFileStoreBridge(suite, w.b.as, w.b.mcp, w.second, sandboxed);
+    expect(text(await second.client.callTool({ name: 'echo', arguments: { text: 'b' } }))).toBe('b');
+    expect(second.browserLog()).toEqual([]);
+    expectOneIdpSignIn(w, [first, second]);
   });
 });
