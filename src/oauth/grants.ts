@@ -3,8 +3,8 @@
  * run, what fails at once before any request (docs/sign-in.md#sign-in-sandbox,
  * docs/sign-in.md#sign-in-consent; for `id-jag`, docs/sign-in.md#sign-in-id-jag-early) and the
  * function that obtains and stores a token once the lock is held and discovery is done
- * (renewUnderLock.ts). Adding a grant is one row; a grant without a
- * row is refused by the command line before it gets here (src/cli/grantOption.ts).
+ * (renewUnderLock.ts). Adding a grant is one row; a grant without a row is refused by the command
+ * line before it gets here (src/cli/grantOption.ts).
  */
 import { BridgeError } from '../protocol/bridgeError.js';
 import { refuseDeviceEarly, signInWithDeviceCode } from './device/signIn.js';
