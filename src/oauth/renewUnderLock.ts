@@ -42,7 +42,7 @@ export function renewUnderLock(
   const renew = async (input: ChallengeInput, held: LockHold, again = true): Promise<void> => {
     if (input.signal.aborted) throw input.signal.reason as Error;
     const ctx = contextOf(held, input.consent);
-    const { logger, key, now, settings, interactiveDeps, state } = ctx;
+    const { logger, key, now } = ctx;
     const stored = await store.read(key);
     const stepUp = input.status === 403;
     if (
@@ -68,7 +68,7 @@ export function renewUnderLock(
     // docs/sign-in.md#sign-in-sandbox and docs/sign-in.md#sign-in-consent: what fails at once fails
     // before any request (each grant's own rule: grants.ts).
     if (!canRefresh) {
-      const early = grant.refuseEarly(settings, interactiveDeps, state);
+      const early = await grant.refuseEarly(ctx);
       if (early !== undefined) throw early;
     }
     if (!budget.take()) {

@@ -15,12 +15,12 @@ import { startFileStoreBridge, type E2eSuite } from './e2eSuite.js';
 
 export const tokenDir = (p: RunPlace): string => join(p.stateDir, 'mcp-bridge-sdk', 'vscode', 'tokens');
 
-/** No marker, in any of its encodings, in any file of the token directory. */
-export function expectDirectoryClean(p: RunPlace, markers: readonly string[]): void {
-  const files = readdirSync(tokenDir(p));
+/** No marker, in any of its encodings, in any file of the token directory (`dir`: another profile's). */
+export function expectDirectoryClean(p: RunPlace, markers: readonly string[], dir = tokenDir(p)): void {
+  const files = readdirSync(dir);
   expect(files.length).toBeGreaterThan(0);
   for (const name of files) {
-    const content = readFileSync(join(tokenDir(p), name), 'latin1').toLowerCase();
+    const content = readFileSync(join(dir, name), 'latin1').toLowerCase();
     for (const marker of markers) {
       for (const form of markerForms(marker)) expect(content.includes(form.text.toLowerCase())).toBe(false);
     }

@@ -53,6 +53,20 @@ function sessionRecord(
   return { ...record, idToken: tokens.idToken, expiresAt: tokens.expiresAt };
 }
 
+/** The ID token of a stored session while it is fresh (expires more than a minute later), else undefined. */
+const freshIdToken = (stored: TokenRecord | undefined, now: number): string | undefined =>
+  stored?.idToken !== undefined && usableAt(stored, now) ? stored.idToken : undefined;
+
+/**
+ * Whether a stored session gives an ID token without a sign-in at the IdP: a fresh ID token, or
+ * an IdP refresh token that was never sent without an answer (docs/sign-in.md#sign-in-idp-session).
+ * The early refusals of the browser skip such a session (idp/earlyRefusal.ts), as they skip a
+ * stored token or refresh token of the server (renewUnderLock.ts).
+ */
+export const sessionWithoutSignIn = (stored: TokenRecord | undefined, now: number): boolean =>
+  freshIdToken(stored, now) !== undefined ||
+  (stored?.refreshToken !== undefined && !refreshUnanswered(stored));
+
 /** A valid ID token of the IdP: from its session, by its refresh, else by a sign-in at the IdP. */
 export function idTokenFromSession(
   ctx: RenewalContext,
@@ -76,9 +90,10 @@ async function underLock(
   again = true,
 ): Promise<string> {
   const stored = await ctx.store.read(key);
-  if (stored?.idToken !== undefined && usableAt(stored, ctx.now())) {
+  const fresh = freshIdToken(stored, ctx.now());
+  if (fresh !== undefined) {
     ctx.logger.log(SCOPE, 'debug', 'the bridge uses the stored IdP session');
-    return stored.idToken;
+    return fresh;
   }
   const stop = AbortSignal.any([ctx.held.signal, held.signal]);
   const config = idpConfiguration(ctx, idp, metadata, stop);
