@@ -140,7 +140,8 @@ ${signIn}
   --idp-client-id <id>       the client of the bridge at that IdP (default: none)
   --idp-token-endpoint <url> the IdP's token endpoint, instead of discovery (default: none)
   --id-token-file <path>     file with your ID token from the IdP, read anew at each grant;
-                             a regular file private to you (default: none)
+                             a regular file private to you (default: none: a sign-in at the
+                             IdP in the browser, kept for every server of that IdP)
   --redirect-port <port>     port of the loopback redirect, 1 to 65535 (default: ${redirectPort})
   --account <label>          a name for one of several sign-ins to the same server, 1 to 64
                              of A-Z a-z 0-9 . _ @ + - (default: default)
