@@ -4,7 +4,7 @@
  * session on views of one key's upstream (sharedUpstream) through attemptConnect, over fake
  * upstreams (createFakeUpstream), one per start.
  */
-import { NEVER, Subject, defer, of, switchMap, take, throwError } from 'rxjs';
+import { NEVER, Subject, defer, map, of, switchMap, take, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/bridge/config.js';
@@ -13,7 +13,7 @@ import { attemptConnect } from '../../src/node/sharedAttempt.js';
 import { sharedUpstream } from '../../src/node/sharedUpstream.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
-import type { UpstreamConnection } from '../../src/ports/upstream.js';
+import type { ExchangeEvent, UpstreamConnection } from '../../src/ports/upstream.js';
 import type { Frame, JsonObject } from '../../src/protocol/jsonrpc.js';
 import { createFakeUpstream, upstreamError } from '../../src/testing/fakeUpstream.js';
 import type { FakeHandler, FakeUpstream } from '../../src/testing/fakeUpstream.js';
@@ -36,7 +36,12 @@ const cancel = (id: number): Frame => ({
 });
 const DISCOVER_FAILED = { code: -32601, message: 'Method not found' };
 /** A -32022 that lists 2026-07-28: the bridge sends the discover once more (versionRetry.ts). */
-const REFUSAL = upstreamError(-32022, 'Unsupported protocol version', { supported: ['2026-07-28'] });
+const REFUSAL_ERROR = {
+  code: -32022,
+  message: 'Unsupported protocol version',
+  data: { supported: ['2026-07-28'] },
+};
+const REFUSAL = upstreamError(REFUSAL_ERROR.code, REFUSAL_ERROR.message, REFUSAL_ERROR.data);
 const NO_ANSWER: FakeHandler = () => NEVER;
 
 /**
@@ -148,9 +153,21 @@ describe('the upstream of a failed or cancelled initialize of a shared session',
   });
 
   it('decides by the discover after a -32022 retry: a cancel while the retry waits stops it', () => {
-    const { shared, fakes } = keyUpstream([() => REFUSAL, NO_ANSWER]);
+    // The refusal comes later, as from a process: the retry subscribes again while it is delivered.
+    const refuse = new Subject<void>();
+    const later: FakeHandler = (_params, request) =>
+      refuse.pipe(
+        take(1),
+        map((): ExchangeEvent => ({
+          type: 'response',
+          frame: { jsonrpc: '2.0', id: request.id, error: REFUSAL_ERROR },
+        })),
+      );
+    const { shared, fakes } = keyUpstream([later, NO_ANSWER]);
     const alone = session(shared);
     alone.send(initialize(1));
+    refuse.next();
+    expect(fakes[0]!.requestsOf('server/discover')).toHaveLength(2);
     alone.send(cancel(1));
     expect(fakes.map((fake) => fake.closed)).toEqual([true]);
   });
