@@ -185,6 +185,17 @@ describe.concurrent('the scripted upstream', () => {
     expect(answered(peer)).toEqual([]);
   });
 
+  it('discover-once answers the first server/discover and refuses every later one with -32601', async (context) => {
+    const peer = start(context, 'discover-once');
+    expect((await lastAnswer(peer, DISCOVER)).result).toEqual(DISCOVER_RESULT);
+    const again = { ...DISCOVER, id: 'again' };
+    expect((await lastAnswer(peer, again)).error).toEqual({ code: -32601, message: 'Method not found' });
+    expect((await lastAnswer(peer, { ...DISCOVER, id: 'third' })).error).toEqual({
+      code: -32601,
+      message: 'Method not found',
+    });
+  });
+
   it('no-server-info answers server/discover without _meta', async (context) => {
     const peer = start(context, 'no-server-info');
     const { _meta, ...rest } = DISCOVER_RESULT;

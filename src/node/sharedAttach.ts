@@ -1,14 +1,15 @@
 /**
  * One shim's session attached to the upstream of its key (docs/shared.md#shared-sessions): the
- * session's own stderr logger over the socket, the upstream of the table, the session run by
- * runSharedSession on a view of that upstream (with the known discover result,
- * docs/shared.md#shared-warm), and the release of the upstream when the session ended.
+ * session's own stderr logger over the socket, the upstream of the table (its command started at
+ * the hello), the session run by runSharedSession on a view of that upstream per `initialize`
+ * (with the known discover result, docs/shared.md#shared-warm; the rule of a failed attempt,
+ * sharedAttempt.ts), and the release of the upstream when the session ended.
  */
 import type { Socket } from 'node:net';
-import { map } from 'rxjs';
 import { TO_SHIM } from '../edges/sharedSocket/records.js';
 import type { Logger } from '../ports/logger.js';
 import { createStderrLogger } from './log.js';
+import { attemptConnect } from './sharedAttempt.js';
 import { finish, writer } from './sharedConnection.js';
 import type { EarlyInput } from './sharedConnection.js';
 import { keyPrefix } from './sharedKey.js';
@@ -56,6 +57,9 @@ export async function attachSession(
   entry.grace = undefined;
   entry.sessions += 1;
   entry.loggers.add(logger);
+  // The key's command starts at the hello, if none runs, as the stdio bridge starts its command
+  // before `initialize` (docs/shared.md#shared-lifecycle, README "Fast start").
+  entry.prestart();
   // The sign-in line, as the stdio bridge writes it to its own stderr (docs/shared.md#shared-signin).
   const stderrLine = (line: string): void => write(`${String.fromCharCode(TO_SHIM.stderr)}${line}\n`);
   entry.stderr.add(stderrLine);
@@ -85,7 +89,9 @@ export async function attachSession(
     },
     {
       ...plan.session,
-      connect: () => entry.shared.connect().pipe(map((view) => entry.known.wrap(view, known))),
+      // docs/shared.md#shared-lifecycle: a failed or cancelled initialize's upstream that serves
+      // no other session stops at once.
+      connect: attemptConnect(entry.shared, (view) => entry.known.wrap(view, known)),
       logger,
       ...(entry.signIn?.ok === true ? { signIn: entry.signIn } : {}),
     },

@@ -1,7 +1,8 @@
 /**
  * The upstreams of the shared host, one per sharing key (docs/shared.md#shared-lifecycle): made on
  * the first session of a key (with the key's sign-in, once), kept `graceMs` after the last session
- * of the key ended, then stopped. Each keeps the known `server/discover` result of its upstream
+ * of the key ended, then stopped. The upstream of a failed or cancelled `initialize` that serves
+ * no other session stops at once (sharedAttempt.ts). Each keeps the known `server/discover` result of its upstream
  * (sharedDiscover.ts, docs/shared.md#shared-warm).
  */
 import type { FlowControl } from '../edges/flowControl.js';
@@ -19,6 +20,8 @@ export interface Entry {
   readonly started: number;
   readonly shared: ReturnType<typeof sharedUpstream>;
   readonly known: KnownDiscover;
+  /** Starts the key's command now unless its child runs (upstreamConnector.ts): a shim's hello. */
+  readonly prestart: () => void;
   readonly settle: () => Promise<void>;
   readonly loggers: Set<Logger>;
   /** Writes one raw line to a session's stderr, per session on the key: the sign-in line. */
@@ -77,6 +80,7 @@ async function makeEntry(plan: SessionPlan): Promise<Entry> {
     started: Date.now(),
     shared: sharedUpstream(connector.connect, logger),
     known: knownDiscover(),
+    prestart: connector.prestart,
     settle: () => connector.settle(false),
     loggers,
     stderr,

@@ -121,6 +121,20 @@ export function sharedUpstream(connect: () => Observable<UpstreamConnection>, lo
         );
         return connecting$.pipe(map(viewOf));
       }),
+    /**
+     * Stops the connection of `view` (a view that `connect` gave) now, unless it is gone already or
+     * another view on it is open; the next connect connects anew. The shared bridge's upstream of
+     * a failed or cancelled initialize that serves no other session (docs/shared.md#shared-lifecycle).
+     */
+    stopUnused: (view: UpstreamConnection): void => {
+      const connection = current;
+      // A view has the `exit$` of its connection (viewOf): it names the connection.
+      if (connection === undefined || view.exit$ !== connection.exit$) return;
+      if ([...views].some((open) => open.connection === connection)) return;
+      current = undefined;
+      state = 'down';
+      connection.close();
+    },
     /** The upstream's state for `GET /healthz` (docs/serve.md#serve-health). */
     state: (): UpstreamState => state,
     close: (): void => {

@@ -61,6 +61,12 @@ export interface ConnectorSettings {
 export interface UpstreamConnector {
   /** Connects the upstream; the bridge calls it on each `initialize`. */
   readonly connect: () => Observable<UpstreamConnection>;
+  /**
+   * Starts the command's child now, for the next `connect` to adopt, unless a child of this
+   * connector runs or waits already (nothing for a URL): the shared bridge's start at a shim's
+   * hello, as the executable's before `initialize` (docs/shared.md#shared-lifecycle).
+   */
+  readonly prestart: () => void;
   /** The watchdog (docs/lifecycle.md#lifecycle-end-of-input): kills the process groups of the child and of a prestarted one. */
   readonly kill: () => void;
   /** A signal to the bridge: SIGTERM to the process groups of the child and of a prestarted one. */
@@ -169,6 +175,12 @@ export function createUpstreamConnector(s: ConnectorSettings): UpstreamConnector
 
   return {
     connect,
+    prestart: () => {
+      if (upstream.kind !== 'command' || prestarted !== undefined || running.size > 0) return;
+      const [command, ...args] = upstream.argv;
+      if (command !== undefined)
+        prestarted = startUpstreamChild([command, ...args], { ...s.env }, upstream.cwd);
+    },
     kill: () => {
       for (const pid of groups) killGroup(pid);
       killGroup(prestarted?.pid);

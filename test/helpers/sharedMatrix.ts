@@ -142,22 +142,3 @@ export async function stopSharedProcesses(): Promise<void> {
   made.clear();
   runtimes.clear();
 }
-
-/**
- * Why a test is left out of the `--shared` run: only a test that inspects the upstream process in
- * a way that cannot hold when it is shared. The list is docs/testing.md#testing-shared-matrix.
- */
-export const NOT_SHARED = {
-  fastStart:
-    'the stdio bridge starts its upstream before initialize; a shared upstream starts at the first initialize of its key (docs/shared.md#shared-lifecycle)',
-  perKey:
-    'the stdio bridge stops the upstream of a failed or cancelled initialize and starts a new one for the next; a shared upstream belongs to its key and stays (docs/shared.md#shared-lifecycle)',
-} as const;
-
-/** Leaves a test out of the `--shared` run, with its reason (NOT_SHARED). */
-export function notShared(
-  context: { skip: (condition: boolean, note?: string) => void },
-  reason: keyof typeof NOT_SHARED,
-): void {
-  context.skip(SHARED_MATRIX, `not in the --shared run: ${NOT_SHARED[reason]}`);
-}

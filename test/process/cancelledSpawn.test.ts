@@ -20,7 +20,6 @@ import {
   req,
   startBridge,
 } from '../helpers/bridgeProcess.js';
-import { notShared } from '../helpers/sharedMatrix.js';
 import { killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 
@@ -92,7 +91,6 @@ async function expectBridgeGoesOn(bridge: RawPeer, id: number): Promise<void> {
 
 describe.concurrent('an initialize cancelled right after it started the child', () => {
   it('before the spawn event (in the same write): the child is stopped while the bridge runs on', async (context) => {
-    notShared(context, 'perKey');
     const { bridge, file } = await afterFailedInitialize(context);
     // One write: the bridge starts the child and reads the cancellation in the same turn, before
     // Node reports the child's spawn.
@@ -108,7 +106,6 @@ describe.concurrent('an initialize cancelled right after it started the child', 
   });
 
   it('after the spawn event: the child is stopped while the bridge runs on', async (context) => {
-    notShared(context, 'perKey');
     const { bridge, file } = await afterFailedInitialize(context);
     bridge.send(initializeRequest(2));
     await waitFor(() => pidsIn(file).length === 2, {

@@ -25,7 +25,6 @@ import {
   upstreamFrames,
   upstreamStderr,
 } from '../helpers/bridgeProcess.js';
-import { notShared } from '../helpers/sharedMatrix.js';
 import { MODERN_META, killAllPeers, responseTo } from '../helpers/rawPeer.js';
 import type { PeerExit, RawPeer } from '../helpers/rawPeer.js';
 
@@ -177,7 +176,6 @@ describe.concurrent(
 
 describe.concurrent('Claude Code 2.1 stops the bridge while it still loads', () => {
   it('the upstream started with the bridge is gone with its grandchild; exit 0 before the SIGTERM, else 143', async (context) => {
-    notShared(context, 'fastStart');
     context.skip(NO_PROC || NO_POSIX_SIGNALS, 'this test reads /proc and sends POSIX signals');
     const file = join(dir, `pids-${++files}`);
     const bridge = startBridge({ upstream: [process.execPath, script, file, 'stubborn'] });

@@ -25,8 +25,8 @@ import {
   startBridge,
   tapped,
   upstreamFrames,
+  upstreamStderr,
 } from '../helpers/bridgeProcess.js';
-import { notShared } from '../helpers/sharedMatrix.js';
 import { killAllPeers, notification, responseTo } from '../helpers/rawPeer.js';
 import type { Frame, RawPeer } from '../helpers/rawPeer.js';
 
@@ -125,8 +125,7 @@ describe('before initialize', () => {
     );
   });
 
-  it('answers every other request with -32600 not_initialized, and sends nothing upstream', async (context) => {
-    notShared(context, 'fastStart');
+  it('answers every other request with -32600 not_initialized, and sends nothing upstream', async () => {
     for (const [id, method] of [
       [4, 'tools/list'],
       ['call', 'tools/call'],
@@ -135,9 +134,10 @@ describe('before initialize', () => {
     ] as const) {
       expect(await ask(bridge, req(id, method, {}))).toEqual(bridgeErrorResponse(id, 'not_initialized'));
     }
-    // No initialize: nothing went to the upstream process (started at once). Once the
-    // fixture behind the tap runs, the tap has logged whatever reached it before.
-    await waitFor(() => bridge.stderr.some((line) => line.startsWith('bridge-fixture-server: ')), {
+    // No initialize: nothing went to the upstream process (started at once: with --shared at the
+    // shim's hello). Once the fixture behind the tap runs, the tap has logged whatever reached it
+    // before.
+    await waitFor(() => upstreamStderr(bridge).some((line) => line.startsWith('bridge-fixture-server: ')), {
       timeoutMs: STARTUP_MS,
       what: 'the start of the upstream',
     });
@@ -228,7 +228,6 @@ describe('the initialize of VS Code', () => {
 
 describe.concurrent('a failed initialize', () => {
   it('reports a legacy-only upstream with its code -32601 and discover_failed, and can be retried', async (context) => {
-    notShared(context, 'perKey');
     const bridge = fresh(context, { upstream: scripted('legacy-only') });
     const first = await ask(bridge, initializeRequest(1));
     expect(first).toEqual(bridgeErrorResponse(1, 'discover_failed', 'Method not found', -32601));
@@ -266,7 +265,6 @@ describe.concurrent('a failed initialize', () => {
   });
 
   it('reports no discover result within --discover-timeout with discover_failed, reading on meanwhile', async (context) => {
-    notShared(context, 'perKey');
     const bridge = fresh(context, {
       bridgeArgs: ['--discover-timeout', '1'],
       upstream: scripted('no-discover'),

@@ -1,9 +1,10 @@
 /**
  * The lifecycle of the shared bridge (docs/shared.md#shared-lifecycle): the loss of a shared
  * upstream ends the requests of every session on it as the stdio bridge ends them, and the next
- * initialize starts it again; an upstream stays its grace after its last session; the shared
- * process ends after its idle time; `shared status` and `shared stop`. Each test has its own
- * XDG_RUNTIME_DIR (sharedSupport.ts). Needs the build (`npm run build`).
+ * initialize starts it again; an upstream starts at the hello and stays its grace after its last
+ * session; the upstream of a failed initialize stops at once unless another session initialized
+ * on it; the shared process ends after its idle time; `shared status` and `shared stop`. Each
+ * test has its own XDG_RUNTIME_DIR (sharedSupport.ts). Needs the build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,9 +15,11 @@ import {
   bridgeErrorResponse,
   exitWithin,
   handshakeWithin,
+  initializeRequest,
   isRunning,
   pidsInFile,
   req,
+  scripted,
 } from '../helpers/bridgeProcess.js';
 import { responseTo } from '../helpers/rawPeer.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -35,6 +38,13 @@ const STARTUP_MS = SHARED_STARTUP_MS;
 const pidFile = pidFilesOfFile('bridge-shared-life-');
 
 vi.setConfig({ maxConcurrency: 1 });
+
+/** The pids of the scripted upstreams started so far (their line `scripted-upstream: pid N`). */
+const scriptedPids = (place: SharedPlace): number[] =>
+  place.log().flatMap((line) => {
+    const match = /^scripted-upstream: pid (\d+)$/.exec(line);
+    return match === null ? [] : [Number(match[1])];
+  });
 
 /** `mcp-bridge shared <command>` in the test's runtime directory. */
 const sharedCommand = (place: SharedPlace, command: string) =>
@@ -90,6 +100,63 @@ describe('the lifecycle of the shared bridge', () => {
     const third = startShim(context, place, { upstream: countedFixture(file) });
     await handshakeWithin(third, STARTUP_MS);
     expect(pidsInFile(file)).toHaveLength(2);
+  });
+
+  it('starts the upstream at the hello, keeps it the grace after a shim that never initialized, and the next initialize adopts it', async (context) => {
+    const place = sharedPlace(context);
+    const file = pidFile();
+    const first = startShim(context, place, { upstream: countedFixture(file) });
+    await waitFor(() => pidsInFile(file).length === 1, {
+      timeoutMs: STARTUP_MS,
+      what: 'the start of the upstream at the hello',
+    });
+    const [started] = pidsInFile(file);
+    first.closeStdin();
+    expect(await exitWithin(first, STARTUP_MS)).toMatchObject({ code: 0, signal: null });
+    // The default grace (30 s): the upstream that no initialize adopted stays for the next shim.
+    expect(isRunning(started!)).toBe(true);
+    const next = startShim(context, place, { upstream: countedFixture(file) });
+    expect(await handshakeWithin(next, STARTUP_MS)).toHaveProperty('result');
+    expect(pidsInFile(file)).toEqual([started]);
+  });
+
+  it('stops the upstream of a failed initialize at once, within the grace, when no other session initialized on it', async (context) => {
+    const place = sharedPlace(context);
+    const failing = startShim(context, place, { upstream: scripted('legacy-only') });
+    // Joined, never initialized: it does not keep the upstream.
+    const idle = startShim(context, place, { upstream: scripted('legacy-only') });
+    failing.send(initializeRequest(1));
+    expect(await failing.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
+      bridgeErrorResponse(1, 'discover_failed', 'Method not found', -32601),
+    );
+    const [first] = scriptedPids(place);
+    await waitFor(() => !isRunning(first!), { what: 'the stop of the failed upstream' });
+    expect([failing.child.exitCode, idle.child.exitCode]).toEqual([null, null]);
+    // The next initialize of any session of the key starts a new one.
+    idle.send(initializeRequest(1));
+    expect(await idle.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
+      bridgeErrorResponse(1, 'discover_failed', 'Method not found', -32601),
+    );
+    expect(scriptedPids(place)).toHaveLength(2);
+  });
+
+  it('keeps a warm upstream whose discover fails for a joining session: the others go on, and the retry asks it again', async (context) => {
+    const place = sharedPlace(context);
+    const warm = startShim(context, place, { upstream: scripted('discover-once') });
+    await handshakeWithin(warm, STARTUP_MS);
+    const joining = startShim(context, place, { upstream: scripted('discover-once') });
+    for (const id of [1, 2]) {
+      joining.send(initializeRequest(id));
+      expect(await joining.nextFrame(responseTo(id), STARTUP_MS)).toEqual(
+        bridgeErrorResponse(id, 'discover_failed', 'Method not found', -32601),
+      );
+    }
+    // One start: a new upstream would have answered the retry's discover.
+    expect(scriptedPids(place)).toHaveLength(1);
+    warm.send(req('call', 'tools/call', { name: 'echo', arguments: { text: 'still served' } }));
+    expect(await warm.nextFrame(responseTo('call'), STARTUP_MS)).toMatchObject({
+      result: { content: [{ type: 'text', text: 'still served' }] },
+    });
   });
 
   it('ends the shared process after its idle time without a session, and removes its socket', async (context) => {

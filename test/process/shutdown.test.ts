@@ -29,7 +29,6 @@ import {
   upstreamPid,
   upstreamStderr,
 } from '../helpers/bridgeProcess.js';
-import { notShared } from '../helpers/sharedMatrix.js';
 import { killAllPeers, parseFrame, responseTo } from '../helpers/rawPeer.js';
 import type { RawPeer } from '../helpers/rawPeer.js';
 
@@ -93,7 +92,6 @@ describe.concurrent('the end of stdin', () => {
   });
 
   it('stops the bridge with code 0 before initialize, with stdout empty and the child it started at once stopped', async (context) => {
-    notShared(context, 'fastStart');
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { bridgeArgs: ['--log-level', 'debug'] });
     // A notification gets no answer on stdout; its debug line shows that the bridge reads.
@@ -242,7 +240,6 @@ describe.concurrent('the loss of the upstream process', () => {
   });
 
   it('fails initialize when the upstream closes its stdout and runs on, and the bridge stops that child', async (context) => {
-    notShared(context, 'perKey');
     context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
     const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
     bridge.send(initializeRequest(1));
