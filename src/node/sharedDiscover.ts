@@ -59,9 +59,14 @@ export function knownDiscover(): KnownDiscover {
   const remember = (value: JsonObject, connection: UpstreamConnection): void => {
     result = structuredClone(value);
     heard = open > 0;
-    if (watched === connection.exit$) return;
-    watched = connection.exit$;
-    connection.exit$.pipe(take(1)).subscribe(forget);
+    const exit$ = connection.exit$;
+    if (watched === exit$) return;
+    watched = exit$;
+    // Only the exit of the connection whose result is kept forgets it: an older connection of the
+    // key (stopped after a failed initialize, docs/shared.md#shared-lifecycle) may exit late.
+    exit$.pipe(take(1)).subscribe(() => {
+      if (watched === exit$) forget();
+    });
   };
 
   const discover = (

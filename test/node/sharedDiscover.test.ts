@@ -106,4 +106,23 @@ describe('knownDiscover', () => {
     discover(b);
     expect(upstream.discovers()).toBe(3);
   });
+
+  it('keeps the result of a newer upstream of the key when an older one exits late', () => {
+    const old = fakeUpstream();
+    const newer = fakeUpstream();
+    const known = knownDiscover();
+    const before = known.wrap(old.connection, () => undefined);
+    discover(before);
+    // The old upstream was stopped (a failed initialize); the next one answers and is heard.
+    const view = known.wrap(newer.connection, () => undefined);
+    discover(view);
+    view.request('subscriptions/listen', {}).subscribe();
+    newer.streams[0]!.next({ type: 'notification', frame: ACK });
+    old.exit$.next({ code: null, signal: 'SIGTERM' });
+    discover(view);
+    expect(newer.discovers()).toBe(1);
+    newer.exit$.next({ code: 0, signal: null });
+    discover(view);
+    expect(newer.discovers()).toBe(2);
+  });
 });
