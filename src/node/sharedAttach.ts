@@ -52,6 +52,8 @@ export async function attachSession(
     return;
   }
   if (socket.destroyed) return;
+  // The switch's lines, as the stdio bridge writes them to its stderr (docs/shared.md#shared-telemetry).
+  for (const line of entry.telemetry.lines) logger.log(line.scope, line.level, line.text);
   if (entry.grace !== undefined) clearTimeout(entry.grace);
   entry.grace = undefined;
   entry.sessions += 1;
@@ -87,6 +89,7 @@ export async function attachSession(
       ...plan.session,
       connect: () => entry.shared.connect().pipe(map((view) => entry.known.wrap(view, known))),
       logger,
+      telemetry: entry.telemetry.forSession(),
       ...(entry.signIn?.ok === true ? { signIn: entry.signIn } : {}),
     },
   );
