@@ -64,6 +64,27 @@ describe('tracing switch of the built bridge', () => {
     expect(otel(urls)).toEqual([]);
   });
 
+  it('writes the warning of an exporter it cannot serve to the stderr of the client, and loads nothing', async () => {
+    const modules = join(dir, 'zipkin');
+    mkdirSync(modules);
+    const peer = spawnPeer(
+      process.execPath,
+      [GENERIC_BRIDGE, '--', process.execPath, FIXTURE],
+      envWith(modules, { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_METRICS_EXPORTER: 'none' }),
+    );
+    await handshake(peer);
+    peer.closeStdin();
+    expect((await peer.exit).code).toBe(0);
+    // The bridge's own lines (the upstream's stderr goes to daemon.log with --shared).
+    expect(peer.stderr.filter((line) => line.startsWith('mcp-bridge: '))).toEqual([
+      'mcp-bridge: bridge: warning: tracing is off: OTEL_TRACES_EXPORTER=zipkin is not supported (only otlp)',
+    ]);
+    const urls = readFileSync(join(modules, `${String(bridgeProcess(peer.child.pid!))}.txt`), 'utf8').split(
+      '\n',
+    );
+    expect(otel(urls)).toEqual([]);
+  });
+
   it('loads OpenTelemetry with tracing on', async () => {
     const collector = createServer((request, response) => {
       request.resume();
