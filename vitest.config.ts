@@ -4,14 +4,12 @@ import { defineConfig } from 'vitest/config';
  * The process and interop tests of the stdio bridge, run a second time as shims of the shared
  * bridge (docs/testing.md#testing-shared-matrix, test/helpers/sharedMatrix.ts). Not here: the
  * tests of `serve`, `add`, `doctor` and of the shared bridge itself (no stdio form, or shared
- * already), `tracingOff.test.ts` (it reads the modules that the bridge process loads, which the
- * shim never does: the shared process loads them) and `tracingOtlp.test.ts` (not done: the
- * shared process starts no telemetry, docs/shared.md).
+ * already).
  */
 const SHARED_MATRIX = [
   'test/process/{cancelledSpawn,cli,clientMeta,clientRevision,clientSignals,errors}.test.ts',
   'test/process/{forward,frames,input,largeResult,lifecycle,limits,notify,prestart}.test.ts',
-  'test/process/{shutdown,versionNegotiation}.test.ts',
+  'test/process/{shutdown,tracingOff,tracingOtlp,versionNegotiation}.test.ts',
   'test/process/http{Args,BackPressure,Cancel,Failures,Headers,Icons,Listen}.test.ts',
   'test/process/http{Secrets,Streams,Tls,ToolHeaders}.test.ts',
   'test/interop/{clientLegacyMode,httpSdkClient,legacyClient}.test.ts',

@@ -5,12 +5,14 @@
  * with the shim's environment, so a shim behaves as the stdio bridge with the same arguments.
  */
 import { connect } from 'node:net';
-import { listenShared, sharedPath } from '../edges/sharedSocket/listen.js';
+import { listenShared, sharedPath, sharedSecretDir } from '../edges/sharedSocket/listen.js';
 import { createRecordReader, record, TO_SHARED, TO_SHIM } from '../edges/sharedSocket/records.js';
 import type { SharedHello } from '../edges/sharedSocket/records.js';
+import { newSharedSecret, readSharedSecret } from '../edges/sharedSocket/secret.js';
 import { createStderrLogger, formatDiagnostic } from '../node/log.js';
 import { createSharedHost } from '../node/sharedHost.js';
 import type { SharedStatus } from '../node/sharedHost.js';
+import type { SocketPlaceRefusal } from '../edges/sharedSocket/socketPlace.js';
 import type { Profile } from '../profiles/profile.js';
 import { planOf } from './sharedPlanOf.js';
 
@@ -59,14 +61,17 @@ async function runDaemon(argv: readonly string[], profile: Profile): Promise<num
     bound.listening?.close();
     void host.close().then(() => finish(0));
   };
+  // docs/shared.md#shared-secret: fresh for each shared process, written once it is bound.
+  const secret = newSharedSecret();
   const host = createSharedHost({
     resolve: (hello) => Promise.resolve(planOf(hello)),
     idleMs: idleSeconds * 1000,
     onIdle: () => stop(`no session for ${String(idleSeconds)} s`),
     onStop: () => stop('shared stop'),
     logger,
+    secret,
   });
-  const outcome = await listenShared({ env: process.env, uid: process.getuid?.() ?? 0 }, host.accept);
+  const outcome = await listenShared({ env: process.env, uid: process.getuid?.() ?? 0 }, host.accept, secret);
   if (outcome.kind === 'refused') {
     process.stderr.write(
       `${formatDiagnostic(`${outcome.refusal.message} (${outcome.refusal.code})`, profile.name, profile.logScope)}\n`,
@@ -86,17 +91,27 @@ async function runDaemon(argv: readonly string[], profile: Profile): Promise<num
   return finished;
 }
 
-/** Sends a control hello and resolves with the answer and the exit code; undefined when none runs. */
-function control(kind: 'status' | 'stop'): Promise<{ answer: string; code: number } | undefined> {
-  const where = sharedPath({ env: process.env, uid: process.getuid?.() ?? 0 });
-  if (!where.ok) return Promise.resolve(undefined);
+/**
+ * Sends a control hello, with the secret (docs/shared.md#shared-secret), and resolves with the
+ * answer and the exit code; undefined when none runs; a refusal of the place or of the secret file.
+ */
+function control(
+  kind: 'status' | 'stop',
+): Promise<{ answer: string; code: number } | undefined | SocketPlaceRefusal> {
+  const inputs = { env: process.env, uid: process.getuid?.() ?? 0 };
+  const where = sharedPath(inputs);
+  if (!where.ok) return Promise.resolve(where.refusal);
+  const read = readSharedSecret(sharedSecretDir(inputs), inputs.uid);
+  if (read.kind === 'refused') return Promise.resolve(read.refusal);
+  if (read.kind === 'absent') return Promise.resolve(undefined);
+  const secret = read.secret;
   return new Promise((resolve) => {
     const socket = connect(where.path);
     let answer = '';
     let code = '';
     socket.once('error', () => resolve(undefined));
     socket.once('connect', () => {
-      const hello: SharedHello = { v: 1, kind, profile: '', argv: [], cwd: process.cwd(), env: {} };
+      const hello: SharedHello = { v: 1, kind, profile: '', argv: [], cwd: process.cwd(), env: {}, secret };
       socket.write(record(TO_SHARED.hello, JSON.stringify(hello)));
     });
     socket.on(
@@ -131,8 +146,9 @@ export function statusText(status: SharedStatus): string {
 
 async function runControl(kind: 'status' | 'stop', profile: Profile): Promise<number> {
   const reply = await control(kind);
-  if (reply === undefined) {
-    process.stderr.write(`${formatDiagnostic('no shared bridge runs', profile.name, profile.logScope)}\n`);
+  if (reply === undefined || 'message' in reply) {
+    const message = reply === undefined ? 'no shared bridge runs' : `${reply.message} (${reply.code})`;
+    process.stderr.write(`${formatDiagnostic(message, profile.name, profile.logScope)}\n`);
     return 1;
   }
   if (kind === 'stop') {

@@ -10,7 +10,7 @@ import { closeSync, openSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { sharedPath } from '../edges/sharedSocket/listen.js';
+import { sharedPath, sharedSecretDir } from '../edges/sharedSocket/listen.js';
 import {
   createRecordReader,
   inputRecords,
@@ -19,6 +19,8 @@ import {
   TO_SHIM,
 } from '../edges/sharedSocket/records.js';
 import type { SharedHello } from '../edges/sharedSocket/records.js';
+import { readSharedSecret } from '../edges/sharedSocket/secret.js';
+import type { SecretRead } from '../edges/sharedSocket/secret.js';
 import { createLineTracker } from './sharedTracker.js';
 
 /** How long the shim tries to reach a shared process it started (a loaded machine starts Node slowly). */
@@ -74,19 +76,49 @@ function tryConnect(path: string): Promise<Socket | NodeJS.ErrnoException> {
   });
 }
 
-/** Connects, starting the shared process when nothing answers; retries with backoff. */
-async function reach(path: string, input: ShimInput, dir: string | undefined): Promise<Socket | string> {
+/** Where the shim goes: the socket's path, the socket's directory, the secret's directory. */
+interface Where {
+  readonly path: string;
+  readonly dir: string | undefined;
+  readonly secretDir: string;
+  readonly uid: number;
+}
+
+/** A connection and the secret of the shared process it reached. */
+interface Reached {
+  readonly socket: Socket;
+  readonly secret: string;
+}
+
+/**
+ * Connects and reads the shared process's secret (docs/shared.md#shared-secret), starting the
+ * shared process when nothing answers; retries with backoff. A secret not there yet (the shared
+ * process is starting, or stopping) is waited for, the connection closed meanwhile; a secret file
+ * that fails the checks is refused.
+ */
+async function reach(where: Where, input: ShimInput): Promise<Reached | string> {
+  const { path, dir } = where;
   const deadline = Date.now() + CONNECT_BOUND_MS;
   let started = 0;
   let wait = 20;
+  const refused = (read: SecretRead): string | undefined =>
+    read.kind === 'refused' ? `${read.refusal.message} (${read.refusal.code})` : undefined;
   for (;;) {
+    // A planted file is refused before anything is started (it would refuse the shared process too).
+    const planted = refused(readSharedSecret(where.secretDir, where.uid));
+    if (planted !== undefined) return planted;
     const outcome = await tryConnect(path);
-    if (!(outcome instanceof Error)) return outcome;
-    if (outcome.code !== 'ENOENT' && outcome.code !== 'ECONNREFUSED') {
+    if (!(outcome instanceof Error)) {
+      // Read once connected: the secret of the process that answered.
+      const read = readSharedSecret(where.secretDir, where.uid);
+      if (read.kind === 'secret') return { socket: outcome, secret: read.secret };
+      outcome.destroy();
+      const problem = refused(read);
+      if (problem !== undefined) return problem;
+    } else if (outcome.code !== 'ENOENT' && outcome.code !== 'ECONNREFUSED') {
       return `cannot connect to the shared bridge at ${path}: ${outcome.message}`;
-    }
-    // Once at first, then again if the first start died (its log says why).
-    if (started === 0 || (started === 1 && Date.now() > deadline - CONNECT_BOUND_MS / 2)) {
+    } else if (started === 0 || (started === 1 && Date.now() > deadline - CONNECT_BOUND_MS / 2)) {
+      // Once at first, then again if the first start died (its log says why).
       started += 1;
       startDaemon(input, dir);
     }
@@ -119,12 +151,13 @@ export async function runShim(input: ShimInput): Promise<void> {
     process.exit(LOST_CODE);
   }
   const dir = process.platform === 'win32' ? undefined : join(where.path, '..');
-  const reached = await reach(where.path, input, dir);
+  const secretDir = sharedSecretDir({ env: input.env, uid });
+  const reached = await reach({ path: where.path, dir, secretDir, uid }, input);
   if (typeof reached === 'string') {
     process.stderr.write(diagnostic(input.program, reached));
     process.exit(LOST_CODE);
   }
-  const socket = reached;
+  const socket = reached.socket;
   state.connected = socket;
   socket.on('error', () => undefined);
   const hello: SharedHello = {
@@ -135,6 +168,7 @@ export async function runShim(input: ShimInput): Promise<void> {
     cwd: process.cwd(),
     env: input.env,
     ...(input.graceMs === undefined ? {} : { graceMs: input.graceMs }),
+    secret: reached.secret,
   };
   socket.write(record(TO_SHARED.hello, JSON.stringify(hello)));
   pipeSession(socket, input.program);

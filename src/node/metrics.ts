@@ -58,6 +58,7 @@ export async function loadMetrics(
       prometheus,
       serviceName: 'mcp-bridge',
       version,
+      env,
     });
   } catch (error: unknown) {
     const name = error instanceof Error ? error.name : 'error';

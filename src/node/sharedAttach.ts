@@ -53,6 +53,8 @@ export async function attachSession(
     return;
   }
   if (socket.destroyed) return;
+  // The switch's lines, as the stdio bridge writes them to its stderr (docs/shared.md#shared-telemetry).
+  for (const line of entry.telemetry.lines) logger.log(line.scope, line.level, line.text);
   if (entry.grace !== undefined) clearTimeout(entry.grace);
   entry.grace = undefined;
   entry.sessions += 1;
@@ -93,6 +95,7 @@ export async function attachSession(
       // no other session stops at once.
       connect: attemptConnect(entry.shared, (view) => entry.known.wrap(view, known)),
       logger,
+      telemetry: entry.telemetry.forSession(),
       ...(entry.signIn?.ok === true ? { signIn: entry.signIn } : {}),
     },
   );

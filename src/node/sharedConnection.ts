@@ -145,6 +145,8 @@ export function parseHello(text: string): SharedHello | undefined {
   const env = hello['env'];
   if (typeof env !== 'object' || env === null || Array.isArray(env)) return undefined;
   if (!Object.values(env).every((v) => typeof v === 'string')) return undefined;
+  const secret = hello['secret'];
+  if (secret !== undefined && typeof secret !== 'string') return undefined;
   const grace = hello['graceMs'];
   if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0))
     return undefined;

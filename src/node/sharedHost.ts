@@ -8,6 +8,7 @@
 import type { Socket } from 'node:net';
 import { record, TO_SHIM } from '../edges/sharedSocket/records.js';
 import type { SharedHello } from '../edges/sharedSocket/records.js';
+import { secretMatches } from '../edges/sharedSocket/secret.js';
 import type { Logger } from '../ports/logger.js';
 import { attachSession } from './sharedAttach.js';
 import { finish, readConnection } from './sharedConnection.js';
@@ -26,6 +27,11 @@ export interface SharedHostOptions {
   readonly onStop: () => void;
   /** The host's own log (not a session's): never an environment value or header. */
   readonly logger: Logger;
+  /**
+   * The secret every hello must carry (docs/shared.md#shared-secret): the one `listenShared`
+   * writes for the shims. Never logged.
+   */
+  readonly secret: string;
 }
 
 /** What `shared status` shows (docs/shared.md#shared-status). */
@@ -69,6 +75,10 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
   armIdle();
 
   const onHello = async (socket: Socket, hello: SharedHello, input: EarlyInput): Promise<void> => {
+    if (!secretMatches(hello.secret, options.secret)) {
+      refuseHello(socket, hello, options.logger);
+      return;
+    }
     if (hello.kind === 'status') {
       socket.write(record(TO_SHIM.answer, JSON.stringify(status())));
       finish(socket, 0);
@@ -130,4 +140,20 @@ export function createSharedHost(options: SharedHostOptions): SharedHost {
       await table.closeAll();
     },
   };
+}
+
+/**
+ * A hello without the secret (docs/shared.md#shared-secret): one error line to the connection, a
+ * line in the host's log (never the value), exit code 1, and the connection ends.
+ */
+function refuseHello(socket: Socket, hello: SharedHello, logger: Logger): void {
+  const why = hello.secret === undefined ? 'no secret' : 'a wrong secret';
+  logger.log('shared', 'warn', `refused a connection: its hello carried ${why}`);
+  socket.write(
+    record(
+      TO_SHIM.stderr,
+      `mcp-bridge: shared: error: the shared bridge refused this connection: its hello carried ${why} (shared_secret_refused)`,
+    ),
+  );
+  finish(socket, 1);
 }

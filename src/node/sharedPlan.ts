@@ -36,7 +36,7 @@ export type SharedPlan =
       readonly program: string;
       /** Lines logged at the start of the session (the command line's warnings). */
       readonly warnings: readonly string[];
-      readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn'>;
+      readonly session: Omit<SharedSessionSettings, 'connect' | 'logger' | 'signIn' | 'telemetry'>;
       /**
        * Set up with the upstream of the key, once; its sign-in line goes to `writeSignInLine`,
        * which writes it to the stderr of every session on the key.

@@ -14,6 +14,7 @@ import type { BridgeLimits } from '../bridge/config.js';
 import type { InputSchemaChecks } from '../codec/input/checks.js';
 import type { Logger } from '../ports/logger.js';
 import type { ConsentRelay, UpstreamAuth } from '../ports/signIn.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 import type { Frame } from '../protocol/jsonrpc.js';
 import type { Inbound } from '../protocol/parseLine.js';
@@ -48,6 +49,8 @@ export interface SharedSessionSettings {
   /** The scope of the session's own lines (the watchdog), as serveStdio's `scope`. */
   readonly scope: string;
   readonly signIn?: { readonly auth: UpstreamAuth; readonly consent: ConsentRelay };
+  /** The traces and metrics of the session's key (docs/shared.md#shared-telemetry); absent when off. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /** A running session: its exit code once it ended, and `end` for a shim that went away. */
@@ -66,6 +69,7 @@ export function runSharedSession(io: SharedSessionIo, s: SharedSessionSettings):
       logger: s.logger,
       checks: s.checks,
       ...(s.signIn === undefined ? {} : { consent: s.signIn.consent, signIn$: s.signIn.auth.signedIn$ }),
+      ...(s.telemetry === undefined ? {} : { telemetry: s.telemetry }),
     },
   );
   const bridge = s.compose === undefined ? profileBridge : s.compose(profileBridge);

@@ -10,6 +10,8 @@ import type { Logger } from '../ports/logger.js';
 import { knownDiscover } from './sharedDiscover.js';
 import type { KnownDiscover } from './sharedDiscover.js';
 import type { SessionPlan, SharedSignIn } from './sharedPlan.js';
+import { entryTelemetry } from './sharedTelemetry.js';
+import type { KeyTelemetry } from './sharedTelemetry.js';
 import { sharedUpstream } from './sharedUpstream.js';
 import { createUpstreamConnector } from './upstreamConnector.js';
 
@@ -27,6 +29,8 @@ export interface Entry {
   /** Writes one raw line to a session's stderr, per session on the key: the sign-in line. */
   readonly stderr: Set<(line: string) => void>;
   readonly signIn: SharedSignIn | undefined;
+  /** The key's traces and metrics (docs/shared.md#shared-telemetry). */
+  readonly telemetry: KeyTelemetry;
   sessions: number;
   grace: NodeJS.Timeout | undefined;
 }
@@ -74,6 +78,7 @@ async function makeEntry(plan: SessionPlan): Promise<Entry> {
     env: plan.env,
     auth: signIn?.ok === true ? signIn.auth : undefined,
   });
+  const telemetry = await entryTelemetry(plan.env, plan.session.version, signIn);
   return {
     key: plan.key,
     summary: plan.summary,
@@ -85,6 +90,7 @@ async function makeEntry(plan: SessionPlan): Promise<Entry> {
     loggers,
     stderr,
     signIn,
+    telemetry,
     sessions: 0,
     grace: undefined,
   };
@@ -119,6 +125,7 @@ export function createUpstreamTable(): UpstreamTable {
     entry.shared.close();
     await entry.settle();
     if (entry.signIn?.ok === true) entry.signIn.close();
+    await entry.telemetry.flush();
   };
 
   return {

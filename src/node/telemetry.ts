@@ -19,8 +19,8 @@ export const tracingSetting = (env: Env): TracingSetting =>
   otlpSwitch(env, { signal: 'TRACES', off: 'tracing is off', only: '(only otlp)' });
 
 /**
- * Tracing as the environment asks, or undefined when it is off or could not start (a warning
- * line says why; the bridge runs on without it).
+ * Tracing as `env` asks (its `OTEL_*` variables also configure the exporter), or undefined when
+ * it is off or could not start (a warning line says why; the bridge runs on without it).
  */
 export async function loadTracing(
   env: Env,
@@ -34,7 +34,7 @@ export async function loadTracing(
   }
   try {
     const { startTracing } = await import('../telemetry/start.js');
-    return await startTracing({ protocol: setting.protocol, serviceName: 'mcp-bridge', version });
+    return await startTracing({ protocol: setting.protocol, serviceName: 'mcp-bridge', version, env });
   } catch (error: unknown) {
     const name = error instanceof Error ? error.name : 'error';
     logger.log('bridge', 'warn', `tracing is off: OpenTelemetry did not start (${name})`);

@@ -7,11 +7,13 @@
  *
  * The provider is not registered as the global one: an application that embeds the bridge keeps
  * its own. The OTLP exporters read their endpoint, headers and timeout from the standard
- * environment themselves (OTEL_EXPORTER_OTLP_*).
+ * environment themselves (OTEL_EXPORTER_OTLP_*), as they are made: `options.env`'s.
  */
 import type { SignInTelemetry, Telemetry } from '../ports/telemetry.js';
 import type { ConnectionInfo } from './otelTelemetry.js';
 import { otelSignInTelemetry, otelTelemetry } from './otelTelemetry.js';
+import { underEnvironment } from './otelEnvironment.js';
+import type { OtelEnv } from './otelEnvironment.js';
 
 export type { ConnectionInfo } from './otelTelemetry.js';
 
@@ -23,6 +25,11 @@ export interface TracingOptions {
   /** `service.name` when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
   readonly serviceName: string;
   readonly version: string;
+  /**
+   * The environment whose `OTEL_*` variables configure the exporter and the resource; default
+   * `process.env` (the shared process passes an entry's, src/telemetry/otelEnvironment.ts).
+   */
+  readonly env?: OtelEnv;
 }
 
 /** Tracing while the process runs: a Telemetry per connection, and the flush at the end. */
@@ -44,14 +51,16 @@ export async function startTracing(options: TracingOptions): Promise<TracingRunt
       ? import('@opentelemetry/exporter-trace-otlp-http')
       : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
-  // The environment's service name and attributes win over the bridge's default.
-  const resource = resources
-    .defaultResource()
-    .merge(resources.resourceFromAttributes({ 'service.name': options.serviceName }))
-    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new sdk.BasicTracerProvider({
-    resource,
-    spanProcessors: [new sdk.BatchSpanProcessor(new exporters.OTLPTraceExporter())],
+  const provider = underEnvironment(options.env ?? process.env, () => {
+    // The environment's service name and attributes win over the bridge's default.
+    const resource = resources
+      .defaultResource()
+      .merge(resources.resourceFromAttributes({ 'service.name': options.serviceName }))
+      .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+    return new sdk.BasicTracerProvider({
+      resource,
+      spanProcessors: [new sdk.BatchSpanProcessor(new exporters.OTLPTraceExporter())],
+    });
   });
   const parts = {
     api,

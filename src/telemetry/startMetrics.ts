@@ -7,12 +7,14 @@
  *
  * The provider is not registered as the global one: an application that embeds the bridge keeps
  * its own. The OTLP exporters read their endpoint, headers and timeout from the standard
- * environment themselves (OTEL_EXPORTER_OTLP_*).
+ * environment themselves (OTEL_EXPORTER_OTLP_*), as they are made: `options.env`'s.
  */
 import type { SignInTelemetry, Telemetry } from '../ports/telemetry.js';
 import type { ConnectionInfo } from './otelTelemetry.js';
 import type { OtlpProtocol } from './start.js';
 import { bridgeInstruments, metricsTelemetry, signInMetrics } from './otelMetrics.js';
+import { underEnvironment } from './otelEnvironment.js';
+import type { OtelEnv } from './otelEnvironment.js';
 
 export interface MetricsOptions {
   /** The OTLP export, when OTEL_METRICS_EXPORTER asks for it. */
@@ -22,6 +24,8 @@ export interface MetricsOptions {
   /** `service.name` when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
   readonly serviceName: string;
   readonly version: string;
+  /** The environment whose `OTEL_*` variables configure the exporter and the resource (start.ts). */
+  readonly env?: OtelEnv;
 }
 
 /** Metrics while the process runs. */
@@ -48,11 +52,6 @@ export async function startMetrics(options: MetricsOptions): Promise<MetricsRunt
         ? import('@opentelemetry/exporter-metrics-otlp-http')
         : import('@opentelemetry/exporter-metrics-otlp-proto'),
   ]);
-  // The environment's service name and attributes win over the bridge's default.
-  const resource = resources
-    .defaultResource()
-    .merge(resources.resourceFromAttributes({ 'service.name': options.serviceName }))
-    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   // A reader that only collects when asked: the scrape of GET /metrics.
   class PullReader extends sdk.MetricReader {
     protected override onForceFlush(): Promise<void> {
@@ -63,17 +62,24 @@ export async function startMetrics(options: MetricsOptions): Promise<MetricsRunt
     }
   }
   const pull = prometheus === undefined ? undefined : new PullReader();
-  const readers: InstanceType<typeof sdk.MetricReader>[] = [];
-  if (pull !== undefined) readers.push(pull);
-  if (exporters !== undefined && options.otlp !== undefined) {
-    readers.push(
-      new sdk.PeriodicExportingMetricReader({
-        exporter: new exporters.OTLPMetricExporter(),
-        exportIntervalMillis: options.otlp.intervalMs,
-      }),
-    );
-  }
-  const provider = new sdk.MeterProvider({ resource, readers });
+  const provider = underEnvironment(options.env ?? process.env, () => {
+    // The environment's service name and attributes win over the bridge's default.
+    const resource = resources
+      .defaultResource()
+      .merge(resources.resourceFromAttributes({ 'service.name': options.serviceName }))
+      .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+    const readers: InstanceType<typeof sdk.MetricReader>[] = [];
+    if (pull !== undefined) readers.push(pull);
+    if (exporters !== undefined && options.otlp !== undefined) {
+      readers.push(
+        new sdk.PeriodicExportingMetricReader({
+          exporter: new exporters.OTLPMetricExporter(),
+          exportIntervalMillis: options.otlp.intervalMs,
+        }),
+      );
+    }
+    return new sdk.MeterProvider({ resource, readers });
+  });
   const instruments = bridgeInstruments(provider.getMeter('mcp-bridge-sdk', options.version));
   const serializer = prometheus === undefined ? undefined : new prometheus.PrometheusSerializer();
   return {

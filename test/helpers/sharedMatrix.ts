@@ -123,6 +123,15 @@ export function bridgeChildren(pid: number): number[] {
 }
 
 /**
+ * The process that runs the bridge of `pid`: in the matrix its shim's shared process (undefined
+ * until it listens), else the process itself.
+ */
+export function bridgeProcess(pid: number): number | undefined {
+  if (!runtimes.has(pid)) return pid;
+  return pidsIn(daemonLog(pid)).at(-1);
+}
+
+/**
  * Stops every shared process of the shims of this file (SIGTERM: it stops its upstreams as
  * `shared stop` does), waits until each is gone, and removes their runtime directories.
  */

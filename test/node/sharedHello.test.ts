@@ -14,6 +14,7 @@ describe('parseHello', () => {
   it('takes a valid hello', () => {
     expect(parseHello(JSON.stringify(hello))).toEqual(hello);
     expect(parseHello(JSON.stringify({ ...hello, graceMs: 0 }))).toEqual({ ...hello, graceMs: 0 });
+    expect(parseHello(JSON.stringify({ ...hello, secret: 'ab' }))).toEqual({ ...hello, secret: 'ab' });
   });
 
   it.each([
@@ -24,6 +25,7 @@ describe('parseHello', () => {
     ['an environment value that is not a string', JSON.stringify({ ...hello, env: { A: 1 } })],
     ['a negative grace', JSON.stringify({ ...hello, graceMs: -1 })],
     ['no cwd', JSON.stringify({ ...hello, cwd: undefined })],
+    ['a secret that is not a string', JSON.stringify({ ...hello, secret: 1 })],
   ])('refuses %s', (_what, text) => {
     expect(parseHello(text)).toBeUndefined();
   });

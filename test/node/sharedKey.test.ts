@@ -17,6 +17,20 @@ describe('childSharingKeyHash', () => {
     expect(childSharingKeyHash(['node', 'other.js'], '/w', { API_TOKEN: 'one' })).not.toBe(base);
   });
 
+  it('differs for entries that differ in an OTEL_ variable: the telemetry of a key is one (docs/shared.md#shared-telemetry)', () => {
+    const base = childSharingKeyHash(argv, '/w', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+    expect(childSharingKeyHash(argv, '/w', {})).not.toBe(base);
+    expect(
+      childSharingKeyHash(argv, '/w', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4319' }),
+    ).not.toBe(base);
+    expect(
+      childSharingKeyHash(argv, '/w', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_SERVICE_NAME: 'b',
+      }),
+    ).not.toBe(base);
+  });
+
   it('does not depend on the order of the environment', () => {
     expect(childSharingKeyHash(argv, '/w', { A: '1', B: '2' })).toBe(
       childSharingKeyHash(argv, '/w', { B: '2', A: '1' }),

@@ -159,7 +159,7 @@ describe('the lifecycle of the shared bridge', () => {
     });
   });
 
-  it('ends the shared process after its idle time without a session, and removes its socket', async (context) => {
+  it('ends the shared process after its idle time without a session, and removes its socket and secret', async (context) => {
     const place = sharedPlace(context);
     const shim = startShim(context, place, { bridgeArgs: ['--shared-idle', '1'] });
     await handshakeWithin(shim, STARTUP_MS);
@@ -168,6 +168,7 @@ describe('the lifecycle of the shared bridge', () => {
     expect(await exitWithin(shim, STARTUP_MS)).toMatchObject({ code: 0, signal: null });
     await waitFor(() => !isRunning(daemon), { what: 'the shared process ending when idle' });
     expect(existsSync(join(place.dir, 'shared.sock'))).toBe(false);
+    expect(existsSync(join(place.dir, 'shared.secret'))).toBe(false);
   });
 
   it('shows its upstreams without secrets in shared status, and ends with shared stop', async (context) => {

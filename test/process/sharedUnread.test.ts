@@ -6,6 +6,7 @@
  * Needs the build (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,7 +67,17 @@ describe('the unread output of a shim', () => {
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const send = (frame: object): boolean => socket.write(record(TO_SHARED.line, JSON.stringify(frame)));
     const argv = ['--', process.execPath, '-e', BIG_UPSTREAM];
-    const hello = { v: 1, kind: 'session', profile: 'mcp-bridge', argv, cwd: process.cwd(), env: place.env };
+    // With the shared process's secret, as a shim sends it (docs/shared.md#shared-secret).
+    const secret = readFileSync(join(place.dir, 'shared.secret'), 'utf8');
+    const hello = {
+      v: 1,
+      kind: 'session',
+      profile: 'mcp-bridge',
+      argv,
+      cwd: process.cwd(),
+      env: place.env,
+      secret,
+    };
     socket.write(record(TO_SHARED.hello, JSON.stringify(hello)));
     send(initializeRequest(1));
     await waitFor(() => frames.length === 1, { timeoutMs: STARTUP_MS, what: 'the initialize result' });

@@ -7,7 +7,8 @@ import { connect, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { lstatSync, unlinkSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { prepareSocketPlace } from './socketPlace.js';
+import { publishSharedSecret, removeStaleSecret } from './secret.js';
+import { prepareSocketPlace, socketPlaceFor } from './socketPlace.js';
 import type { SocketPlaceInputs, SocketPlaceRefusal } from './socketPlace.js';
 
 /** How listenShared ended: listening, another shared process answers, or the place was refused. */
@@ -32,6 +33,12 @@ export function sharedPath(
   const prepared = prepareSocketPlace(inputs);
   return prepared.ok ? { ok: true, path: prepared.place.socketPath } : prepared;
 }
+
+/**
+ * Where the secret of the shared process lives (secret.ts, docs/shared.md#shared-secret): the
+ * socket's directory; on Windows the place's directory in the user's own temporary directory.
+ */
+export const sharedSecretDir = (inputs: SocketPlaceInputs): string => socketPlaceFor(inputs).dir;
 
 /** Whether something answers on `path`: true connected, false refused or absent. */
 export function probe(path: string): Promise<boolean> {
@@ -58,12 +65,15 @@ function listenOn(server: Server, path: string): Promise<NodeJS.ErrnoException |
 
 /**
  * Binds `server` on the shared path. EADDRINUSE with a live peer: `taken`. With a dead socket of
- * ours (connect refused): it is removed once and the bind tried again; a second EADDRINUSE means
- * another process won the race, also `taken`. A path that is not ours is refused, never removed.
+ * ours (connect refused): it is removed once, with its stale secret, and the bind tried again; a
+ * second EADDRINUSE means another process won the race, also `taken`. A path that is not ours is
+ * refused, never removed. Once bound, `secret` is written for the shims (secret.ts); a secret file
+ * that is not ours is refused (the socket is closed and removed again), and `close` removes both.
  */
 export async function listenShared(
   inputs: SocketPlaceInputs,
   onConnection: (socket: Socket) => void,
+  secret: string,
 ): Promise<ListenOutcome> {
   const where = sharedPath(inputs);
   if (!where.ok) return { kind: 'refused', refusal: where.refusal };
@@ -74,7 +84,17 @@ export async function listenShared(
     if (error === undefined) {
       // Our own socket file: removed at close only while it is still the one we bound.
       const bound = process.platform === 'win32' ? undefined : lstatSync(path).ino;
-      return { kind: 'listening', server, path, close: () => removeOwn(path, bound) };
+      const published = publishSharedSecret(sharedSecretDir(inputs), inputs.uid, secret);
+      if (!published.ok) {
+        server.close();
+        removeOwn(path, bound);
+        return { kind: 'refused', refusal: published.refusal };
+      }
+      const close = (): void => {
+        published.remove();
+        removeOwn(path, bound);
+      };
+      return { kind: 'listening', server, path, close };
     }
     if (error.code !== 'EADDRINUSE' || attempt === 1 || process.platform === 'win32') {
       if (error.code === 'EADDRINUSE') return { kind: 'taken', path };
@@ -89,6 +109,8 @@ export async function listenShared(
     } catch {
       // Removed by the other starter already: the bind decides.
     }
+    // Its secret too, so that no shim reads it once this process is bound (docs/shared.md#shared-secret).
+    removeStaleSecret(sharedSecretDir(inputs), inputs.uid);
   }
   return { kind: 'taken', path };
 }

@@ -113,6 +113,11 @@ export interface SharedHello {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `--shared-grace` in ms, when given. */
   readonly graceMs?: number;
+  /**
+   * The shared process's secret, read from its file (secret.ts, docs/shared.md#shared-secret); a
+   * hello without the right one is refused. Never logged.
+   */
+  readonly secret?: string;
 }
 
 export const SHARED_FRAMING_VERSION = 1;

@@ -17,7 +17,7 @@ export interface SocketPlace {
 
 /** Why a place was refused: a stable code and a message that names the path (no secret in it). */
 export interface SocketPlaceRefusal {
-  readonly code: 'shared_dir_unsafe' | 'shared_socket_unsafe';
+  readonly code: 'shared_dir_unsafe' | 'shared_socket_unsafe' | 'shared_secret_unsafe';
   readonly message: string;
 }
 
