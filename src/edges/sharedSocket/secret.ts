@@ -12,6 +12,7 @@ import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, open
 import { readFileSync, unlinkSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
+import { lstatOrUndefined, pathProblem } from './socketPlace.js';
 import type { SocketPlaceRefusal } from './socketPlace.js';
 
 /** The file's name, in the socket's directory. */
@@ -40,22 +41,8 @@ export function secretMatches(given: unknown, secret: string): boolean {
 }
 
 /** Why a file at the secret's path is not the user's secret, or undefined when it is. */
-function secretCheck(stat: Stats, uid: number): string | undefined {
-  if (stat.isSymbolicLink()) return 'is a symbolic link';
-  if (!stat.isFile()) return 'is not a regular file';
-  if (!POSIX) return undefined;
-  if (stat.uid !== uid) return `is owned by uid ${String(stat.uid)}, not ${String(uid)}`;
-  if ((stat.mode & 0o777) !== 0o600) return `has mode ${(stat.mode & 0o777).toString(8)}, not 600`;
-  return undefined;
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
+const secretCheck = (stat: Stats, uid: number): string | undefined =>
+  pathProblem(stat, uid, { kind: 'file', mode: 0o600, posix: POSIX });
 
 const refusal = (path: string, problem: string): SocketPlaceRefusal => ({
   code: 'shared_secret_unsafe',

@@ -76,31 +76,59 @@ export function prepareSocketPlace(inputs: SocketPlaceInputs): SocketPlaceOutcom
   } catch (error) {
     return refuse('shared_dir_unsafe', `cannot create ${place.dir}: ${(error as Error).message}`);
   }
-  const dirProblem = dirCheck(lstatSync(place.dir), inputs.uid);
+  const dirProblem = pathProblem(lstatSync(place.dir), inputs.uid, {
+    kind: 'directory',
+    mode: 0o700,
+    posix: true,
+  });
   if (dirProblem !== undefined) return refuse('shared_dir_unsafe', `${place.dir} ${dirProblem}`);
   const socketStat = lstatOrUndefined(place.socketPath);
-  const socketProblem = socketStat === undefined ? undefined : socketCheck(socketStat, inputs.uid);
+  const socketProblem =
+    socketStat === undefined
+      ? undefined
+      : pathProblem(socketStat, inputs.uid, { kind: 'socket', posix: true });
   if (socketProblem !== undefined) {
     return refuse('shared_socket_unsafe', `${place.socketPath} ${socketProblem}`);
   }
   return { ok: true, place };
 }
 
-function dirCheck(stat: Stats, uid: number): string | undefined {
-  if (stat.isSymbolicLink()) return 'is a symbolic link';
-  if (!stat.isDirectory()) return 'is not a directory';
+/** What a path of the shared process must be, checked with `lstat` before it is used. */
+export interface PathRule {
+  readonly kind: 'directory' | 'file' | 'socket';
+  /** The permission bits it must have exactly; absent: any. */
+  readonly mode?: number;
+  /** Whether owner and mode mean anything here (false on Windows). */
+  readonly posix: boolean;
+}
+
+const KIND_PROBLEM = {
+  directory: 'is not a directory',
+  file: 'is not a regular file',
+  socket: 'is not a socket',
+};
+
+/**
+ * Why a path is not what `rule` asks, or undefined when it is: not a symbolic link (a socket
+ * path's kind says it), of that kind, owned by `uid`, with that mode. One rule for the directory,
+ * the socket (docs/shared.md#shared-socket) and the secret (docs/shared.md#shared-secret).
+ */
+export function pathProblem(stat: Stats, uid: number, rule: PathRule): string | undefined {
+  if (rule.kind !== 'socket' && stat.isSymbolicLink()) return 'is a symbolic link';
+  const kindOk =
+    rule.kind === 'directory' ? stat.isDirectory() : rule.kind === 'file' ? stat.isFile() : stat.isSocket();
+  if (!kindOk) return KIND_PROBLEM[rule.kind];
+  if (!rule.posix) return undefined;
   if (stat.uid !== uid) return `is owned by uid ${String(stat.uid)}, not ${String(uid)}`;
-  if ((stat.mode & 0o777) !== 0o700) return `has mode ${(stat.mode & 0o777).toString(8)}, not 700`;
+  const mode = stat.mode & 0o777;
+  if (rule.mode !== undefined && mode !== rule.mode) {
+    return `has mode ${mode.toString(8)}, not ${rule.mode.toString(8)}`;
+  }
   return undefined;
 }
 
-function socketCheck(stat: Stats, uid: number): string | undefined {
-  if (!stat.isSocket()) return 'is not a socket';
-  if (stat.uid !== uid) return `is owned by uid ${String(stat.uid)}, not ${String(uid)}`;
-  return undefined;
-}
-
-function lstatOrUndefined(path: string): Stats | undefined {
+/** The `lstat` of a path, or undefined when there is none. */
+export function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch {
