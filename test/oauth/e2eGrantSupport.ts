@@ -8,7 +8,8 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { markerForms } from '../helpers/secretScan.js';
-import type { AuthServer } from '../fixtures/oauth/authServer.js';
+import { JWT_BEARER } from '../fixtures/oauth/authServer.js';
+import type { AuthServer, PreRegisteredClient } from '../fixtures/oauth/authServer.js';
 import type { ProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { RunOptions, RunPlace } from './e2eSupport.js';
 import { startFileStoreBridge, type E2eSuite } from './e2eSuite.js';
@@ -84,3 +85,12 @@ export function grantRuns(suite: E2eSuite) {
     ) => refusedStart(suite, as, mcp, p, options, secrets),
   };
 }
+
+/** The authorization server's client of the id-jag tests: a jwt-bearer client with `secret` (Basic). */
+export const xaaClient = (secret: string): PreRegisteredClient => ({
+  client_id: 'xaa-client',
+  client_secret: secret,
+  token_endpoint_auth_method: 'client_secret_basic',
+  redirect_uris: [],
+  grant_types: [JWT_BEARER],
+});

@@ -23,7 +23,7 @@ import {
   TOKEN_EXCHANGE,
   type TestIdp,
 } from '../fixtures/oauth/testIdp.js';
-import { expectDirectoryClean, grantRuns, privateFile } from './e2eGrantSupport.js';
+import { expectDirectoryClean, grantRuns, privateFile, xaaClient } from './e2eGrantSupport.js';
 import { runPlace, startServers } from './e2eSupport.js';
 import { e2eSuite } from './e2eSuite.js';
 
@@ -59,15 +59,7 @@ async function world(options: { jwtBearer?: boolean; clock?: MovableClock } = {}
       dynamicRegistration: false,
       ...(options.jwtBearer === false ? {} : { jwtBearer: { publicKeyPem: jagKey.publicKeyPem } }),
       ...(options.clock === undefined ? {} : { accessTokenTtlSeconds: 2, now: options.clock.now }),
-      clients: [
-        {
-          client_id: 'xaa-client',
-          client_secret: AS_SECRET,
-          token_endpoint_auth_method: 'client_secret_basic',
-          redirect_uris: [],
-          grant_types: [JWT_BEARER],
-        },
-      ],
+      clients: [xaaClient(AS_SECRET)],
     },
     {},
   );

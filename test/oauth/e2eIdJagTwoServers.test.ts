@@ -27,7 +27,7 @@ import { platformKey } from '../fixtures/oauth/jwtAssertion.js';
 import type { PlatformKey } from '../fixtures/oauth/jwtAssertion.js';
 import { startProtectedMcp } from '../fixtures/oauth/protectedMcp.js';
 import type { ProtectedMcp, TokenIssuer } from '../fixtures/oauth/protectedMcp.js';
-import { expectDirectoryClean, grantRuns } from './e2eGrantSupport.js';
+import { expectDirectoryClean, grantRuns, xaaClient } from './e2eGrantSupport.js';
 import { runPlace } from './e2eSupport.js';
 import type { BridgeRun, RunOptions, RunPlace } from './e2eSupport.js';
 import { e2eSuite, startFileStoreBridge } from './e2eSuite.js';
@@ -66,15 +66,7 @@ async function server(jagKey: PlatformKey, secret: string): Promise<Server> {
     caPem: certs.caPem,
     dynamicRegistration: false,
     jwtBearer: { publicKeyPem: jagKey.publicKeyPem },
-    clients: [
-      {
-        client_id: 'xaa-client',
-        client_secret: secret,
-        token_endpoint_auth_method: 'client_secret_basic',
-        redirect_uris: [],
-        grant_types: [JWT_BEARER],
-      },
-    ],
+    clients: [xaaClient(secret)],
   });
   closers.push(() => as.close());
   const seen: string[] = [];

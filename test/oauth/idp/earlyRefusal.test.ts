@@ -19,7 +19,7 @@ import { markedForRefresh } from '../../../src/oauth/refreshMark.js';
 import { idpSessionKey } from '../../../src/oauth/store/identity.js';
 import { createMemoryStore } from '../../../src/oauth/store/memoryStore.js';
 import type { TokenStore } from '../../../src/oauth/store/types.js';
-import { JWT_BEARER } from '../../fixtures/oauth/authServer.js';
+import { xaaClient } from '../e2eGrantSupport.js';
 import type { AuthServer } from '../../fixtures/oauth/authServer.js';
 import { startHandIdp } from '../../fixtures/oauth/handIdp.js';
 import type { HandIdp } from '../../fixtures/oauth/handIdp.js';
@@ -63,15 +63,7 @@ async function world(): Promise<World> {
   const { as, mcp: a } = await suite.servers({
     dynamicRegistration: false,
     jwtBearer: { publicKeyPem: jagKey.publicKeyPem },
-    clients: [
-      {
-        client_id: 'xaa-client',
-        client_secret: AS_SECRET,
-        token_endpoint_auth_method: 'client_secret_basic',
-        redirect_uris: [],
-        grant_types: [JWT_BEARER],
-      },
-    ],
+    clients: [xaaClient(AS_SECRET)],
   });
   const b = await suite.mcpFor(as);
   idp.allowResource(a.url);
