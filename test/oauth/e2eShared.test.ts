@@ -107,11 +107,12 @@ describe('mcp-bridge-vscode --shared <url> with a server that needs a sign-in', 
     expect(signInLines).toContain(1);
     expect(place.log().filter((line) => line.includes('sign in at'))).toEqual([]);
     // The token file is in the user's state directory (XDG_STATE_HOME of the entry), the lock
-    // file is gone, and the shared process's own directory holds its log and socket only.
+    // file is gone, and the shared process's own directory holds its log, socket and secret only
+    // (docs/shared.md#shared-secret): no token.
     const stored = filesBelow(run.stateDir);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored.filter((file) => file.endsWith('.lock'))).toEqual([]);
-    expect(filesBelow(place.dir)).toEqual(['daemon.log']);
+    expect(filesBelow(place.dir).sort()).toEqual(['daemon.log', 'shared.secret']);
     expect(one.elicited).toEqual([]);
     expect(two.elicited).toEqual([]);
   });
