@@ -1,5 +1,6 @@
 /**
- * One sign-in at the IdP for two bridge processes of two servers (docs/sign-in.md#sign-in-idp-session, docs/sign-in.md#sign-in-id-jag): the BUILT `mcp-bridge
+ * One sign-in at the IdP for two bridge processes of two servers
+ * (docs/sign-in.md#sign-in-idp-session, docs/sign-in.md#sign-in-id-jag): the BUILT `mcp-bridge
  * --grant id-jag` without `--id-token-file`, twice, each under an SDK 1.x Client that declares no
  * elicitation, in front of its own protected MCP server and authorization server (oidc-provider,
  * which takes the IdP's ID-JAG in its jwt-bearer grant). One hand-written IdP
