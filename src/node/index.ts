@@ -31,6 +31,7 @@ export type { SharedHost, SharedHostOptions, SharedStatus } from './sharedHost.j
 export type { SharedPlan, SharedSignIn } from './sharedPlan.js';
 export type { SharedSessionSettings } from './sharedSession.js';
 export { listenShared } from '../edges/sharedSocket/listen.js';
+export { newSharedSecret } from '../edges/sharedSocket/secret.js';
 export type { ListenOutcome } from '../edges/sharedSocket/listen.js';
 export type { SocketPlaceInputs, SocketPlaceRefusal } from '../edges/sharedSocket/socketPlace.js';
 export type { SharedHello } from '../edges/sharedSocket/records.js';

@@ -43,6 +43,7 @@ describe('public API', () => {
       'createSharedHost',
       'createStderrLogger',
       'listenShared',
+      'newSharedSecret',
       'readChunks',
       'serveHttp',
       'serveStdio',
