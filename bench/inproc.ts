@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { decodeLines } from '../operators/decodeLines.js';
 import { encodeFrames } from '../operators/encodeFrames.js';
 import { DEFAULT_LIMITS } from '../src/bridge/config.js';
+import { ajvInputChecks } from '../src/node/inputChecks.js';
 import { createRpcConnection } from '../src/bridge/rpcConnection.js';
 import type { LineTransport } from '../src/ports/lineTransport.js';
 import type { Logger } from '../src/ports/logger.js';
@@ -74,7 +75,12 @@ async function run(): Promise<number> {
   const bridge = createProfileBridge(
     vscodeProfile,
     { version: '0.0.0', fallbackName: 'echo', limits: DEFAULT_LIMITS },
-    { connect: () => new Observable((s) => s.next(createRpcConnection(echoTransport(), logger))), logger },
+    {
+      connect: () => new Observable((s) => s.next(createRpcConnection(echoTransport(), logger))),
+      logger,
+      // As the executable (src/node/serveStdio.ts): loaded only when a round asks for input.
+      checks: ajvInputChecks,
+    },
   );
   const input$ = new Subject<Uint8Array>();
   let pendingIn: string[] = [];

@@ -271,12 +271,14 @@ describe('forwardRequest', () => {
     expect(calls[0]![1]!.params).toEqual({ name: 'greet', inputResponses: { name: NAME }, _meta: META });
   });
 
-  it('input_required of another method is its result', () => {
+  it('input_required of another method is invalid_response', () => {
     scheduler().run((helpers) => {
       const { cold, expectObservable } = helpers;
       const asked = inputRequired({ name: FORM });
       const { run } = forward(helpers, { rounds: [cold('-(i|)', { i: up(asked) })] });
-      expectObservable(run(req(1, 'tools/list'))).toBe('-(I|)', { I: resultOutput(asked) });
+      expectObservable(run(req(1, 'tools/list'))).toBe('-(E|)', {
+        E: errorOutput(wireError('invalid_response', 'an input_required result for tools/list')),
+      });
     });
   });
 
@@ -326,19 +328,19 @@ describe('forwardRequest', () => {
     ]);
   });
 
-  it('without checks an input round fails the request with internal and a log line', () => {
+  it('without checks an input request ends the request with internal and a log line', () => {
     let logs: string[] = [];
-    let failure: unknown;
     scheduler().run((helpers) => {
-      const { cold } = helpers;
+      const { cold, expectObservable } = helpers;
       const forwarded = forward(helpers, {
         rounds: [cold('-(i|)', { i: up(inputRequired({ name: FORM })) })],
         noChecks: true,
       });
       logs = forwarded.logs;
-      forwarded.run(req(1, 'tools/call')).subscribe({ error: (error: unknown) => (failure = error) });
+      expectObservable(forwarded.run(req(1, 'tools/call'))).toBe('-(E|)', {
+        E: errorOutput(wireError('internal')),
+      });
     });
-    expect(failure).toMatchObject({ code: 'internal' });
     expect(logs).toEqual([
       'err@1: request 1 (tools/call): the bridge has no input checks (BridgeDeps.checks), thus it cannot send input requests to the client',
     ]);

@@ -3,8 +3,7 @@
  * Alphabet (marbles/README.md): lower case is inbound (upstream events, client answers, aborts),
  * upper case is outbound. 1 frame = 1 ms. Each upstream round is a cold picked from `rounds`.
  */
-import { Subject } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_DRIVE_INPUT_ROUNDS_CONFIG, driveInputRounds } from '../operators/driveInputRounds.js';
@@ -507,6 +506,37 @@ describe('driveInputRounds', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('a round with a limit is cut at it, after its failure is made, and the failure is the error output', () => {
+    const order: string[] = [];
+    scheduler().run((helpers) => {
+      const { cold, hot, expectObservable, expectSubscriptions } = helpers;
+      const round1 = cold('   -(i|)', { i: up(inputRequired({ name: FORM })) });
+      const answers = hot('  ---n', { n: answer('b-1', NAME) });
+      // Round 2 never answers: its limit (4 ms from its start at frame 3) ends it at frame 7.
+      const round2 = new Observable<ExchangeEvent>(() => () => order.push('cut'));
+      const expected = '     -Q 5ms (X|)';
+      const round1Subs = '   ^!';
+      const { output$ } = drive(helpers, {
+        rounds: [round1, round2],
+        answers,
+        deps: {
+          // Round 1 answers within its limit; round 2 does not.
+          limitMs: (round) => (round === 1 ? 2 : 4),
+          limitFailure: (round) => {
+            order.push(`failure of round ${round}`);
+            return new BridgeError('timeout', { detail: `round ${round}: no response in 4 ms` });
+          },
+        },
+      });
+      expectObservable(output$).toBe(expected, {
+        Q: out(ASK_FORM('b-1')),
+        X: failed(bridgeError('timeout', 'round 2: no response in 4 ms')),
+      });
+      expectSubscriptions(round1.subscriptions).toBe(round1Subs);
+    });
+    expect(order).toEqual(['failure of round 2', 'cut']);
+  });
+
   // How one round holds together (operators/internal/): not rules of the protocol, but what the rules rest on.
   describe('the rounds machinery', () => {
     it('an answer sent while its bridge request is delivered is not missed', () => {
@@ -526,14 +556,15 @@ describe('driveInputRounds', () => {
       expect(seen).toEqual([out(ASK_FORM('b-1')), done()]);
     });
 
-    it('the input timeout ends the wait for answers while the exchange is still open', () => {
+    it('an exchange is let go at its response, and the input timeout ends the request then', () => {
       scheduler().run((helpers) => {
         const { cold, hot, expectObservable, expectSubscriptions } = helpers;
         const round1 = cold('   -i 19ms |', { i: up(inputRequired({ name: FORM })) });
         const answers = hot('  -------------n', { n: answer('b-1', NAME) });
         const round2 = cold('   -(R|)', { R: up(FINAL, 2) });
-        const expected = '     -Q 9ms (CX) 6ms |';
+        const expected = '     -Q 9ms (CX|)';
         const answerSubs = '   -^---------!';
+        const round1Subs = '   ^!';
         const { output$ } = drive(helpers, {
           rounds: [round1, round2],
           answers,
@@ -545,6 +576,7 @@ describe('driveInputRounds', () => {
           X: failed(bridgeError('input_timeout', 'no answers in 10 ms (input requests of the round: 1)')),
         });
         expectSubscriptions(answers.subscriptions).toBe(answerSubs);
+        expectSubscriptions(round1.subscriptions).toBe(round1Subs);
         expectSubscriptions(round2.subscriptions).toBe([]);
       });
     });

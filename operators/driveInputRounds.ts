@@ -4,7 +4,7 @@ import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundOutput } from '../src/codec/input/index.js';
 import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { ErrorObject } from '../src/protocol/jsonrpc.js';
-import { driveRounds } from './internal/driveRounds.js';
+import { driveRounds, startRounds, stopRounds } from './internal/driveRounds.js';
 
 export type {
   ClientAnswer,
@@ -54,6 +54,13 @@ export interface InputRoundsDeps extends input.RoundsConnection {
   readonly abort$: Observable<{ readonly reason: string; readonly error?: ErrorObject }>;
   /** Log lines, without the `request <id> (<method>): ` prefix that the caller adds. */
   readonly log?: (level: input.InputLogEntry['level'], text: string) => void;
+  /**
+   * The time limit of round n's exchange in ms, from its start (rule 19); none when absent. At
+   * the limit `limitFailure(n)` is made first (a reason it sets reaches the cancellation
+   * upstream), then the exchange is cut and the request ends with it as an error output.
+   */
+  readonly limitMs?: (round: number) => number;
+  readonly limitFailure?: (round: number) => unknown;
 }
 
 /**
@@ -94,6 +101,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * 16. a refused request state is logged with the input wait of the round before
  * 17. a second answer before the round ends is dropped
  * 18. a throw of exchange, nextBridgeId, nextElicitationId, checks or log ends the request with an error output
+ * 19. a round with a limit is cut at it, after its failure is made, and the failure is the error output
  *
  * @example
  * import type { Observable } from 'rxjs';
@@ -132,6 +140,34 @@ export function driveInputRounds(
 ): Observable<RoundOutput> {
   const { scheduler = asyncScheduler } = config;
   input.checkRoundsSettings(config);
-  // The state of each subscription and its rounds: internal/driveRounds.ts.
-  return new Observable<RoundOutput>((subscriber) => driveRounds(config, deps, scheduler, subscriber));
+  return new Observable<RoundOutput>((subscriber) => {
+    // The state of each subscription and its rounds: internal/driveRounds.ts, which
+    // forwardRequest runs for every request too.
+    const rounds = driveRounds(
+      config,
+      {
+        connection: deps,
+        // Plain functions, as their types promise, whatever `deps` is.
+        exchange: (round, extras) => deps.exchange(round, extras),
+        log: deps.log,
+        limitMs: deps.limitMs,
+        limitFailure: deps.limitFailure,
+      },
+      scheduler,
+      subscriber,
+      subscriber,
+    );
+    // Subscribed before round 1, as `takeUntil` does: a stop before it starts nothing.
+    rounds.work.add(
+      deps.abort$.subscribe({
+        next: (abort) => stopRounds(rounds, abort),
+        error: (error: unknown) => {
+          rounds.work.unsubscribe();
+          subscriber.error(error);
+        },
+      }),
+    );
+    if (!rounds.work.closed) startRounds(rounds);
+    return rounds.work;
+  });
 }

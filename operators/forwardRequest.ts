@@ -58,7 +58,7 @@ export interface ForwardRequestDeps<T> {
   track(id: RequestId, stop: (abort: ForwardAbort) => void): void;
   /** The request ended: its `track` is void. */
   untrack(id: RequestId, stop: (abort: ForwardAbort) => void): void;
-  /** The connection's side of input rounds; without `checks` an input round fails (rule 11). */
+  /** The connection's side of input rounds; without `checks` an input request ends the request (rule 11). */
   readonly rounds: Omit<RoundsConnection, 'checks'> & {
     readonly answers$: Observable<ClientAnswer>;
     readonly checks?: InputSchemaChecks;
@@ -78,11 +78,11 @@ export interface ForwardRequestDeps<T> {
  * output:            -p-P-R|      through toClient; limit of the method
  * ```
  *
- * Round 1 is one exchange on the request's own sink and one action of the scheduler (the limit
- * and the first slow-request line share it while both are pending); only a result that says
- * `input_required` starts `driveInputRounds`, whose later rounds have `withDeadline` limits.
- * Written by hand, as RxJS writes its own operators: per subscription one subscriber and the
- * state in one object.
+ * Every round, round 1 as the others, is a round of the one round driver that driveInputRounds
+ * runs too (internal/driveRounds.ts): one upstream exchange with its own `withDeadline` limit,
+ * and, when a result of `tools/call`, `prompts/get` or `resources/read` says `input_required`,
+ * the input requests and the wait for their answers before the next round. The slow-request
+ * lines run beside it on the same scheduler; a stop cuts it as `takeUntil` does.
  *
  * Rules (marbles/forwardRequest.marbles.test.ts):
  * 1. the response of round 1 is the last output: its result or its error
@@ -92,10 +92,10 @@ export interface ForwardRequestDeps<T> {
  * 5. a client cancel cuts the exchange with its reason and sends nothing
  * 6. an abort with an error cuts the exchange and answers with that error
  * 7. input_required of tools/call, prompts/get or resources/read starts the input rounds
- * 8. input_required of another method is its result
+ * 8. input_required of another method is invalid_response
  * 9. each later round has its own limit from its start
  * 10. a slow request logs a line after slowFirstMs, then every slowEveryMs, saying what it waits for
- * 11. without checks an input round fails the request with internal and a log line
+ * 11. without checks an input request ends the request with internal and a log line
  * 12. a throw of meta or of the exchange is an error output; a throw of toClient or log errors the output
  * 13. a request stopped when it is tracked starts no exchange
  *

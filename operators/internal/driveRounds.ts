@@ -1,65 +1,60 @@
 /**
- * One subscription of driveInputRounds (rules in ../driveInputRounds.ts): the stop, the first
- * round, the end. One plain subscription per round instead of a graph of operators: a round
- * (inputRound.ts) owns its upstream exchange, the wait for its answers and the next round; the
- * rounds share one context (roundsContext.ts).
+ * The round driver: the rounds of one client request from round 1, for driveInputRounds and for
+ * forwardRequest alike (rules in ../driveInputRounds.ts and ../forwardRequest.ts). Round 1 is a
+ * round as every other (inputRound.ts): one upstream exchange with its own limit, the wait for
+ * the answers it asks for, and the next round; the rounds share one context (roundsContext.ts).
+ * A stop cuts the work as `takeUntil` does and ends the request
+ * (docs/requests.md#requests-cancellation).
  */
-import { Subscription, throwError } from 'rxjs';
-import type { Observable, SchedulerLike, Subscriber, TeardownLogic } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
-import type { RoundOutput } from '../../src/codec/input/index.js';
-import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import type { ErrorObject } from '../../src/protocol/jsonrpc.js';
-import type { DriveInputRoundsConfig, InputRoundsDeps } from '../driveInputRounds.js';
-import { runRound } from './inputRound.js';
-import { roundsContext } from './roundsContext.js';
+import { startRound } from './inputRound.js';
+import { applyTransition, roundsContext } from './roundsContext.js';
+import type { Live, RoundDeps, RoundsContext, RoundsSink } from './roundsContext.js';
 
-/** Runs the rounds for `subscriber`; returns the teardown of the subscription. */
-export function driveRounds(
-  config: DriveInputRoundsConfig,
-  deps: InputRoundsDeps,
-  scheduler: SchedulerLike,
-  subscriber: Subscriber<RoundOutput>,
-): TeardownLogic {
-  const context = roundsContext(config, deps, scheduler, subscriber); // per subscription
-  const exchange$ = firstExchange(deps);
-  const work = new Subscription();
-  let stopped: { readonly reason: string; readonly error?: ErrorObject } | undefined;
-  const finish = (): void => {
-    work.unsubscribe();
-    if (stopped !== undefined) {
-      const end = stopped.error && { error: stopped.error };
-      context.apply(input.endRounds(context.state, end, stopped.reason), subscriber);
-    }
-    subscriber.complete();
-  };
-  // Subscribed before the first round, as `takeUntil` does: a stop before it starts nothing.
-  work.add(
-    deps.abort$.subscribe({
-      next: (abort) => {
-        if (stopped !== undefined || work.closed) return;
-        stopped = abort;
-        finish();
-      },
-      error: (error: unknown) => {
-        work.unsubscribe();
-        subscriber.error(error);
-      },
-    }),
-  );
-  if (!work.closed) runRound(context, 1, exchange$, {}, 0, work, finish);
-  return () => work.unsubscribe();
+/** Why the rounds stop: a client cancel, the end of input, the loss of the upstream. */
+export interface RoundsStop {
+  /** Sent with `notifications/cancelled` for each bridge request still waiting for its answer. */
+  readonly reason: string;
+  /** The client's error response, if any (none for a client cancel). */
+  readonly error?: ErrorObject;
 }
 
+/** The rounds of one request; `work` is the teardown of all of them. */
+export type Rounds = RoundsContext;
+
+const NO_EXTRAS = Object.freeze({});
+
 /**
- * The exchange of round 1. A throw of `exchange` is a failure of that exchange (rule 18), as for
- * the later rounds, whose exchanges are made inside their round: an error output, not an error
- * of the stream.
+ * The rounds of one request whose outputs go to `sink` while `live` (the output's subscriber) is
+ * open; nothing runs before `startRounds`.
  */
-function firstExchange(deps: InputRoundsDeps): Observable<ExchangeEvent> {
-  try {
-    return deps.exchange(1, {});
-  } catch (thrown: unknown) {
-    return throwError(() => thrown);
-  }
+export function driveRounds(
+  settings: input.RoundsSettings,
+  deps: RoundDeps,
+  scheduler: SchedulerLike,
+  sink: RoundsSink,
+  live: Live,
+): Rounds {
+  return roundsContext(settings, deps, scheduler, sink, live);
+}
+
+/** Round 1. */
+export function startRounds(rounds: Rounds): void {
+  startRound(rounds, 1, NO_EXTRAS, 0);
+}
+
+/** Cuts the work, then ends the request with the outputs of the stop; nothing once ended. */
+export function stopRounds(rounds: Rounds, { reason, error }: RoundsStop): void {
+  if (rounds.work.closed) return;
+  // The exchange first: its cancellation upstream goes before what the client gets.
+  rounds.work.unsubscribe();
+  applyTransition(rounds, input.endRounds(rounds.state, error && { error }, reason), rounds.live);
+  rounds.sink.complete();
+}
+
+/** True while bridge requests of the current round wait for the client's answers. */
+export function waitingForClient(rounds: Rounds): boolean {
+  return rounds.state.outstanding.length > 0;
 }

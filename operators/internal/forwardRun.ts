@@ -1,15 +1,17 @@
 /**
  * One subscription of forwardRequest (rules in ../forwardRequest.ts): its start, its stop (a
  * client cancel, the end of input, the loss of the upstream) and its teardown; its state and
- * outputs are forwardState.ts. Round 1 is forwardFirstRound.ts, the slow-request lines
- * slowLines.ts, the input rounds after an `input_required` forwardRounds.ts.
+ * outputs are forwardState.ts. Its rounds, from round 1, are the round driver's that
+ * driveInputRounds runs too (driveRounds.ts), with the request's side of them
+ * (forwardRounds.ts); the slow-request lines are slowLines.ts.
  */
 import type { Subscriber } from 'rxjs';
 import type { JsonValue, RequestFrame } from '../../src/protocol/jsonrpc.js';
 import { CLIENT_CANCEL_REASON } from '../../src/protocol/cancelReasons.js';
 import { isObject } from '../../src/protocol/jsonrpc.js';
 import type { ForwardAbort } from '../forwardRequest.js';
-import { failFirstRound, startFirstRound } from './forwardFirstRound.js';
+import { driveRounds, startRounds, stopRounds } from './driveRounds.js';
+import { roundDeps, roundsSettings, roundsSink } from './forwardRounds.js';
 import { armSlowLines } from './slowLines.js';
 import { emitGuarded, finish } from './forwardState.js';
 import type { ForwardShared, Run } from './forwardState.js';
@@ -30,32 +32,23 @@ export function runForward(
     progressToken,
     lastProgress: -Infinity,
     cancelReason: CLIENT_CANCEL_REASON,
-    waitingForClient: false,
     ended: false,
-    current: undefined,
-    first: undefined,
-    limit: undefined,
+    rounds: undefined,
     slow: undefined,
     slowTicks: 0,
-    limitAfterSlow: undefined,
-    driverStop$: undefined,
   };
   shared.deps.track(request.id, run.stop);
   // Rule 13: a stop at once (the input ended before) ends the request here.
   if (!run.ended) {
     armSlowLines(run);
-    try {
-      startFirstRound(run);
-    } catch (error: unknown) {
-      // Rule 12: as a failure of the exchange, this request's error output.
-      failFirstRound(run, error);
-    }
+    const { scheduler } = shared;
+    run.rounds = driveRounds(roundsSettings(run), roundDeps(run), scheduler, roundsSink(run), subscriber);
+    startRounds(run.rounds);
   }
   return () => {
     run.ended = true;
     run.slow?.unsubscribe();
-    run.limit?.unsubscribe();
-    run.current?.unsubscribe();
+    run.rounds?.work.unsubscribe();
     shared.deps.untrack(request.id, run.stop);
   };
 }
@@ -65,12 +58,7 @@ function stopRun(run: Run, abort: ForwardAbort): void {
   if (run.ended) return;
   // Remembered before anything unsubscribes the upstream exchange: the reason goes upstream.
   run.cancelReason = abort.reason;
-  if (run.driverStop$ !== undefined) {
-    run.driverStop$.next(abort);
-    return;
-  }
-  run.limit?.unsubscribe();
-  run.current?.unsubscribe();
+  if (run.rounds !== undefined) return stopRounds(run.rounds, abort);
   if (abort.error !== undefined) emitGuarded(run, { type: 'error', error: abort.error });
   finish(run);
 }

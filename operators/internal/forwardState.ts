@@ -1,15 +1,15 @@
 /**
  * The state of one forwarded request (rules in ../forwardRequest.ts) and what every part of its
- * life writes with: its guarded outputs and log lines (rule 12) and its end. A leaf of the round
- * driver's files: forwardRun.ts (start, stop, teardown), forwardFirstRound.ts (round 1),
- * forwardRounds.ts (the input rounds) and slowLines.ts import it, and it imports none of them.
+ * life writes with: its guarded outputs and log lines (rule 12) and its end. A leaf:
+ * forwardRun.ts (start, stop, teardown), forwardRounds.ts (what the round driver gets) and
+ * slowLines.ts import it, and it imports none of them.
  */
-import type { SchedulerLike, Subject, Subscriber, Subscription, Unsubscribable } from 'rxjs';
+import type { SchedulerLike, Subscriber, Subscription } from 'rxjs';
 import type { RoundOutput } from '../../src/codec/input/index.js';
 import type { ProgressState } from '../../src/codec/progress.js';
 import type { RequestFrame } from '../../src/protocol/jsonrpc.js';
 import type { ForwardAbort, ForwardRequestConfig, ForwardRequestDeps } from '../forwardRequest.js';
-import type { FirstRound } from './forwardFirstRound.js';
+import type { Rounds } from './driveRounds.js';
 
 /** What the requests of one forwardRequest share: made once per connection. */
 export interface ForwardShared {
@@ -27,26 +27,12 @@ export interface Run extends ProgressState {
   readonly stop: (abort: ForwardAbort) => void;
   /** The reason sent upstream with `notifications/cancelled` when an exchange is cut. */
   cancelReason: string;
-  /** True while the rounds wait for the client's answers (the slow-request line). */
-  waitingForClient: boolean;
   ended: boolean;
-  /** The round-1 exchange, then the round driver once a result says `input_required`. */
-  current: Unsubscribable | undefined;
-  /** Round 1's sink, also the work its limit watches. */
-  first: FirstRound | undefined;
-  /** The limit of round 1, until its response or the hand-over. */
-  limit: Subscription | undefined;
+  /** The rounds, from round 1 (driveRounds.ts); undefined for a request stopped as it was tracked. */
+  rounds: Rounds | undefined;
   /** The next slow-request line, and how many were logged. */
   slow: Subscription | undefined;
   slowTicks: number;
-  /**
-   * When round 1's limit is longer than the wait for the first slow-request line, one action
-   * does both (one entry and one clock read per request): the first line arms the rest of the
-   * limit, this many ms, if round 1 still runs then.
-   */
-  limitAfterSlow: number | undefined;
-  /** Only while the round driver runs: how a stop reaches it. */
-  driverStop$: Subject<ForwardAbort> | undefined;
 }
 
 /** The output of one event for the client, if any; a throw of toClient errors the output (rule 12). */

@@ -1,8 +1,9 @@
 /**
- * One round of driveInputRounds: its upstream exchange, the round it opens on the upstream response,
- * and the hand-over to the next round once the answers are in (docs/input-rounds.md#input-rounds; rules in
- * ../driveInputRounds.ts). The state its rounds share is in roundsContext.ts, the wait for the
- * answers of a round in waitForAnswers.ts.
+ * One round of the round driver (driveRounds.ts): its upstream exchange with its limit, the round
+ * it opens on the upstream response, the wait for its answers and the next round
+ * (docs/input-rounds.md#input-rounds; rules in ../driveInputRounds.ts and ../forwardRequest.ts).
+ * Round 1 is a round as every other. The state its rounds share is in roundsContext.ts, the wait
+ * for the answers of a round in waitForAnswers.ts.
  *
  * Why here: a round owns RxJS subscriptions and a scheduled action, so it cannot live in
  * src/codec/input/, which is pure protocol logic without RxJS; src/bridge/ is above the operators
@@ -10,103 +11,160 @@
  * operator either: operators/internal/ is not exported by operators/index.ts, and the rule checks
  * (marbles/rules.test.ts) and the example checks scan only the files directly in operators/.
  */
-import { Subscription } from 'rxjs';
-import type { Observable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras } from '../../src/codec/input/index.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
 import type { ResponseFrame } from '../../src/protocol/jsonrpc.js';
+import { applyTransition, emitOutputs, failRounds, finishRounds } from './roundsContext.js';
 import type { RoundsContext } from './roundsContext.js';
+import { armLimit } from './timeLimit.js';
+import type { LimitedWork } from './timeLimit.js';
 import { waitForAnswers } from './waitForAnswers.js';
 
 /**
- * Round n, owned by `host`; `done` once it has ended, failed or not. One plain subscription per
- * round instead of a graph of operators. A failure of a round ends that round alone, as
- * `catchError` did around it.
+ * One upstream exchange of the rounds: the observer of the exchange and the work its limit
+ * watches in one object, whose functions are shared by all rounds and read the round from `this`
+ * (the exchange and the limit call them as its methods): a round costs one object.
  */
-export function runRound(
+interface Round extends LimitedWork {
+  readonly context: RoundsContext;
+  readonly n: number;
+  readonly extras: RetryExtras;
+  /** How long the client took to answer the round before, in ms (0 for round 1). */
+  readonly inputWaitMs: number;
+  /** True once the exchange answered, failed or ended: later events are dropped. */
+  over: boolean;
+  /** The exchange's subscription, until it is let go. */
+  exchange: Subscription | undefined;
+  next(this: Round, event: ExchangeEvent): void;
+  error(this: Round, error: unknown): void;
+  complete(this: Round): void;
+}
+
+/** Starts round n (from 1) with the retry extras of the round before (none for round 1). */
+export function startRound(
   context: RoundsContext,
   n: number,
-  exchange$: Observable<ExchangeEvent>,
   extras: RetryExtras,
   inputWaitMs: number,
-  host: Subscription,
-  done: () => void,
 ): void {
-  const { settings, deps } = context;
-  const own = new Subscription();
-  host.add(own);
-  let exchangeEnded = false;
-  let answering = 0; // responses of the exchange whose rounds have not ended
-  const end = (): void => {
-    if (own.closed) return;
-    own.unsubscribe();
-    host.remove(own);
-    done();
+  const { deps, work } = context;
+  const round: Round = {
+    context,
+    n,
+    extras,
+    inputWaitMs,
+    over: false,
+    exchange: undefined,
+    next: roundNext,
+    error: roundError,
+    complete: roundComplete,
+    ended: roundEnded,
+    limitFailure: roundLimitFailure,
+    failAtLimit: roundError,
   };
-  const endIfIdle = (): void => {
-    if (exchangeEnded && answering === 0) end();
-  };
-  const fail = (thrown: unknown): void => {
-    if (own.closed) return;
-    own.unsubscribe();
-    host.remove(own);
-    context.apply(input.endRounds(context.state, { error: input.errorOfThrown(thrown) }), host);
-    done();
-  };
-  const answered = (): void => {
-    answering -= 1;
-    endIfIdle();
-  };
+  // Made here for every round, round 1 as the others: a throw is a failure of this round's
+  // exchange (driveInputRounds rule 18), an error output, not an error of the stream.
+  let exchange$: Observable<ExchangeEvent>;
+  try {
+    exchange$ = deps.exchange(n, extras);
+  } catch (thrown: unknown) {
+    return failRounds(context, thrown);
+  }
+  const exchange = exchange$.subscribe(round);
+  // An exchange in memory may have answered while it was subscribed.
+  if (round.over || work.closed) return exchange.unsubscribe();
+  round.exchange = exchange;
+  work.add(exchange);
+  // The round's limit goes with its exchange, and is let go with it.
+  const limitMs = deps.limitMs?.(n);
+  if (limitMs !== undefined) exchange.add(armLimit(context.scheduler, limitMs, round));
+}
 
-  const respond = (frame: ResponseFrame): void => {
-    const carriedRequestState = extras.requestState !== undefined;
-    const opened = input.openRound(
-      context.state,
-      frame,
-      { n, carriedRequestState, inputWaitMs },
-      settings,
-      deps,
-    );
-    context.apply(opened, own);
-    if (opened.round === undefined) return answered();
-    const open = opened.round;
-    const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
-      const closed = input.closeRound(context.state, open.plan, answers);
-      context.apply(closed, own);
-      const retry = closed.retry;
-      if (retry === undefined || own.closed) return answered();
-      runRound(context, n + 1, deps.exchange(n + 1, retry), retry, waitedMs, own, answered);
-    };
-    if (open.ids.length === 0) return settle([], 0);
-    const timeout = (): void => {
-      const error = input.inputTimeoutError(settings.inputTimeoutMs, open.plan.inputRequestCount);
-      context.apply(input.endRounds(context.state, { error }, 'no answer in time'), own);
-      answered();
-    };
-    // The answers are watched before the bridge requests go out, so that none is missed.
-    waitForAnswers(context, open, own, { all: settle, timeout, fail });
-    context.emit(open.requests, own);
-  };
+/**
+ * Progress passes as it comes; the response ends the exchange (ExchangeEvent: the observable
+ * completes right after it), which is let go then with its limit, also one that never completes.
+ */
+function roundNext(this: Round, event: ExchangeEvent): void {
+  if (this.over) return;
+  const { context } = this;
+  try {
+    if (event.type !== 'response') {
+      return applyTransition(context, input.forwardProgress(context.state, event.frame), context.work);
+    }
+    this.over = true;
+    letGo(this);
+    onResponse(this, event.frame);
+  } catch (thrown: unknown) {
+    failRounds(context, thrown);
+  }
+}
 
-  own.add(
-    exchange$.subscribe({
-      next: (event) => {
-        try {
-          if (own.closed) return;
-          if (event.type !== 'response')
-            return context.apply(input.forwardProgress(context.state, event.frame), own);
-          answering += 1;
-          respond(event.frame);
-        } catch (thrown) {
-          fail(thrown);
-        }
-      },
-      error: fail,
-      complete: () => {
-        exchangeEnded = true;
-        endIfIdle();
-      },
-    }),
+function roundError(this: Round, error: unknown): void {
+  if (this.over) return;
+  this.over = true;
+  letGo(this);
+  failRounds(this.context, error);
+}
+
+/** An exchange that ends without a response ends the request without an output. */
+function roundComplete(this: Round): void {
+  if (this.over) return;
+  this.over = true;
+  letGo(this);
+  finishRounds(this.context);
+}
+
+function roundEnded(this: Round): boolean {
+  return this.over || this.context.work.closed;
+}
+
+/** Made before the exchange is cut (withDeadline rule 6): a reason it sets reaches upstream. */
+function roundLimitFailure(this: Round): unknown {
+  return this.context.deps.limitFailure?.(this.n);
+}
+
+function letGo(round: Round): void {
+  const exchange = round.exchange;
+  if (exchange === undefined) return;
+  round.exchange = undefined;
+  round.context.work.remove(exchange);
+  exchange.unsubscribe();
+}
+
+/** The response of a round: the end of the request, or the input requests of the next round. */
+function onResponse(round: Round, frame: ResponseFrame): void {
+  const { context, n, extras, inputWaitMs } = round;
+  const { settings, deps, work } = context;
+  const carriedRequestState = extras.requestState !== undefined;
+  const opened = input.openRound(
+    context.state,
+    frame,
+    { n, carriedRequestState, inputWaitMs },
+    settings,
+    deps.connection,
   );
+  applyTransition(context, opened, work);
+  if (opened.round === undefined) return finishRounds(context);
+  const open = opened.round;
+  const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
+    const closed = input.closeRound(context.state, open.plan, answers);
+    applyTransition(context, closed, work);
+    if (closed.retry === undefined || work.closed) return finishRounds(context);
+    startRound(context, n + 1, closed.retry, waitedMs);
+  };
+  if (open.ids.length === 0) return settle([], 0);
+  const timeout = (): void => {
+    const error = input.inputTimeoutError(settings.inputTimeoutMs, open.plan.inputRequestCount);
+    applyTransition(context, input.endRounds(context.state, { error }, 'no answer in time'), work);
+    finishRounds(context);
+  };
+  // The answers are watched before the bridge requests go out, so that none is missed.
+  waitForAnswers(context, open, work, {
+    all: settle,
+    timeout,
+    fail: (thrown) => failRounds(context, thrown),
+  });
+  emitOutputs(context, open.requests, work);
 }

@@ -43,7 +43,7 @@ export function waitForAnswers(
     owner.remove(wait);
   };
   wait.add(
-    context.deps.answers$.subscribe({
+    context.deps.connection.answers$.subscribe({
       next: (answer) => {
         try {
           // Answers to other ids and second answers are dropped (docs/lines.md#lines-client-responses; driveInputRounds rules 10, 17).

@@ -96,14 +96,6 @@ export function openExchange(
   entry.started = exchanges.logger.enabled('debug') ? Date.now() : 0;
   exchanges.pending.set(entry);
   const meta = params['_meta'];
-  if (options.fresh === true && isObject(meta) && meta['progressToken'] === undefined) {
-    // ExchangeOptions.fresh: nothing else holds these objects, so the token goes in place. Only
-    // for the first send: a request sent once more (retryRefusedVersion) finds its token set, and
-    // the frame sent first may still be held (an upstream in memory), so it is copied below.
-    meta['progressToken'] = id;
-    exchanges.transport.send(request(id, method, params));
-    return entry;
-  }
   // As `{ ...params, _meta: { ...meta, progressToken: id } }`, without the slow spreads; the
   // caller's objects stay as they were.
   const sentMeta = isObject(meta) ? shallowCopy(meta) : {};

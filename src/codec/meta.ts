@@ -11,7 +11,8 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
 } from '../protocol/metaKey.js';
-import { omit, setMember, shallowCopy } from './objects.js';
+import { omit, setMember } from './objects.js';
+import type { RetryExtras } from './input/types.js';
 import { REFERENCE_PASSTHROUGH } from '../protocol/metaPassthrough.js';
 import type { MetaPassthrough } from '../protocol/metaPassthrough.js';
 
@@ -109,15 +110,21 @@ export function isModernRequest(params: unknown): boolean {
 }
 
 /**
- * The params of an upstream request's first round: the client's params minus `task` and
- * `_meta` (forwardParams), with a copy of `meta` as `_meta` (shallowCopy: a spread cost a fifth
- * of the bridge's CPU per call, bench/README.md). A copy, because the connection may
- * set `_meta.progressToken` in place (ExchangeOptions.fresh) and `meta` is the caller's object
- * (ForwardRequestDeps.meta may return the same object every time): no operator writes into an
- * object a caller gave it (docs/architecture.md).
+ * The params of an upstream round (docs/requests.md#requests-deadlines): the client's params minus
+ * `task` and `_meta` (forwardParams), the retry extras of the round before (none for round 1)
+ * and `meta` as `_meta`. `meta` is the caller's object (ForwardRequestDeps.meta may return the
+ * same object every time) and goes in as it is: the connection copies it when it sets
+ * `_meta.progressToken` (src/bridge/rpcExchanges.ts), so no operator writes into an object a
+ * caller gave it (docs/architecture.md).
  */
-export function upstreamParams(params: JsonObject | undefined, meta: JsonObject): JsonObject {
+export function roundParams(
+  params: JsonObject | undefined,
+  extras: RetryExtras,
+  meta: JsonObject,
+): JsonObject {
   const out = params === undefined ? {} : omit(params, FORWARD_DROPPED);
-  out['_meta'] = shallowCopy(meta);
+  if (extras.inputResponses !== undefined) out['inputResponses'] = extras.inputResponses;
+  if (extras.requestState !== undefined) out['requestState'] = extras.requestState;
+  out['_meta'] = meta;
   return out;
 }

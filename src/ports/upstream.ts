@@ -31,14 +31,6 @@ export interface ExchangeOptions {
   /** For debug lines: `round <n> of client request <id>`. */
   readonly trace?: { readonly round: number; readonly clientId?: string | number };
   /**
-   * The params and their `_meta` object were made for this request and nothing else holds them:
-   * the connection may set `_meta.progressToken` in them instead of copying both (two copies
-   * fewer per forwarded call) for the first send; a request sent once more (retryRefusedVersion)
-   * is a copy. Default false: the caller's objects stay as they were. The bridge sets it on the
-   * first round of each forwarded request.
-   */
-  readonly fresh?: boolean;
-  /**
    * The client connection the exchange is made for: a sign-in it needs asks this port, never the
    * port of another connection (docs/sign-in.md#sign-in-consent, docs/serve.md#serve-routing).
    * Absent: the sign-in asks its relay's port.
@@ -47,8 +39,8 @@ export interface ExchangeOptions {
 }
 
 /**
- * An Observer of ExchangeEvent as an object whose functions read their state from `this`
- * (operators/internal/forwardFirstRound.ts subscribes one to `request`). Not part of the package's API.
+ * What an exchange reports to: the subscriber of its observable, which src/bridge/rpcExchanges.ts
+ * keeps in its table until the response. Not part of the package's API.
  */
 export interface ExchangeSink {
   next(event: ExchangeEvent): void;

@@ -40,12 +40,12 @@ describe('import cycles', () => {
 
   it('lint refuses a file that closes a cycle, naming its members', async () => {
     const eslint = new ESLint({ cwd: new URL('.', ROOT).pathname });
-    // forwardFirstRound.ts imports forwardState.ts: this import back closes a cycle.
-    const text = "import { startFirstRound } from './forwardFirstRound.js';\nexport const probe = startFirstRound;\n";
+    // forwardRounds.ts imports forwardState.ts: this import back closes a cycle.
+    const text = "import { roundsSink } from './forwardRounds.js';\nexport const probe = roundsSink;\n";
     const [report] = await eslint.lintText(text, { filePath: 'operators/internal/forwardState.ts' });
     const messages = (report?.messages ?? []).filter((message) => message.ruleId === 'local/no-import-cycle');
     expect(messages.map((message) => message.message)).toEqual([
-      'A runtime import cycle (ARCHITECTURE.md): operators/internal/forwardFirstRound.ts, operators/internal/forwardRounds.ts, operators/internal/forwardState.ts. Move what they share into a file that imports none of them.',
+      'A runtime import cycle (ARCHITECTURE.md): operators/internal/forwardRounds.ts, operators/internal/forwardState.ts. Move what they share into a file that imports none of them.',
     ]);
   });
 });

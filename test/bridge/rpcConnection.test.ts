@@ -241,14 +241,14 @@ describe('createRpcConnection: the exchange of a request, fresh params and lines
     expect(log).toEqual(['next']);
   });
 
-  it('fresh params get the progress token in place; a request sent once more is a copy, and the frame sent first stays as it was', () => {
+  it('the progress token goes into copies: the params and meta of the caller stay as they were, also for a request sent once more', () => {
     const { inbound$, sent, conn: raw } = plain(false);
     const conn = withVersionRetry(raw, quiet);
-    const meta: JsonObject = { traceparent: 't' };
-    const params: JsonObject = { name: 'echo', _meta: meta };
-    conn.request('tools/call', params, { fresh: true }).subscribe();
-    expect((sent[0] as { params: unknown }).params).toBe(params);
-    expect(meta).toEqual({ traceparent: 't', progressToken: 1 });
+    const meta: JsonObject = Object.freeze({ traceparent: 't' });
+    const params: JsonObject = Object.freeze({ name: 'echo', _meta: meta });
+    conn.request('tools/call', params).subscribe();
+    expect((sent[0] as { params: unknown }).params).not.toBe(params);
+    expect(params).toEqual({ name: 'echo', _meta: { traceparent: 't' } });
     inbound$.next(refusal(1, ['2026-07-28']));
     const resent = (sent[1] as unknown as { params: JsonObject }).params;
     expect(resent).not.toBe(params);

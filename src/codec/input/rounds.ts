@@ -92,6 +92,11 @@ export interface OpenedRound extends Transition {
 
 const toClient = (frame: Frame): RoundOutput => ({ type: 'toClient', frame });
 
+const NO_LOGS: readonly InputLogEntry[] = Object.freeze([]);
+
+const endOutput = (end: RoundsEnd): RoundOutput =>
+  'result' in end ? { type: 'result', result: end.result } : { type: 'error', error: end.error };
+
 /**
  * Upstream progress of a round passes as a `progress` output, as it comes; which of it reaches
  * the client, with which token, is the rule of forwardRequest (src/codec/progress.ts,
@@ -108,13 +113,13 @@ export function forwardProgress(state: RoundsState, frame: NotificationFrame): T
  * result or the error when there is one (a cancelled request gets no response).
  */
 export function endRounds(state: RoundsState, end: RoundsEnd | undefined, cancelReason?: string): Transition {
+  // Most requests end in round 1 with nothing outstanding: their one output, no copies.
+  if (state === INITIAL_ROUNDS_STATE && end !== undefined)
+    return { state, outputs: [endOutput(end)], logs: NO_LOGS };
   const cancels =
     cancelReason === undefined ? [] : state.outstanding.map((id) => cancelledFrame(id, cancelReason));
   const completes = state.session.acceptedUrls.map((url) => elicitationCompleteFrame(url.elicitationId));
-  const last: RoundOutput[] =
-    end === undefined
-      ? []
-      : ['result' in end ? { type: 'result', result: end.result } : { type: 'error', error: end.error }];
+  const last: RoundOutput[] = end === undefined ? [] : [endOutput(end)];
   return {
     state: { ...state, session: EMPTY_INPUT_SESSION, outstanding: [] },
     outputs: [...[...cancels, ...completes].map(toClient), ...last],
@@ -133,6 +138,10 @@ export function openRound(
   settings: RoundsSettings,
   connection: RoundsConnection,
 ): OpenedRound {
+  // A result that asks for nothing ends the request as it is (stepOnResponse's first rule for a
+  // result), without the context of a plan.
+  if ('result' in frame && frame.result['resultType'] !== 'input_required')
+    return endRounds(state, { result: frame.result });
   const step = stepOnResponse(frame, {
     method: settings.method,
     round: round.n,
