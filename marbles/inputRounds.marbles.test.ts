@@ -502,6 +502,17 @@ describe('driveInputRounds', () => {
         const { output$ } = drive(helpers, { rounds: [], deps: { exchange } });
         expectObservable(output$).toBe('(X|)', { X: failed(bridgeError('upstream_exited')) });
       });
+      scheduler().run((helpers) => {
+        const { cold, expectObservable, expectSubscriptions } = helpers;
+        // A round limit that throws: the round's exchange is not subscribed.
+        const round1 = cold('-(r|)', { r: up(FINAL) });
+        const limitMs = () => {
+          throw new Error('a bug');
+        };
+        const { output$ } = drive(helpers, { rounds: [round1], deps: { limitMs } });
+        expectObservable(output$).toBe('(X|)', { X: failed(bridgeError('internal')) });
+        expectSubscriptions(round1.subscriptions).toBe([]);
+      });
     });
     expect(unhandled).toEqual([]);
   });

@@ -77,7 +77,8 @@ export interface InputRoundsDeps extends input.RoundsConnection {
  * Progress notifications pass as `progress` outputs as they come: which of them reach the client,
  * with which token, is forwardRequest's rule 2, which drives these rounds in the product.
  *
- * A dependency that throws (`exchange`, `nextBridgeId`, `nextElicitationId`, `checks`, `log`)
+ * A dependency that throws (`exchange`, `nextBridgeId`, `nextElicitationId`, `checks`, `log`,
+ * `limitMs`; `limitFailure`'s throw is the failure at the limit)
  * fails the request as a failed exchange does (rule 18): the completions of the accepted URLs,
  * then an `error` output (a BridgeError keeps its code, any other throw is `internal`), then the
  * output completes. The output errors only when `abort$` does.

@@ -64,10 +64,13 @@ export function startRound(
     limitFailure: roundLimitFailure,
     failAtLimit: roundError,
   };
-  // Made here for every round, round 1 as the others: a throw is a failure of this round's
-  // exchange (driveInputRounds rule 18), an error output, not an error of the stream.
+  // Made here for every round, round 1 as the others: a throw (of the exchange or of its limit)
+  // is a failure of this round's exchange (driveInputRounds rule 18), an error output, not an
+  // error of the stream.
   let exchange$: Observable<ExchangeEvent>;
+  let limitMs: number | undefined;
   try {
+    limitMs = deps.limitMs?.(n);
     exchange$ = deps.exchange(n, extras);
   } catch (thrown: unknown) {
     return failRounds(context, thrown);
@@ -78,7 +81,6 @@ export function startRound(
   round.exchange = exchange;
   work.add(exchange);
   // The round's limit goes with its exchange, and is let go with it.
-  const limitMs = deps.limitMs?.(n);
   if (limitMs !== undefined) exchange.add(armLimit(context.scheduler, limitMs, round));
 }
 
