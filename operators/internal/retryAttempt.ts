@@ -12,10 +12,10 @@ export type OnRetry = ((refusal: ErrorFrame) => void) | undefined;
 
 /**
  * One subscription of the source, as the observer of it. Its functions are closures over the
- * attempt, so they work when called unbound, as the `Observer` type promises: an attempt is made at most twice per exchange, and retryRefusedVersion runs on
- * `initialize` and the subscription streams only (src/bridge/versionRetry.ts), not per forwarded
- * call. The first one also holds the state of the output subscription (`retried`, `current`) and
- * is its teardown.
+ * attempt, so they work when called unbound, as the `Observer` type promises. Every upstream
+ * exchange of a session runs through retryRefusedVersion (src/bridge/versionRetry.ts), forwarded
+ * calls included, and an attempt is made at most twice per exchange. The first one also holds the
+ * state of the output subscription (`retried`, `current`) and is its teardown.
  */
 export interface Attempt<T extends ExchangeEvent> {
   readonly subscriber: Subscriber<T>;
@@ -32,7 +32,8 @@ export interface Attempt<T extends ExchangeEvent> {
   readonly next: (event: T) => void;
   readonly error: (error: unknown) => void;
   readonly complete: () => void;
-  readonly unsubscribe: () => void;
+  /** The teardown of the output; RxJS calls it as a method, so it is shared and reads `this`. */
+  unsubscribe(this: Attempt<T>): void;
 }
 
 function attemptNext<T extends ExchangeEvent>(attempt: Attempt<T>, event: T): void {
@@ -93,8 +94,16 @@ export function newAttempt<T extends ExchangeEvent>(
     complete: () => {
       if (!attempt.refused) subscriber.complete();
     },
-    // The teardown of the output: the subscription of the source now.
-    unsubscribe: () => attempt.current?.unsubscribe(),
+    unsubscribe: attemptUnsubscribe,
   };
   return attempt;
+}
+
+/**
+ * The teardown of the output: the subscription of the source now. Not an observer function (only
+ * next, error and complete must work unbound): one function for all attempts, no closure per
+ * exchange, which every forwarded call makes (bench/README.md, "The view of the upstream per round").
+ */
+function attemptUnsubscribe<T extends ExchangeEvent>(this: Attempt<T>): void {
+  this.current?.unsubscribe();
 }

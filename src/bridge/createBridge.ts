@@ -113,6 +113,10 @@ function bridgeOf<T>(
   // Without a tag the frames leave as they are (T is Frame): no step per frame.
   const mark = (origin: RequestId | undefined): OperatorFunction<Frame, T> =>
     tag === undefined ? (identity as OperatorFunction<Frame, T>) : map((frame) => tag(frame, origin));
+  // The frames of one client line, marked with its origin. Without a tag, as they are: no
+  // `pipe` and no origin per line either (every forwarded call passes here, bench/README.md).
+  const marked = (frames$: Observable<Frame>, inbound: Inbound): Observable<T> =>
+    tag === undefined ? (frames$ as Observable<T>) : frames$.pipe(mark(requestIdOf(inbound)));
   const scheduler = deps.scheduler;
   return (clientIn$) =>
     defer(() => {
@@ -161,18 +165,21 @@ function bridgeOf<T>(
             maxInFlight: config.limits.maxInFlight,
             counts: (inbound) => isTask(session, inbound),
             // A failure inside one request is that request's -32603, nothing more (docs/errors.md#error-internal).
-            failed: (inbound, error) => failedAlone(deps, inbound, error).pipe(mark(requestIdOf(inbound))),
+            failed: (inbound, error) => marked(failedAlone(deps, inbound, error), inbound),
           },
-          (inbound) => dispatch(inbound).pipe(mark(requestIdOf(inbound))),
+          (inbound) => marked(dispatch(inbound), inbound),
           (inbound) => {
             // docs/observability.md#observability-metrics: counted by the limit's name.
             deps.telemetry?.limitRefused?.('max_in_flight');
-            return of(
-              bridgeErrorFrame(
-                inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : null,
-                'too_many_requests',
+            return marked(
+              of(
+                bridgeErrorFrame(
+                  inbound.kind === 'frame' && 'id' in inbound.frame ? inbound.frame.id : null,
+                  'too_many_requests',
+                ),
               ),
-            ).pipe(mark(requestIdOf(inbound)));
+              inbound,
+            );
           },
         ),
       );

@@ -124,14 +124,7 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       if (method === 'initialize') return of(bridgeErrorFrame(id, 'already_initialized'));
       if (FORWARDED_METHODS.has(method) && client !== undefined && upstream !== undefined) {
         const forward = forwardOf(ctx, cache, client, upstream);
-        if (!watchesList(session, method)) return forward(request);
-        // A list the listen stream watches: fetched once its first acknowledgment came, or
-        // counted for the catch-up of that acknowledgment (docs/notifications.md#notifications-first-list).
-        const forward$ = defer(() => {
-          session.listFetched(listOfRequest(method));
-          return forward(request);
-        });
-        return afterFirstAck(session, request, ctx.config.limits.firstAckWaitMs, ctx.scheduler, forward$);
+        return watchesList(session, method) ? watchedList(ctx, forward, request) : forward(request);
       }
       if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
         return handleSubscription(ctx.listener, session, request);
@@ -139,6 +132,24 @@ function handleRequest(ctx: DispatchContext, cache: ForwardCache, request: Reque
       return of(bridgeErrorFrame(id, 'method_not_found'));
     }
   }
+}
+
+/**
+ * A list the listen stream watches: fetched once its first acknowledgment came, or counted for
+ * the catch-up of that acknowledgment (docs/notifications.md#notifications-first-list). A function
+ * of its own: a closure inside handleRequest would make every request allocate its scope.
+ */
+function watchedList(
+  ctx: DispatchContext,
+  forward: (request: RequestFrame) => Observable<Frame>,
+  request: RequestFrame,
+): Observable<Frame> {
+  const { session } = ctx;
+  const forward$ = defer(() => {
+    session.listFetched(listOfRequest(request.method));
+    return forward(request);
+  });
+  return afterFirstAck(session, request, ctx.config.limits.firstAckWaitMs, ctx.scheduler, forward$);
 }
 
 export function createDispatcher(ctx: DispatchContext): (inbound: Inbound) => Observable<Frame> {

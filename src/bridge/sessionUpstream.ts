@@ -9,12 +9,50 @@
  *   client only, at this client's level (docs/notifications.md#notifications-log-levels).
  */
 import { Observable } from 'rxjs';
+import type { Subscriber, Unsubscribable } from 'rxjs';
 import { LOG_MESSAGE_METHOD } from '../codec/logMessage.js';
 import type { NotificationFrame } from '../protocol/jsonrpc.js';
 import type { ConsentPort } from '../ports/signIn.js';
 import type { RoundHandle } from '../ports/telemetry.js';
-import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../ports/upstream.js';
+import type { ExchangeEvent, ExchangeOptions, ExchangeSink, UpstreamConnection } from '../ports/upstream.js';
 import { failureType, roundOutcome, withTraceContext } from './requestTelemetry.js';
+
+/**
+ * One exchange of the view: the observer of the upstream's exchange and the teardown of the
+ * view's. Its functions are shared by all exchanges and read it from `this`, as RxJS calls an
+ * observer's functions and a teardown's `unsubscribe` as methods (ExchangeSink,
+ * src/ports/upstream.ts): every upstream round passes here, and a round then makes no closure,
+ * no observer object and no teardown function of its own (bench/README.md, "The view of the
+ * upstream per round").
+ */
+interface Relay extends ExchangeSink, Unsubscribable {
+  readonly subscriber: Subscriber<ExchangeEvent>;
+  readonly logs: (frame: NotificationFrame) => void;
+  readonly span: RoundHandle | undefined;
+  /** The upstream's exchange, once subscribed. */
+  exchange: Unsubscribable | undefined;
+}
+
+function relayNext(this: Relay, event: ExchangeEvent): void {
+  if (event.type === 'notification' && event.frame.method === LOG_MESSAGE_METHOD) {
+    this.logs(event.frame);
+    return;
+  }
+  if (event.type === 'response') this.span?.end(roundOutcome(event.frame));
+  this.subscriber.next(event);
+}
+function relayError(this: Relay, error: unknown): void {
+  this.span?.end({ errorType: failureType(error) });
+  this.subscriber.error(error);
+}
+function relayComplete(this: Relay): void {
+  this.subscriber.complete();
+}
+function relayUnsubscribe(this: Relay): void {
+  this.exchange?.unsubscribe();
+  // A no-op after the response: a round span ends once.
+  this.span?.end({ errorType: 'cancelled' });
+}
 
 /**
  * The view of `upstream` for one connection: `consent` goes with each exchange (when the bridge
@@ -33,32 +71,23 @@ export function sessionUpstream(
   return {
     ...upstream,
     request: (method, params, options) =>
-      // One subscriber per exchange rather than an operator: this runs for every round.
       new Observable<ExchangeEvent>((subscriber) => {
         const span = round?.(options);
         const sent = span?.context === undefined ? params : withTraceContext(params, span.context);
-        const exchange = upstream
-          .request(method, sent, consent === undefined ? options : { ...options, consent })
-          .subscribe({
-            next: (event) => {
-              if (event.type === 'notification' && event.frame.method === LOG_MESSAGE_METHOD) {
-                logs(event.frame);
-                return;
-              }
-              if (event.type === 'response') span?.end(roundOutcome(event.frame));
-              subscriber.next(event);
-            },
-            error: (error: unknown) => {
-              span?.end({ errorType: failureType(error) });
-              subscriber.error(error);
-            },
-            complete: () => subscriber.complete(),
-          });
-        return () => {
-          exchange.unsubscribe();
-          // A no-op after the response: a round span ends once.
-          span?.end({ errorType: 'cancelled' });
+        const relay: Relay = {
+          subscriber,
+          logs,
+          span,
+          exchange: undefined,
+          next: relayNext,
+          error: relayError,
+          complete: relayComplete,
+          unsubscribe: relayUnsubscribe,
         };
+        relay.exchange = upstream
+          .request(method, sent, consent === undefined ? options : { ...options, consent })
+          .subscribe(relay);
+        return relay;
       }),
   };
 }
