@@ -5,6 +5,7 @@ import type { ClientAnswer, RetryExtras, RoundOutput } from '../src/codec/input/
 import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { ErrorObject } from '../src/protocol/jsonrpc.js';
 import { driveRounds, startRounds, stopRounds } from './internal/driveRounds.js';
+import { closeRounds } from './internal/roundsContext.js';
 
 export type {
   ClientAnswer,
@@ -159,16 +160,17 @@ export function driveInputRounds(
       subscriber,
     );
     // Subscribed before round 1, as `takeUntil` does: a stop before it starts nothing.
-    rounds.work.add(
-      deps.abort$.subscribe({
-        next: (abort) => stopRounds(rounds, abort),
-        error: (error: unknown) => {
-          rounds.work.unsubscribe();
-          subscriber.error(error);
-        },
-      }),
-    );
-    if (!rounds.work.closed) startRounds(rounds);
-    return rounds.work;
+    const abort = deps.abort$.subscribe({
+      next: (stop) => stopRounds(rounds, stop),
+      error: (error: unknown) => {
+        closeRounds(rounds);
+        subscriber.error(error);
+      },
+    });
+    if (!rounds.closed) startRounds(rounds);
+    return () => {
+      abort.unsubscribe();
+      closeRounds(rounds);
+    };
   });
 }

@@ -10,7 +10,7 @@ import type { SchedulerLike } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
 import type { ErrorObject } from '../../src/protocol/jsonrpc.js';
 import { startRound } from './inputRound.js';
-import { applyTransition, roundsContext } from './roundsContext.js';
+import { applyTransition, closeRounds, roundsContext } from './roundsContext.js';
 import type { Live, RoundDeps, RoundsContext, RoundsSink } from './roundsContext.js';
 
 /** Why the rounds stop: a client cancel, the end of input, the loss of the upstream. */
@@ -21,7 +21,7 @@ export interface RoundsStop {
   readonly error?: ErrorObject;
 }
 
-/** The rounds of one request; `work` is the teardown of all of them. */
+/** The rounds of one request; `closeRounds` is the teardown of all of them. */
 export type Rounds = RoundsContext;
 
 const NO_EXTRAS = Object.freeze({});
@@ -47,9 +47,9 @@ export function startRounds(rounds: Rounds): void {
 
 /** Cuts the work, then ends the request with the outputs of the stop; nothing once ended. */
 export function stopRounds(rounds: Rounds, { reason, error }: RoundsStop): void {
-  if (rounds.work.closed) return;
+  if (rounds.closed) return;
   // The exchange first: its cancellation upstream goes before what the client gets.
-  rounds.work.unsubscribe();
+  closeRounds(rounds);
   applyTransition(rounds, input.endRounds(rounds.state, error && { error }, reason), rounds.live);
   rounds.sink.complete();
 }

@@ -11,6 +11,7 @@ import { CLIENT_CANCEL_REASON } from '../../src/protocol/cancelReasons.js';
 import { isObject } from '../../src/protocol/jsonrpc.js';
 import type { ForwardAbort } from '../forwardRequest.js';
 import { driveRounds, startRounds, stopRounds } from './driveRounds.js';
+import { closeRounds } from './roundsContext.js';
 import { roundDeps, roundsSettings, roundsSink } from './forwardRounds.js';
 import { armSlowLines } from './slowLines.js';
 import { emitGuarded, finish } from './forwardState.js';
@@ -48,7 +49,7 @@ export function runForward(
   return () => {
     run.ended = true;
     run.slow?.unsubscribe();
-    run.rounds?.work.unsubscribe();
+    if (run.rounds !== undefined) closeRounds(run.rounds);
     shared.deps.untrack(request.id, run.stop);
   };
 }

@@ -11,7 +11,7 @@
  * operator either: operators/internal/ is not exported by operators/index.ts, and the rule checks
  * (marbles/rules.test.ts) and the example checks scan only the files directly in operators/.
  */
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras } from '../../src/codec/input/index.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
@@ -27,7 +27,7 @@ import { waitForAnswers } from './waitForAnswers.js';
  * watches in one object, whose functions are shared by all rounds and read the round from `this`
  * (the exchange and the limit call them as its methods): a round costs one object.
  */
-interface Round extends LimitedWork {
+interface Round extends LimitedWork, Unsubscribable {
   readonly context: RoundsContext;
   readonly n: number;
   readonly extras: RetryExtras;
@@ -35,11 +35,14 @@ interface Round extends LimitedWork {
   readonly inputWaitMs: number;
   /** True once the exchange answered, failed or ended: later events are dropped. */
   over: boolean;
-  /** The exchange's subscription, until it is let go. */
+  /** The exchange's subscription and its limit, until they are let go. */
   exchange: Subscription | undefined;
+  limit: Subscription | undefined;
   next(this: Round, event: ExchangeEvent): void;
   error(this: Round, error: unknown): void;
   complete(this: Round): void;
+  /** Cuts the exchange and its limit (a stop, the end of the output): later events are dropped. */
+  unsubscribe(this: Round): void;
 }
 
 /** Starts round n (from 1) with the retry extras of the round before (none for round 1). */
@@ -49,7 +52,7 @@ export function startRound(
   extras: RetryExtras,
   inputWaitMs: number,
 ): void {
-  const { deps, work } = context;
+  const { deps } = context;
   const round: Round = {
     context,
     n,
@@ -57,12 +60,14 @@ export function startRound(
     inputWaitMs,
     over: false,
     exchange: undefined,
+    limit: undefined,
     next: roundNext,
     error: roundError,
     complete: roundComplete,
     ended: roundEnded,
     limitFailure: roundLimitFailure,
     failAtLimit: roundError,
+    unsubscribe: letGo,
   };
   // Made here for every round, round 1 as the others: a throw (of the exchange or of its limit)
   // is a failure of this round's exchange (driveInputRounds rule 18), an error output, not an
@@ -77,11 +82,11 @@ export function startRound(
   }
   const exchange = exchange$.subscribe(round);
   // An exchange in memory may have answered while it was subscribed.
-  if (round.over || work.closed) return exchange.unsubscribe();
+  if (round.over || context.closed) return exchange.unsubscribe();
   round.exchange = exchange;
-  work.add(exchange);
+  context.current = round;
   // The round's limit goes with its exchange, and is let go with it.
-  if (limitMs !== undefined) exchange.add(armLimit(context.scheduler, limitMs, round));
+  if (limitMs !== undefined) round.limit = armLimit(context.scheduler, limitMs, round);
 }
 
 /**
@@ -93,10 +98,10 @@ function roundNext(this: Round, event: ExchangeEvent): void {
   const { context } = this;
   try {
     if (event.type !== 'response') {
-      return applyTransition(context, input.forwardProgress(context.state, event.frame), context.work);
+      return applyTransition(context, input.forwardProgress(context.state, event.frame), context);
     }
     this.over = true;
-    letGo(this);
+    this.unsubscribe();
     onResponse(this, event.frame);
   } catch (thrown: unknown) {
     failRounds(context, thrown);
@@ -106,7 +111,7 @@ function roundNext(this: Round, event: ExchangeEvent): void {
 function roundError(this: Round, error: unknown): void {
   if (this.over) return;
   this.over = true;
-  letGo(this);
+  this.unsubscribe();
   failRounds(this.context, error);
 }
 
@@ -114,12 +119,12 @@ function roundError(this: Round, error: unknown): void {
 function roundComplete(this: Round): void {
   if (this.over) return;
   this.over = true;
-  letGo(this);
+  this.unsubscribe();
   finishRounds(this.context);
 }
 
 function roundEnded(this: Round): boolean {
-  return this.over || this.context.work.closed;
+  return this.over || this.context.closed;
 }
 
 /** Made before the exchange is cut (withDeadline rule 6): a reason it sets reaches upstream. */
@@ -127,18 +132,20 @@ function roundLimitFailure(this: Round): unknown {
   return this.context.deps.limitFailure?.(this.n);
 }
 
-function letGo(round: Round): void {
-  const exchange = round.exchange;
-  if (exchange === undefined) return;
-  round.exchange = undefined;
-  round.context.work.remove(exchange);
-  exchange.unsubscribe();
+function letGo(this: Round): void {
+  this.over = true;
+  const { exchange, limit, context } = this;
+  this.exchange = undefined;
+  this.limit = undefined;
+  if (context.current === this) context.current = undefined;
+  limit?.unsubscribe();
+  exchange?.unsubscribe();
 }
 
 /** The response of a round: the end of the request, or the input requests of the next round. */
 function onResponse(round: Round, frame: ResponseFrame): void {
   const { context, n, extras, inputWaitMs } = round;
-  const { settings, deps, work } = context;
+  const { settings, deps } = context;
   const carriedRequestState = extras.requestState !== undefined;
   const opened = input.openRound(
     context.state,
@@ -147,26 +154,26 @@ function onResponse(round: Round, frame: ResponseFrame): void {
     settings,
     deps.connection,
   );
-  applyTransition(context, opened, work);
+  applyTransition(context, opened, context);
   if (opened.round === undefined) return finishRounds(context);
   const open = opened.round;
   const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
     const closed = input.closeRound(context.state, open.plan, answers);
-    applyTransition(context, closed, work);
-    if (closed.retry === undefined || work.closed) return finishRounds(context);
+    applyTransition(context, closed, context);
+    if (closed.retry === undefined || context.closed) return finishRounds(context);
     startRound(context, n + 1, closed.retry, waitedMs);
   };
   if (open.ids.length === 0) return settle([], 0);
   const timeout = (): void => {
     const error = input.inputTimeoutError(settings.inputTimeoutMs, open.plan.inputRequestCount);
-    applyTransition(context, input.endRounds(context.state, { error }, 'no answer in time'), work);
+    applyTransition(context, input.endRounds(context.state, { error }, 'no answer in time'), context);
     finishRounds(context);
   };
   // The answers are watched before the bridge requests go out, so that none is missed.
-  waitForAnswers(context, open, work, {
+  waitForAnswers(context, open, {
     all: settle,
     timeout,
     fail: (thrown) => failRounds(context, thrown),
   });
-  emitOutputs(context, open.requests, work);
+  emitOutputs(context, open.requests, context);
 }

@@ -1,12 +1,11 @@
 /**
  * The state shared by the rounds of one client request (driveRounds.ts): the rounds state that
  * each transition replaces, the dependencies, the work that a stop cuts, and the one way a
- * transition reaches the output (its log lines, then its outputs while what made it is live).
+ * transition reaches the output (its log lines, then its outputs while the request is open).
  * Made once per request; its rounds (inputRound.ts) and their answer waits (waitForAnswers.ts)
  * share it.
  */
-import { Subscription } from 'rxjs';
-import type { Observable, SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike, Unsubscribable } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundOutput } from '../../src/codec/input/index.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
@@ -47,8 +46,10 @@ export interface RoundsContext {
   readonly sink: RoundsSink;
   /** The output's own end (its subscriber): the outputs of a stop go out while it is open. */
   readonly live: Live;
-  /** The current round's exchange or answer wait; closed once the request ended. */
-  readonly work: Subscription;
+  /** The current round's exchange or answer wait: what a stop cuts. */
+  current: Unsubscribable | undefined;
+  /** True once the request ended: nothing more runs, and only a stop's outputs go out. */
+  closed: boolean;
 }
 
 /** The context of the rounds of one request. */
@@ -66,7 +67,8 @@ export function roundsContext(
     scheduler,
     sink,
     live,
-    work: new Subscription(),
+    current: undefined,
+    closed: false,
   };
 }
 
@@ -85,10 +87,18 @@ export function applyTransition(context: RoundsContext, transition: input.Transi
   emitOutputs(context, transition.outputs, live);
 }
 
+/** Ends the rounds without an output (the teardown of the output): the current work is cut. */
+export function closeRounds(context: RoundsContext): void {
+  context.closed = true;
+  const current = context.current;
+  context.current = undefined;
+  current?.unsubscribe();
+}
+
 /** The request ended with the outputs it had: the work stops, the output completes. */
 export function finishRounds(context: RoundsContext): void {
-  if (context.work.closed) return;
-  context.work.unsubscribe();
+  if (context.closed) return;
+  closeRounds(context);
   context.sink.complete();
 }
 
@@ -97,8 +107,8 @@ export function finishRounds(context: RoundsContext): void {
  * driveInputRounds rule 18): the work stops, then the error output.
  */
 export function failRounds(context: RoundsContext, thrown: unknown): void {
-  if (context.work.closed) return;
-  context.work.unsubscribe();
+  if (context.closed) return;
+  closeRounds(context);
   applyTransition(
     context,
     input.endRounds(context.state, { error: input.errorOfThrown(thrown) }),

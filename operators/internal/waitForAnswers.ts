@@ -21,26 +21,22 @@ export interface AnswerWaitEnds {
 }
 
 /**
- * Waits, under `owner`, for the answers to the bridge requests `round.ids`. Each answer that
+ * Waits, as the rounds' current work, for the answers to the bridge requests `round.ids`. Each answer that
  * arrives updates the rounds state at once (an accepted URL is remembered even if the round never
  * ends, docs/input-rounds.md#input-url-again). Call it before the bridge requests go out, so that no answer is missed.
  */
-export function waitForAnswers(
-  context: RoundsContext,
-  round: input.OpenRound,
-  owner: Subscription,
-  ends: AnswerWaitEnds,
-): void {
+export function waitForAnswers(context: RoundsContext, round: input.OpenRound, ends: AnswerWaitEnds): void {
   const { scheduler } = context;
   const { ids } = round;
   const startedAt = scheduler.now();
   const waiting = new Set(ids);
   const received = new Map<string, ClientAnswer>();
+  // The wait is the rounds' current work: a stop cuts it.
   const wait = new Subscription();
-  owner.add(wait);
+  context.current = wait;
   const stopWaiting = (): void => {
+    if (context.current === wait) context.current = undefined;
     wait.unsubscribe();
-    owner.remove(wait);
   };
   wait.add(
     context.deps.connection.answers$.subscribe({
