@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 const SHARED_MATRIX = [
   'test/process/{cancelledSpawn,cli,clientMeta,clientRevision,clientSignals,errors}.test.ts',
   'test/process/{forward,frames,input,largeResult,lifecycle,limits,notify,prestart}.test.ts',
-  'test/process/{shutdown,tracingOff,tracingOtlp,versionNegotiation}.test.ts',
+  'test/process/{shutdown,tracingOff,tracingOtlp,tracingSignIn,versionNegotiation}.test.ts',
   'test/process/http{Args,BackPressure,Cancel,Failures,Headers,Icons,Listen}.test.ts',
   'test/process/http{Secrets,Streams,Tls,ToolHeaders}.test.ts',
   'test/interop/{clientLegacyMode,httpSdkClient,legacyClient}.test.ts',

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { bridgeTransport } from '../interop/interopSupport.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -143,31 +144,34 @@ export const TOKEN_KEY = '5f'.repeat(32);
 
 /** Starts the bridge under a 1.x Client; the URL is an argv item, never shell text. */
 export async function startBridge(world: E2eWorld, options: RunOptions): Promise<BridgeRun> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      options.executable ?? BRIDGE,
-      '--ca-file',
-      world.caFile,
-      '--redirect-port',
-      String(options.redirectPort),
-      '--token-store',
-      options.store,
-      ...(options.args ?? []),
-      options.url,
-    ],
-    env: bridgeEnv({
-      BROWSER: world.browser,
-      TEST_BROWSER_LOG: options.browserLog,
-      TEST_BROWSER_CA_FILE: world.caFile,
-      XDG_STATE_HOME: options.stateDir,
-      // No keychain on the test machine: the Secret Service is unreachable without a session bus.
-      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus',
-      ...(options.store === 'file' ? { MCP_BRIDGE_TOKEN_KEY: TOKEN_KEY } : {}),
-      ...options.env,
-    }) as Record<string, string>,
-    stderr: 'pipe',
-  });
+  // In the `--shared` run of the matrix the bridge starts as a shim (docs/testing.md#testing-shared-matrix).
+  const transport = new StdioClientTransport(
+    bridgeTransport({
+      command: process.execPath,
+      args: [
+        options.executable ?? BRIDGE,
+        '--ca-file',
+        world.caFile,
+        '--redirect-port',
+        String(options.redirectPort),
+        '--token-store',
+        options.store,
+        ...(options.args ?? []),
+        options.url,
+      ],
+      env: bridgeEnv({
+        BROWSER: world.browser,
+        TEST_BROWSER_LOG: options.browserLog,
+        TEST_BROWSER_CA_FILE: world.caFile,
+        XDG_STATE_HOME: options.stateDir,
+        // No keychain on the test machine: the Secret Service is unreachable without a session bus.
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus',
+        ...(options.store === 'file' ? { MCP_BRIDGE_TOKEN_KEY: TOKEN_KEY } : {}),
+        ...options.env,
+      }) as Record<string, string>,
+      stderr: 'pipe',
+    }),
+  );
   const stderr: string[] = [];
   let partial = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
