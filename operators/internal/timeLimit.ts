@@ -1,8 +1,9 @@
 /**
  * The one time limit of the operators (docs/requests.md#requests-deadlines): an action of the
  * scheduler that, at the limit, makes the failure first and then fails the work with it, which
- * cuts the work's source. `withDeadline` runs it for any source; `forwardRequest` runs it for
- * round 1 of a forwarded request on its own sink, without an observable around the exchange.
+ * cuts the work's source. `withDeadline` runs it for any source; the round driver (inputRound.ts)
+ * runs it for each round with a limit, the round being the work, without an observable around
+ * the exchange.
  */
 import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { MAX_TIMER_MS } from '../../src/ports/timerLimit.js';
