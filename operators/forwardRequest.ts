@@ -80,9 +80,10 @@ export interface ForwardRequestDeps<T> {
  *
  * Every round, round 1 as the others, is a round of the one round driver that driveInputRounds
  * runs too (internal/driveRounds.ts): one upstream exchange with its own limit (the one time-limit
- * action of internal/timeLimit.ts, armed by the round) and, when a result of `tools/call`, `prompts/get` or `resources/read` says `input_required`,
- * the input requests and the wait for their answers before the next round. The slow-request
- * lines run beside it on the same scheduler; a stop cuts it as `takeUntil` does.
+ * action of internal/timeLimit.ts, armed by the round) and, when a result of `tools/call`,
+ * `prompts/get` or `resources/read` says `input_required`, the input requests and the wait for
+ * their answers before the next round. The slow-request lines run beside it on the same
+ * scheduler; a stop cuts it as `takeUntil` does.
  *
  * Rules (marbles/forwardRequest.marbles.test.ts):
  * 1. the response of round 1 is the last output: its result or its error
