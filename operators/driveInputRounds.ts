@@ -4,8 +4,7 @@ import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundOutput } from '../src/codec/input/index.js';
 import type { ExchangeEvent } from '../src/ports/upstream.js';
 import type { ErrorObject } from '../src/protocol/jsonrpc.js';
-import { driveRounds, startRounds, stopRounds } from './internal/driveRounds.js';
-import { closeRounds } from './internal/roundsContext.js';
+import { runInputRounds } from './internal/inputRoundsRun.js';
 
 export type {
   ClientAnswer,
@@ -142,35 +141,6 @@ export function driveInputRounds(
 ): Observable<RoundOutput> {
   const { scheduler = asyncScheduler } = config;
   input.checkRoundsSettings(config);
-  return new Observable<RoundOutput>((subscriber) => {
-    // The state of each subscription and its rounds: internal/driveRounds.ts, which
-    // forwardRequest runs for every request too.
-    const rounds = driveRounds(
-      config,
-      {
-        connection: deps,
-        // Plain functions, as their types promise, whatever `deps` is.
-        exchange: (round, extras) => deps.exchange(round, extras),
-        log: deps.log,
-        limitMs: deps.limitMs,
-        limitFailure: deps.limitFailure,
-      },
-      scheduler,
-      subscriber,
-      subscriber,
-    );
-    // Subscribed before round 1, as `takeUntil` does: a stop before it starts nothing.
-    const abort = deps.abort$.subscribe({
-      next: (stop) => stopRounds(rounds, stop),
-      error: (error: unknown) => {
-        closeRounds(rounds);
-        subscriber.error(error);
-      },
-    });
-    if (!rounds.closed) startRounds(rounds);
-    return () => {
-      abort.unsubscribe();
-      closeRounds(rounds);
-    };
-  });
+  // The state of each subscription and its rounds: internal/inputRoundsRun.ts.
+  return new Observable<RoundOutput>((subscriber) => runInputRounds(config, deps, scheduler, subscriber));
 }

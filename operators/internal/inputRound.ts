@@ -1,9 +1,8 @@
 /**
- * One round of the round driver (driveRounds.ts): its upstream exchange with its limit, the round
- * it opens on the upstream response, the wait for its answers and the next round
- * (docs/input-rounds.md#input-rounds; rules in ../driveInputRounds.ts and ../forwardRequest.ts).
- * Round 1 is a round as every other. The state its rounds share is in roundsContext.ts, the wait
- * for the answers of a round in waitForAnswers.ts.
+ * One round of the round driver (driveRounds.ts): its upstream exchange with its limit, until the
+ * response, which roundResponse.ts takes on (docs/input-rounds.md#input-rounds; rules in
+ * ../driveInputRounds.ts and ../forwardRequest.ts). Round 1 is a round as every other. The state
+ * its rounds share is in roundsContext.ts.
  *
  * Why here: a round owns RxJS subscriptions and a scheduled action, so it cannot live in
  * src/codec/input/, which is pure protocol logic without RxJS; src/bridge/ is above the operators
@@ -13,14 +12,13 @@
  */
 import type { Observable, Subscription, Unsubscribable } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
-import type { ClientAnswer, RetryExtras } from '../../src/codec/input/index.js';
+import type { RetryExtras } from '../../src/codec/input/index.js';
 import type { ExchangeEvent } from '../../src/ports/upstream.js';
-import type { ResponseFrame } from '../../src/protocol/jsonrpc.js';
-import { applyTransition, emitOutputs, failRounds, finishRounds } from './roundsContext.js';
+import { applyTransition, failRounds, finishRounds } from './roundsContext.js';
 import type { RoundsContext } from './roundsContext.js';
 import { armLimit } from './timeLimit.js';
 import type { LimitedWork } from './timeLimit.js';
-import { waitForAnswers } from './waitForAnswers.js';
+import { onResponse } from './roundResponse.js';
 
 /**
  * One upstream exchange of the rounds: the observer of the exchange and the work its limit
@@ -102,7 +100,13 @@ function roundNext(this: Round, event: ExchangeEvent): void {
     }
     this.over = true;
     this.unsubscribe();
-    onResponse(this, event.frame);
+    const { n, extras, inputWaitMs } = this;
+    onResponse(
+      context,
+      { n, carriedRequestState: extras.requestState !== undefined, inputWaitMs },
+      event.frame,
+      startRound,
+    );
   } catch (thrown: unknown) {
     failRounds(context, thrown);
   }
@@ -140,40 +144,4 @@ function letGo(this: Round): void {
   if (context.current === this) context.current = undefined;
   limit?.unsubscribe();
   exchange?.unsubscribe();
-}
-
-/** The response of a round: the end of the request, or the input requests of the next round. */
-function onResponse(round: Round, frame: ResponseFrame): void {
-  const { context, n, extras, inputWaitMs } = round;
-  const { settings, deps } = context;
-  const carriedRequestState = extras.requestState !== undefined;
-  const opened = input.openRound(
-    context.state,
-    frame,
-    { n, carriedRequestState, inputWaitMs },
-    settings,
-    deps.connection,
-  );
-  applyTransition(context, opened, context);
-  if (opened.round === undefined) return finishRounds(context);
-  const open = opened.round;
-  const settle = (answers: readonly ClientAnswer[], waitedMs: number): void => {
-    const closed = input.closeRound(context.state, open.plan, answers);
-    applyTransition(context, closed, context);
-    if (closed.retry === undefined || context.closed) return finishRounds(context);
-    startRound(context, n + 1, closed.retry, waitedMs);
-  };
-  if (open.ids.length === 0) return settle([], 0);
-  const timeout = (): void => {
-    const error = input.inputTimeoutError(settings.inputTimeoutMs, open.plan.inputRequestCount);
-    applyTransition(context, input.endRounds(context.state, { error }, 'no answer in time'), context);
-    finishRounds(context);
-  };
-  // The answers are watched before the bridge requests go out, so that none is missed.
-  waitForAnswers(context, open, {
-    all: settle,
-    timeout,
-    fail: (thrown) => failRounds(context, thrown),
-  });
-  emitOutputs(context, open.requests, context);
 }
