@@ -7,9 +7,16 @@ import { BridgeError } from '../protocol/bridgeError.js';
 import { writeBatch } from './writePieces.js';
 import type { Line } from './writePieces.js';
 
-/** Emits each chunk of a readable stream; completes at its end. */
+/**
+ * Emits each chunk of a readable stream; completes at its end. A stream that ended or closed
+ * before the subscription completes at once (errors with its error): a stream ends even when
+ * nobody reads it, once it is empty (an upstream child that closes its stdout before the bridge
+ * adopts it, docs/upstream.md#upstream-stdio-stop), and its 'end' and 'close' would never come again.
+ */
 export function readChunks(stream: Readable): Observable<Uint8Array> {
   return new Observable<Uint8Array>((subscriber) => {
+    if (stream.errored !== null) return subscriber.error(stream.errored);
+    if (stream.readableEnded || stream.destroyed) return subscriber.complete();
     const onData = (chunk: Buffer | string): void =>
       subscriber.next(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     const onEnd = (): void => subscriber.complete();

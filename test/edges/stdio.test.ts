@@ -1,8 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
-import { Observable, Subject, lastValueFrom, range, map, count } from 'rxjs';
+import { Observable, Subject, firstValueFrom, lastValueFrom, range, map, count, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/waitFor.js';
-import { writeLines } from '../../src/edges/stdio.js';
+import { readChunks, writeLines } from '../../src/edges/stdio.js';
 import { BridgeError } from '../../src/protocol/bridgeError.js';
 
 /** A writable that records each write and says "full" on the first one. */
@@ -17,6 +17,41 @@ function recorder(): { stream: Writable; writes: string[] } {
   });
   return { stream, writes };
 }
+
+describe('readChunks', () => {
+  it('emits the chunks and completes at the end of the stream', async () => {
+    const stream = new PassThrough();
+    const chunks = lastValueFrom(readChunks(stream).pipe(toArray()));
+    stream.write('a');
+    stream.end('b');
+    expect((await chunks).map((chunk) => Buffer.from(chunk).toString('utf8')).join('')).toBe('ab');
+  });
+
+  it('completes at once for a stream that ended before the subscription, unread', async () => {
+    // A stream ends without a reader once it is empty: its 'end' is gone before anyone listens
+    // (an upstream child that closed its stdout before the bridge adopted it).
+    const stream = new PassThrough();
+    stream.end();
+    stream.read(0);
+    await new Promise((resolve) => stream.once('end', resolve));
+    expect(await lastValueFrom(readChunks(stream).pipe(toArray()))).toEqual([]);
+  });
+
+  it('completes at once for a stream destroyed before the subscription', async () => {
+    const stream = new PassThrough();
+    stream.destroy();
+    await new Promise((resolve) => stream.once('close', resolve));
+    expect(await lastValueFrom(readChunks(stream).pipe(toArray()))).toEqual([]);
+  });
+
+  it('errors with the error of a stream that failed before the subscription', async () => {
+    const stream = new PassThrough();
+    stream.on('error', () => undefined);
+    stream.destroy(new Error('EPIPE-like'));
+    await new Promise((resolve) => stream.once('close', resolve));
+    await expect(firstValueFrom(readChunks(stream))).rejects.toThrow('EPIPE-like');
+  });
+});
 
 describe('writeLines', () => {
   it('writes the first line of a turn at once and the rest of the turn in one write, in order', async () => {

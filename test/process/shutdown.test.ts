@@ -257,6 +257,28 @@ describe.concurrent('the loss of the upstream process', () => {
     bridge.closeStdin();
     expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0 });
   });
+
+  it('fails initialize when the upstream closed its stdout before initialize arrived, and the bridge stops that child', async (context) => {
+    context.skip(NO_PROC, 'this test reads the process tree or memory in /proc (test/helpers/platform.ts)');
+    // The child starts with the bridge; its stdout ends before the bridge reads it (its 'end'
+    // comes without a reader), which once left initialize without an answer.
+    const bridge = bridgeFor(context, { upstream: [process.execPath, FIXTURE, '--close-stdout'] });
+    const child = await upstreamPid(bridge, STARTUP_MS);
+    context.onTestFinished(() => {
+      if (isRunning(child)) process.kill(child, 'SIGKILL');
+    });
+    await waitFor(() => upstreamStderr(bridge).some((line) => line.includes('stdout closed')), {
+      timeoutMs: STARTUP_MS,
+      what: 'the child closing its stdout',
+    });
+    bridge.send(initializeRequest(1));
+    expect(await bridge.nextFrame(responseTo(1), STARTUP_MS)).toEqual(
+      bridgeErrorResponse(1, 'closed', 'server/discover'),
+    );
+    await waitFor(() => !isRunning(child), { what: 'the stop of the child' });
+    bridge.closeStdin();
+    expect(await exitWithin(bridge, EXIT_BOUND_MS)).toMatchObject({ code: 0 });
+  });
 });
 
 describe.concurrent('the log lines', () => {
