@@ -263,9 +263,3 @@ It takes the options of the bridge for the same upstream, and:
 Exit status: 0 no check failed (warn and skip do not fail); 1 a check failed; 2 invalid
 arguments.`;
 };
-
-/** The usage lines of `mcp-bridge-vscode`. */
-export const USAGE_TEXT = usageText(vscodeProfile);
-
-/** The `--help` text of `mcp-bridge-vscode`. */
-export const HELP_TEXT = helpText(vscodeProfile);

@@ -17,7 +17,6 @@ import { executableInputChecks, preloadInputChecks } from './inputChecks.js';
 import { executableMessages, withExecutableMessage } from './errorTexts.js';
 import type { ParsedCommand, ServeOptions } from './args.js';
 import { commandFormOptions } from './commandForm.js';
-import { usageText } from './help.js';
 import { exitLines } from '../node/exitReport.js';
 import { createStderrLogger, formatDiagnostic, formatLogLine } from '../node/log.js';
 import { serveStdio } from '../node/serveStdio.js';
@@ -188,11 +187,14 @@ async function notServe(
     case 'version':
       process.stdout.write(`${parsed.text}\n`);
       return 0;
-    case 'error':
+    case 'error': {
+      // Loaded for this answer only: the help texts are not part of the bridge's start-up.
+      const { usageText } = await import('./help.js');
       process.stderr.write(
         `${formatDiagnostic(parsed.message, profile.name, profile.logScope)}\n${usageText(profile)}\n`,
       );
       return 2;
+    }
     case 'logout': {
       // Loaded for logout only: the token stores are not part of the other forms' start-up.
       const { logoutEnvironment, runLogout } = await import('./logout.js');

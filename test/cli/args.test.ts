@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/cli/args.js';
-import { HELP_TEXT } from '../../src/cli/help.js';
+import { helpText } from '../../src/cli/help.js';
+import { vscodeProfile } from '../../src/profiles/vscode.js';
 import { error, parse, serve } from './parse.js';
 
 const URL = 'https://mcp.example.com/mcp';
@@ -173,7 +174,7 @@ describe('option syntax', () => {
 
 describe('--help and --version', () => {
   it('--help returns the help text', () => {
-    expect(parse(['--help'])).toEqual({ kind: 'help', text: HELP_TEXT });
+    expect(parse(['--help'])).toEqual({ kind: 'help', text: helpText(vscodeProfile) });
   });
 
   it('--help returns at once, whatever follows', () => {

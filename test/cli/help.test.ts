@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { HELP_TEXT, USAGE_TEXT, helpText } from '../../src/cli/help.js';
+import { helpText, usageText } from '../../src/cli/help.js';
 import { genericProfile } from '../../src/profiles/generic.js';
+import { vscodeProfile } from '../../src/profiles/vscode.js';
 import { OPTIONS } from '../../src/cli/scan.js';
 
 /** The options of src/cli/sharedSwitch.ts, which the bridge's parse never sees. */
 const SHARED_OPTIONS = ['--shared', '--shared-grace', '--shared-idle'];
+const HELP_TEXT = helpText(vscodeProfile);
+const USAGE_TEXT = usageText(vscodeProfile);
 
 describe('--help text (docs/cli.md#cli-forms)', () => {
   it('starts with "Usage: mcp-bridge-vscode " and lists both forms', () => {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, manifest } from './support.js';
 
@@ -23,6 +23,14 @@ const meta = (): Record<string, Output> =>
     .outputs;
 
 const ENTRY = 'dist/bin/mcp-bridge-vscode.js';
+
+/**
+ * The output file of an import of `from`: esbuild's own chunks by their path, the commands built
+ * apart (scripts/bundle.ts: `serve`, `shared`, the `--shared` shim, `add`, `doctor`) by a path
+ * relative to the importing file.
+ */
+const importedFile = (from: string, path: string): string =>
+  path.startsWith('./') ? posix.join(posix.dirname(from), path) : path;
 
 /** The output files that load with `from` (the files it imports statically, and theirs). */
 function startupFiles(outputs: Record<string, Output>, from = ENTRY): string[] {
@@ -81,11 +89,13 @@ describe('the executable bundle', () => {
       const later = (outputs[ENTRY]?.imports ?? []).filter((imported) => imported.kind === 'dynamic-import');
       // run.ts, add, doctor, the shim of --shared, and `shared` (chunks/shared-cli.js, a bundle apart).
       expect(later).toHaveLength(5);
-      const own = later.filter(({ path }) =>
-        startupFiles(outputs, path).some((file) => Object.hasOwn(outputs[file]?.inputs ?? {}, entry)),
-      );
+      const own = later
+        .map(({ path }) => importedFile(ENTRY, path))
+        .filter((path) =>
+          startupFiles(outputs, path).some((file) => Object.hasOwn(outputs[file]?.inputs ?? {}, entry)),
+        );
       expect(own).toHaveLength(1);
-      const inputs = startupFiles(outputs, own[0]!.path).flatMap((file) =>
+      const inputs = startupFiles(outputs, own[0]).flatMap((file) =>
         Object.keys(outputs[file]?.inputs ?? {}),
       );
       expect(inputs).toContain(part);
@@ -156,8 +166,9 @@ describe('the executable bundle', () => {
     const requirer = Object.keys(outputs).filter((file) =>
       Object.keys(outputs[file]!.inputs).includes('dist/src/cli/inputChecks.js'),
     );
-    expect(requirer).toHaveLength(1);
-    expect(requirer[0]).toMatch(/^dist\/bin\/chunks\/[^/]+\.js$/);
+    // The stdio path's chunk, and the commands built apart that run a bridge (`serve`, `shared`).
+    expect(requirer).toHaveLength(3);
+    for (const file of requirer) expect(file).toMatch(/^dist\/bin\/chunks\/[^/]+\.js$/);
     const load = createRequire(`${ROOT}dist/bin/chunks/`);
     const { ajvInputChecks } = load('./input-checks.cjs') as {
       ajvInputChecks: { matchesSpec: (name: string, value: unknown) => boolean };
