@@ -16,7 +16,8 @@ export function readLines(stream: Readable, maxLineBytes: number): LineReader {
   const ready: string[] = [];
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let ended = false;
+  // A stream that ended before (empty, nobody reading) sends no 'end' again (src/edges/stdio.ts).
+  let ended = stream.readableEnded || stream.destroyed;
   let tooLong = false;
   let waiter: (() => void) | undefined;
   const wake = (): void => {
