@@ -25,7 +25,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
-import { jsoncEsm, REQUIRE_BANNER, ROOT as root, rxjsEsm } from './bundlePlugins.js';
+import { jsoncEsm, NODE_ESM, ROOT as root, rxjsEsm } from './bundlePlugins.js';
 
 const outdir = join(root, 'dist/bin');
 
@@ -79,42 +79,30 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
+  ...NODE_ESM,
   entryPoints: {
     'mcp-bridge-vscode': join(root, 'dist/src/cli/main.js'),
     // The generic profile: it selects its profile, then loads the same CLI module.
     'mcp-bridge': join(root, 'dist/src/cli/mcpBridge.js'),
   },
   outdir,
-  bundle: true,
   splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
-  banner: { js: REQUIRE_BANNER },
   plugins: [rxjsEsm, jsoncEsm, serveApart, entryApart],
   external: OTEL_EXTERNAL,
-  legalComments: 'eof',
   metafile: true,
-  logLevel: 'warning',
 });
 /** A bundle of its own in chunks/ (serveApart, entryApart), with its metafile. */
 const apart = (source: string, file: string, plugins: Plugin[]) =>
   build({
+    ...NODE_ESM,
     entryPoints: [join(root, 'dist/src', source)],
     outfile: join(outdir, 'chunks', file),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
     define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
-    banner: { js: REQUIRE_BANNER },
     plugins,
     external: OTEL_EXTERNAL,
-    legalComments: 'eof',
     metafile: true,
-    logLevel: 'warning',
   });
 const aparts = [
   await apart('cli/serveHttpCli.js', SERVE_HTTP_FILE, [rxjsEsm]),

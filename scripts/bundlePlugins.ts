@@ -1,11 +1,11 @@
 /**
- * The esbuild plugins and banner that the package bundle (scripts/bundle.ts) and the single
+ * The esbuild plugins, banner and settings that the package bundle (scripts/bundle.ts) and the single
  * executables (scripts/sea.ts, docs/install.md#install-executable) share.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(join(ROOT, 'package.json'));
@@ -16,6 +16,21 @@ const require = createRequire(join(ROOT, 'package.json'));
  */
 export const REQUIRE_BANNER =
   "import { createRequire as __bridgeCreateRequire } from 'node:module';\nconst require = __bridgeCreateRequire(import.meta.url);";
+
+/**
+ * The esbuild settings every ESM bundle of the executable shares (scripts/bundle.ts, and each
+ * single executable's file in scripts/sea.ts): Node 20.19, a real `require` for the CommonJS
+ * dependencies, licences at the end.
+ */
+export const NODE_ESM = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  banner: { js: REQUIRE_BANNER },
+  legalComments: 'eof',
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
 
 /** `rxjs` and `rxjs/operators` to the files of RxJS's ESM build, whatever the conditions say. */
 export const rxjsEsm: Plugin = {

@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
-import { jsoncEsm, REQUIRE_BANNER, ROOT, rxjsEsm } from './bundlePlugins.js';
+import { jsoncEsm, NODE_ESM, ROOT, rxjsEsm } from './bundlePlugins.js';
 import { formatProblem } from './seaFormat.js';
 import { HOST_TARGET, NODE_VERSION, SEA_TARGETS } from './seaTargets.js';
 import type { SeaTarget } from './seaTargets.js';
@@ -80,18 +80,12 @@ function targetNode(target: SeaTarget & { node: NonNullable<SeaTarget['node']> }
 async function bundleOne(name: string, entry: string): Promise<string> {
   const outfile = join(CACHE, 'bundle', `${name}.mjs`);
   await build({
+    ...NODE_ESM,
     entryPoints: [join(ROOT, entry)],
     outfile,
-    bundle: true,
     splitting: false,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
     define: { MCP_BRIDGE_VERSION: JSON.stringify(version) },
-    banner: { js: REQUIRE_BANNER },
     plugins: [rxjsEsm, jsoncEsm, inputChecksInside],
-    legalComments: 'eof',
-    logLevel: 'warning',
   });
   return outfile;
 }
