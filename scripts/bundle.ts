@@ -51,7 +51,7 @@ const serveApart: Plugin = {
  * reason: `mcp-bridge shared` (the shared process of docs/shared.md, which uses most of the stdio
  * path), the shim of `--shared`, `add` and `doctor`. As chunks of the main build they split the
  * small modules they share with the stdio path into a file each, which every stdio start loads:
- * 20 files before the `initialize` result instead of 16 (measured: 3 % more instructions until
+ * 20 files before the `initialize` result instead of 16 (measured: 2 % more instructions until
  * that result, bench/README.md "Start-up files").
  */
 const ENTRY_APART = [
