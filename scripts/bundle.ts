@@ -22,7 +22,7 @@
  * Run by `npm run build` after `tsc`: `node dist/scripts/bundle.js`.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import { jsoncEsm, NODE_ESM, ROOT as root, rxjsEsm } from './bundlePlugins.js';
@@ -55,16 +55,18 @@ const serveApart: Plugin = {
  * that result, bench/README.md "Start-up files").
  */
 const ENTRY_APART = [
-  { source: 'cli/sharedCli.js', file: 'shared-cli.js', filter: /\/sharedCli\.js$/ },
-  { source: 'cli/sharedShim.js', file: 'shared-shim.js', filter: /\/sharedShim\.js$/ },
-  { source: 'cli/add/runAdd.js', file: 'add.js', filter: /\/runAdd\.js$/ },
-  { source: 'cli/doctor/runDoctor.js', file: 'doctor.js', filter: /\/runDoctor\.js$/ },
+  { source: 'cli/sharedCli.js', file: 'shared-cli.js' },
+  { source: 'cli/sharedShim.js', file: 'shared-shim.js' },
+  { source: 'cli/add/runAdd.js', file: 'add.js' },
+  { source: 'cli/doctor/runDoctor.js', file: 'doctor.js' },
 ] as const;
 const entryApart: Plugin = {
   name: 'entry-apart',
   setup(plugin) {
     // Import specifiers of main.ts, which is the entry file: the path is relative to dist/bin/.
-    for (const { file, filter } of ENTRY_APART) {
+    for (const { source, file } of ENTRY_APART) {
+      // The specifier's file name is the source's (`./add/runAdd.js` for `cli/add/runAdd.js`).
+      const filter = new RegExp(`/${posix.basename(source).replace('.', '\\.')}$`);
       plugin.onResolve({ filter }, (args) =>
         args.kind === 'entry-point' ? undefined : { path: `./chunks/${file}`, external: true },
       );
