@@ -38,6 +38,7 @@ export { createRpcConnection } from './bridge/rpcConnection.js';
 export type { RpcConnectionConfig } from './bridge/rpcConnection.js';
 export type { LineTransport } from './ports/lineTransport.js';
 export type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from './ports/upstream.js';
+export { tookExchangeLog } from './ports/upstream.js';
 export { BridgeError, isBridgeError } from './protocol/bridgeError.js';
 export type { BridgeErrorData, BridgeErrorInit } from './protocol/bridgeError.js';
 export { shapeResult } from './codec/results.js';

@@ -1,7 +1,7 @@
 /**
  * Where each upstream line goes (rpcConnection.ts): a response ends its exchange, a correlated
- * notification goes to its exchange, `notifications/message` to the connection, the rest is
- * logged and dropped. Lines are handled synchronously in arrival order, so an event the upstream
+ * notification goes to its exchange (a log message to the exchange's `logs`, if any), an
+ * uncorrelated `notifications/message` to the connection, the rest is logged and dropped. Lines are handled synchronously in arrival order, so an event the upstream
  * wrote before a result reaches the client before that result (docs/notifications.md#notifications-ordering).
  */
 import type { Subject } from 'rxjs';
@@ -11,6 +11,7 @@ import { isObject, isRequest, isResponse } from '../protocol/jsonrpc.js';
 import { META_SUBSCRIPTION_ID as SUBSCRIPTION_ID } from '../protocol/metaKey.js';
 import type { Inbound } from '../protocol/parseLine.js';
 import { causeOf } from '../ports/causeOf.js';
+import { tookExchangeLog } from '../ports/upstream.js';
 import { finishExchange } from './rpcExchanges.js';
 import type { Exchanges } from './rpcExchanges.js';
 
@@ -82,7 +83,10 @@ function route(exchanges: Exchanges, notifications: Subject<NotificationFrame>, 
   const target = correlatedId(frame);
   const entry = typeof target === 'number' ? exchanges.pending.get(target) : undefined;
   if (entry !== undefined) {
-    if (!entry.closed) entry.sink.next({ type: 'notification', frame });
+    // A log message goes to the connection that made the exchange, when it said where
+    // (ExchangeOptions.logs).
+    if (!entry.closed && !tookExchangeLog(entry.options, frame))
+      entry.sink.next({ type: 'notification', frame });
   } else if (frame.method === 'notifications/message') notifications.next(frame);
   else if (logger.enabled('debug')) {
     logger.log(

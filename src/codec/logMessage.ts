@@ -5,6 +5,7 @@
  */
 import { isObject, notification } from '../protocol/jsonrpc.js';
 import type { JsonObject, NotificationFrame } from '../protocol/jsonrpc.js';
+import { LOG_MESSAGE_METHOD } from '../ports/upstream.js';
 
 /** The syslog levels of MCP, from the least to the most severe (RFC 5424 order). */
 export const LOG_LEVELS: readonly string[] = Object.freeze([
@@ -21,7 +22,8 @@ export const LOG_LEVELS: readonly string[] = Object.freeze([
 export const isLogLevel = (value: unknown): value is string =>
   typeof value === 'string' && LOG_LEVELS.includes(value);
 
-export const LOG_MESSAGE_METHOD = 'notifications/message';
+// Its home is the port's rule of log messages in an exchange (src/ports/upstream.ts).
+export { LOG_MESSAGE_METHOD };
 
 /**
  * The message for the client, or undefined when it is not a valid `notifications/message`

@@ -9,7 +9,8 @@
  * carried a log level runs, so the message goes to the one session with such a request in
  * flight. With none it belongs to no request and goes to every session; with several sessions it
  * cannot be told whose it is and goes to none, since another session must never read it.
- * (A log message of an HTTP upstream arrives in its exchange, src/bridge/sessionUpstream.ts.)
+ * (A log message of an HTTP upstream arrives in its exchange and goes to the exchange's `logs`,
+ * ExchangeOptions.logs, which src/bridge/sessionUpstream.ts names.)
  */
 import { Observable, Subject, defer, map, of, shareReplay, take, tap } from 'rxjs';
 import type { UpstreamState } from '../edges/httpFront/health.js';

@@ -14,8 +14,9 @@ import type { ConsentPort } from './signIn.js';
 export type ExchangeEvent =
   /**
    * A notification correlated to the exchange: progress (by token), listen events (by
-   * subscriptionId), an upstream `notifications/cancelled` naming the exchange, or (HTTP) a
-   * `notifications/message` on the exchange's response stream.
+   * subscriptionId), an upstream `notifications/cancelled` naming the exchange, or a
+   * `notifications/message` that arrived in the exchange (HTTP: on its response stream) when
+   * the exchange has no `ExchangeOptions.logs`.
    */
   | { readonly type: 'notification'; readonly frame: NotificationFrame }
   /** The final response; the observable completes right after it. */
@@ -27,15 +28,22 @@ export interface ExchangeOptions {
    * Read when the subscriber unsubscribes before the response: the reason sent upstream with
    * `notifications/cancelled` (stdio) — HTTP closes the stream instead.
    */
-  readonly cancelReason?: () => string;
+  readonly cancelReason?: (() => string) | undefined;
   /** For debug lines: `round <n> of client request <id>`. */
-  readonly trace?: { readonly round: number; readonly clientId?: string | number };
+  readonly trace?: { readonly round: number; readonly clientId?: string | number } | undefined;
   /**
    * The client connection the exchange is made for: a sign-in it needs asks this port, never the
    * port of another connection (docs/sign-in.md#sign-in-consent, docs/serve.md#serve-routing).
    * Absent: the sign-in asks its relay's port.
    */
-  readonly consent?: ConsentPort;
+  readonly consent?: ConsentPort | undefined;
+  /**
+   * Where the log messages (`notifications/message`) that arrive in this exchange go instead of
+   * its events: the client connection that made it (docs/serve.md#serve-routing). An upstream
+   * routes them with `tookExchangeLog` (below). Absent: they are
+   * events of the exchange.
+   */
+  readonly logs?: ((frame: NotificationFrame) => void) | undefined;
 }
 
 /**
@@ -52,6 +60,8 @@ export interface ExchangeSink {
 export interface UpstreamConnection {
   /**
    * Sends one request and emits its correlated frames, then the response, then completes.
+   * Cold: nothing is sent before a subscription, and each subscription is an exchange of its own
+   * (the bridge subscribes once more to send a request again, src/bridge/versionRetry.ts).
    * The connection assigns the id (an integer counter from 1) and sets `_meta.progressToken`
    * to that id. Unsubscribing before the response cancels the exchange. Transport failures
    * are stream errors of type BridgeError with code `closed`, `upstream_exited`,
@@ -74,4 +84,19 @@ export interface UpstreamConnection {
   readonly remote: boolean;
   /** Stops the upstream: closes stdin, then terminates the child (process group) if needed. */
   close(): void;
+}
+
+/** The method of a log message. */
+export const LOG_MESSAGE_METHOD = 'notifications/message';
+
+/**
+ * A notification that arrived in an exchange, as every upstream routes it: true when it is a log
+ * message and the exchange has `logs` (ExchangeOptions.logs), which then got it; it is then not an
+ * event of the exchange (docs/serve.md#serve-routing).
+ */
+export function tookExchangeLog(options: ExchangeOptions, frame: NotificationFrame): boolean {
+  const logs = options.logs;
+  if (logs === undefined || frame.method !== LOG_MESSAGE_METHOD) return false;
+  logs(frame);
+  return true;
 }

@@ -8,6 +8,7 @@
  */
 import { Observable, Subject, isObservable, of, throwError } from 'rxjs';
 import type { ExchangeEvent, ExchangeOptions, UpstreamConnection } from '../ports/upstream.js';
+import { tookExchangeLog } from '../ports/upstream.js';
 import { BridgeError } from '../protocol/bridgeError.js';
 import type { Cause } from '../protocol/errors.js';
 import { errorResponse, notification, result } from '../protocol/jsonrpc.js';
@@ -42,7 +43,7 @@ export const upstreamFailure = (code: Cause, detail?: string): BridgeError =>
  * - `upstreamError(code, message, data?)`: a JSON-RPC error response;
  * - a BridgeError (`upstreamFailure(code)`): the exchange errors with it;
  * - an Observable of ExchangeEvent: the exchange as it is (progress, timing, no answer: `NEVER`).
- * A handler that throws makes `request` throw, as a bug in an edge would.
+ * A handler that throws fails the exchange as it is subscribed, as a bug in an edge would.
  */
 export type FakeReply = JsonObject | FakeUpstreamError | BridgeError | Observable<ExchangeEvent>;
 
@@ -191,35 +192,38 @@ export function createFakeUpstream(script: FakeUpstreamScript = {}): FakeUpstrea
     method: string,
     params: JsonObject,
     options: ExchangeOptions = {},
-  ): Observable<ExchangeEvent> => {
-    const id = nextId++;
-    const manual = new Subject<ExchangeEvent>();
-    const record = {
-      id,
-      method,
-      params,
-      state: 'open' as FakeRequest['state'],
-      cancelReason: undefined as string | undefined,
-      notify: (frame: NotificationFrame) => manual.next({ type: 'notification', frame }),
-      reply: (reply: JsonObject | FakeUpstreamError | BridgeError) =>
-        replyEvents(id, reply).subscribe({
-          next: (event) => manual.next(event),
-          error: (error: unknown) => manual.error(error),
-        }),
-      end: () => manual.complete(),
-    };
-    requests.push(record);
-    const handler = script.methods?.[method] ?? builtIn[method];
-    const reply: FakeReply =
-      handler === undefined ? upstreamError(-32601, 'Method not found') : handler(params, record);
-    const scripted$ = isObservable(reply) ? reply : replyEvents(id, reply);
-    return new Observable<ExchangeEvent>((subscriber) => {
+  ): Observable<ExchangeEvent> =>
+    // Cold, as the port says: each subscription is a request of its own.
+    new Observable<ExchangeEvent>((subscriber) => {
+      const id = nextId++;
+      const manual = new Subject<ExchangeEvent>();
+      const record = {
+        id,
+        method,
+        params,
+        state: 'open' as FakeRequest['state'],
+        cancelReason: undefined as string | undefined,
+        notify: (frame: NotificationFrame) => manual.next({ type: 'notification', frame }),
+        reply: (reply: JsonObject | FakeUpstreamError | BridgeError) =>
+          replyEvents(id, reply).subscribe({
+            next: (event) => manual.next(event),
+            error: (error: unknown) => manual.error(error),
+          }),
+        end: () => manual.complete(),
+      };
+      requests.push(record);
+      const handler = script.methods?.[method] ?? builtIn[method];
+      const reply: FakeReply =
+        handler === undefined ? upstreamError(-32601, 'Method not found') : handler(params, record);
+      const scripted$ = isObservable(reply) ? reply : replyEvents(id, reply);
       const finish = (): void => {
         if (record.state === 'open') record.state = 'done';
       };
       const sink = {
         next: (event: ExchangeEvent) => {
           if (record.state !== 'open') return;
+          // As a real upstream: a log message goes to the exchange's `logs`, if any.
+          if (event.type === 'notification' && tookExchangeLog(options, event.frame)) return;
           subscriber.next(event);
           if (event.type === 'response') {
             finish();
@@ -247,7 +251,6 @@ export function createFakeUpstream(script: FakeUpstreamScript = {}): FakeUpstrea
         fromScript.unsubscribe();
       };
     });
-  };
 
   const connection: UpstreamConnection = {
     request,

@@ -30,6 +30,7 @@ describe('public API', () => {
       'isBridgeError',
       'profileShapeResult',
       'shapeResult',
+      'tookExchangeLog',
       'vscodeProfile',
     ]);
   });

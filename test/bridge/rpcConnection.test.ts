@@ -241,6 +241,34 @@ describe('createRpcConnection: the exchange of a request, fresh params and lines
     expect(log).toEqual(['next']);
   });
 
+  it('a log message tagged with an exchange goes to its logs, not to its events; without logs it is an event', () => {
+    const { inbound$, conn } = plain(false);
+    const tagged = (id: number): Inbound => ({
+      kind: 'frame',
+      frame: {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: `for ${id}`, _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+      },
+    });
+    const logs: unknown[] = [];
+    const withLogs = sinkLog();
+    conn
+      .request('subscriptions/listen', {}, { logs: (frame) => logs.push(frame.params) })
+      .subscribe(withLogs.sink);
+    const without = sinkLog();
+    conn.request('subscriptions/listen', {}, {}).subscribe(without.sink);
+    inbound$.next(tagged(1));
+    inbound$.next(tagged(2));
+    expect(logs).toEqual([
+      { level: 'info', data: 'for 1', _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } },
+    ]);
+    expect(withLogs.log).toEqual([]);
+    expect(without.log).toEqual([
+      'next notification {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"for 2","_meta":{"io.modelcontextprotocol/subscriptionId":2}}}',
+    ]);
+  });
+
   it('the progress token goes into copies: the params and meta of the caller stay as they were, also for a request sent once more', () => {
     const { inbound$, sent, conn: raw } = plain(false);
     const conn = withVersionRetry(raw, quiet);

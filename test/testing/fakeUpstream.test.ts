@@ -174,6 +174,32 @@ describe('createFakeUpstream', () => {
     expect(call?.state).toBe('done');
   });
 
+  it('hands a log message of an exchange to its logs, as a real upstream, and other notifications to its events', () => {
+    const fake = createFakeUpstream({ methods: { 'tools/call': () => NEVER } });
+    const seen: string[] = [];
+    const logs: unknown[] = [];
+    fake.connection
+      .request('tools/call', { name: 'slow' }, { logs: (frame) => logs.push(frame.params) })
+      .subscribe((event) => seen.push(event.type));
+    const [call] = fake.requestsOf('tools/call');
+    call?.notify(note('notifications/message', { level: 'info', data: 'x' }));
+    call?.notify(note('notifications/progress', { progressToken: 1, progress: 1 }));
+    expect(logs).toEqual([{ level: 'info', data: 'x' }]);
+    expect(seen).toEqual(['notification']);
+  });
+
+  it('is cold: a request is made when its exchange is subscribed, and each subscription is one more', () => {
+    const fake = createFakeUpstream({ tools: { echo: () => ({ content: [] }) } });
+    const exchange = fake.connection.request('tools/list', {});
+    expect(fake.requests).toHaveLength(0);
+    exchange.subscribe();
+    exchange.subscribe();
+    expect(fake.requests.map((request) => [request.id, request.method, request.state])).toEqual([
+      [1, 'tools/list', 'done'],
+      [2, 'tools/list', 'done'],
+    ]);
+  });
+
   it('emits notifications$ and exit$ by hand and records close()', () => {
     const fake = createFakeUpstream({ remote: true });
     const seen: unknown[] = [];

@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../../ports/logger.js';
 import type { UpstreamAuth } from '../../ports/signIn.js';
 import type { ExchangeEvent, ExchangeOptions } from '../../ports/upstream.js';
+import { tookExchangeLog } from '../../ports/upstream.js';
 import { BridgeError, isBridgeError } from '../../protocol/bridgeError.js';
 import type { Frame, JsonObject } from '../../protocol/jsonrpc.js';
 import { isObject, request as requestFrame } from '../../protocol/jsonrpc.js';
@@ -169,7 +170,9 @@ function exchangeEvents(
         }
         if (event === undefined) return;
         if (event.type !== 'response') {
-          subscriber.next(event);
+          // A log message goes to the connection that made the exchange, when it said where
+          // (ExchangeOptions.logs, docs/serve.md#serve-routing).
+          if (!tookExchangeLog(options, event.frame)) subscriber.next(event);
           return;
         }
         running.answered = true;
