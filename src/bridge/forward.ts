@@ -57,9 +57,9 @@ export function createForward(ctx: ForwardContext): (request: RequestFrame) => O
       rounds: {
         answers$: session.answers$,
         clientCapabilities: client.capabilities,
-        get clientRevision() {
-          return session.revision;
-        },
+        // Decided with `client` by the initialize that made the session ready: a context is made
+        // again for a new client (dispatch.ts). A value, not a getter (sessionLifecycle.ts says why).
+        clientRevision: session.revision,
         nextBridgeId: session.nextBridgeId,
         nextElicitationId: session.nextElicitationId,
         ...(checks === undefined ? {} : { checks }),

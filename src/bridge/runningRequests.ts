@@ -19,13 +19,21 @@ export interface Abort {
 /** How a running request stops: a client cancel (no error) or an abort of all. */
 export type Stop = (abort: Abort) => void;
 
-/** The running requests of a connection. Every function is a closure, so it may be called unbound. */
-export interface RunningRequests {
+/** The field of the running requests: a plain data field of the session object, which only the operations below write. */
+export interface RunningFields {
   /**
    * The forwarded requests running now: those between their `track` and their `untrack`, also
    * while they finish after an abort. `initialize` and the changes of subscriptions do not count.
+   * 0 at the start.
    */
   readonly tasks: number;
+}
+
+/** The running requests of a connection: its field and its operations. */
+export interface RunningRequests extends RunningFields, RunningOperations {}
+
+/** The events and operations of the running requests. Every function is a closure, so it may be called unbound. */
+export interface RunningOperations {
   /** Client `notifications/cancelled`, by request id. */
   readonly cancels$: Observable<RequestId>;
   /** The abort of every running request (end of input or upstream loss), replayed for late subscribers. */
@@ -58,8 +66,11 @@ interface Tracked extends ListNode<Tracked> {
   readonly stop: Stop;
 }
 
-export function createRunningRequests(): RunningRequests {
-  let tasks = 0;
+/**
+ * The operations of the running requests of the session whose field `fields` gives: they write
+ * `tasks` (a plain field, as the lifecycle's: sessionLifecycle.ts says why).
+ */
+export function createRunningRequests(fields: () => { tasks: number }): RunningOperations {
   let aborted: Abort | undefined;
   // The running requests, oldest first, in the linked list of src/ports rather than a Map by id
   // (src/ports/linkedList.ts says why). A cancel by id walks the list; several requests may
@@ -78,17 +89,14 @@ export function createRunningRequests(): RunningRequests {
   };
 
   return {
-    get tasks() {
-      return tasks;
-    },
     cancels$: cancels$.asObservable(),
     aborted$: aborted$.asObservable(),
     idle: () =>
       defer(() =>
-        tasks === 0
+        fields().tasks === 0
           ? of(0)
           : taskEnded$.pipe(
-              filter(() => tasks === 0),
+              filter(() => fields().tasks === 0),
               take(1),
             ),
       ),
@@ -107,7 +115,7 @@ export function createRunningRequests(): RunningRequests {
       aborted$.next(abort);
     },
     track: (id, stop) => {
-      tasks += 1;
+      fields().tasks += 1;
       if (aborted !== undefined) {
         stop(aborted);
         return;
@@ -121,7 +129,7 @@ export function createRunningRequests(): RunningRequests {
           break;
         }
       }
-      tasks -= 1;
+      fields().tasks -= 1;
       // A Subject's next costs even without observers; only the stop after an upstream loss listens.
       if (taskEnded$.observed) taskEnded$.next();
     },

@@ -17,7 +17,9 @@ import type { LaneScheduler } from './laneScheduler.js';
 import { createRunningRequests } from './runningRequests.js';
 import type { Abort, RunningRequests } from './runningRequests.js';
 import { createSessionLifecycle } from './sessionLifecycle.js';
-import type { SessionLifecycle } from './sessionLifecycle.js';
+import type { SessionLifecycle, WritableLifecycleFields } from './sessionLifecycle.js';
+import { NO_LISTS } from '../codec/listen.js';
+import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 
 export type { Abort, Stop } from './runningRequests.js';
 export type { ClientContext, Initialized, Phase } from './sessionLifecycle.js';
@@ -43,42 +45,28 @@ export interface Session extends Omit<SessionLifecycle, 'beginClosing'>, Running
 }
 
 export function createSession(scheduler?: SchedulerLike): Session {
-  const lifecycle = createSessionLifecycle();
-  const running = createRunningRequests();
+  // The parts write the fields of the session object itself, which is made after them: they get
+  // it through a function (sessionLifecycle.ts says why the fields are plain data).
+  const lifecycle = createSessionLifecycle(() => session);
+  const running = createRunningRequests(() => session);
   const lanes = createLaneScheduler(scheduler);
   const answers$ = new Subject<ClientAnswer>();
   let bridgeIds = 0;
   let elicitationIds = 0;
 
-  // Getters, not copies: the fields of the parts change while the session lives.
-  return {
-    get phase() {
-      return lifecycle.phase;
-    },
-    get client() {
-      return lifecycle.client;
-    },
-    get upstream() {
-      return lifecycle.upstream;
-    },
-    get declared() {
-      return lifecycle.declared;
-    },
-    get revision() {
-      return lifecycle.revision;
-    },
-    get logLevel() {
-      return lifecycle.logLevel;
-    },
-    get initialized() {
-      return lifecycle.initialized;
-    },
-    get listsFetched() {
-      return lifecycle.listsFetched;
-    },
-    get tasks() {
-      return running.tasks;
-    },
+  // One object literal, fields and functions: V8 keeps it in fast mode.
+  const session: Session & WritableLifecycleFields & { tasks: number } = {
+    // The lifecycle at the start of a connection (sessionLifecycle.ts).
+    phase: 'awaiting_initialize',
+    client: undefined,
+    upstream: undefined,
+    declared: undefined,
+    revision: NEWEST_CLIENT_REVISION,
+    logLevel: undefined,
+    initialized: false,
+    listsFetched: NO_LISTS,
+    // No request runs yet (runningRequests.ts).
+    tasks: 0,
     lanes,
     answers$: answers$.asObservable(),
     cancels$: running.cancels$,
@@ -107,9 +95,10 @@ export function createSession(scheduler?: SchedulerLike): Session {
     untrack: running.untrack,
     dispose: () => {
       lanes.dispose();
-      lifecycle.upstream?.close();
+      session.upstream?.close();
     },
   };
+  return session;
 }
 
 /** The JSON-RPC error for a failure thrown inside a request's pipeline. */

@@ -7,10 +7,8 @@
 import { ReplaySubject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import { NO_LISTS } from '../codec/listen.js';
 import type { DeclaredLists, ListSet } from '../codec/listen.js';
 import type { MetaRule } from '../codec/meta.js';
-import { NEWEST_CLIENT_REVISION } from '../codec/revisions.js';
 import type { ClientRevision } from '../codec/revisions.js';
 import type { UpstreamConnection } from '../ports/upstream.js';
 
@@ -39,8 +37,11 @@ export interface Initialized {
   readonly declared: DeclaredLists;
 }
 
-/** The lifecycle of a connection. Every function is a closure, so it may be called unbound. */
-export interface SessionLifecycle {
+/**
+ * The fields of the lifecycle: plain data fields of the session object (session.ts makes them
+ * with their values at the start), which only the operations below write.
+ */
+export interface LifecycleFields {
   /** docs/lifecycle.md#lifecycle-states. */
   readonly phase: Phase;
   /** Set when the session became ready. */
@@ -62,7 +63,13 @@ export interface SessionLifecycle {
    * changes and subscriptions").
    */
   readonly listsFetched: ListSet;
+}
 
+/** The fields as the operations write them. */
+export type WritableLifecycleFields = { -readonly [K in keyof LifecycleFields]: LifecycleFields[K] };
+
+/** The events and operations of the lifecycle. Every function is a closure, so it may be called unbound. */
+export interface LifecycleOperations {
   /** The ready upstream; replayed for late subscribers. */
   readonly ready$: Observable<UpstreamConnection>;
   /** `notifications/initialized` accepted in state ready; replayed for late subscribers. */
@@ -94,73 +101,57 @@ export interface SessionLifecycle {
   readonly beginClosing: () => void;
 }
 
-export function createSessionLifecycle(): SessionLifecycle {
-  let phase: Phase = 'awaiting_initialize';
-  let ready: Initialized | undefined;
-  let revision: ClientRevision = NEWEST_CLIENT_REVISION;
-  let logLevel: string | undefined;
-  let initialized = false;
-  let listsFetched: ListSet = NO_LISTS;
+/** The lifecycle of a connection: its fields and its operations. */
+export interface SessionLifecycle extends LifecycleFields, LifecycleOperations {}
+
+/**
+ * The operations of the lifecycle of the session whose fields `fields` gives: they write its
+ * fields, which the rest of the bridge reads as plain data (no getters: an object literal with a
+ * getter is a dictionary on Node 20, and every read of it a lookup, bench/README.md "The view of
+ * the upstream as options"). A function, because the session object is made after its parts.
+ */
+export function createSessionLifecycle(fields: () => WritableLifecycleFields): LifecycleOperations {
   const ready$ = new ReplaySubject<UpstreamConnection>(1);
   const initialized$ = new ReplaySubject<void>(1);
   const listenAcknowledged$ = new ReplaySubject<void>(1);
 
   return {
-    get phase() {
-      return phase;
-    },
-    get client() {
-      return ready?.client;
-    },
-    get upstream() {
-      return ready?.upstream;
-    },
-    get declared() {
-      return ready?.declared;
-    },
-    get revision() {
-      return revision;
-    },
-    get logLevel() {
-      return logLevel;
-    },
-    get initialized() {
-      return initialized;
-    },
-    get listsFetched() {
-      return listsFetched;
-    },
     ready$: ready$.asObservable(),
     initialized$: initialized$.asObservable(),
     listenAcknowledged$: listenAcknowledged$.asObservable(),
     beginInitialize: () => {
-      phase = 'initializing';
+      fields().phase = 'initializing';
     },
     initializeFailed: () => {
+      const state = fields();
       // docs/lifecycle.md#lifecycle-states: the client may retry, unless the upstream is already gone.
-      if (phase !== 'closing') phase = 'awaiting_initialize';
+      if (state.phase !== 'closing') state.phase = 'awaiting_initialize';
     },
     becomeReady: (decided) => {
-      ready = decided;
-      revision = decided.revision;
-      phase = 'ready';
+      const state = fields();
+      state.client = decided.client;
+      state.upstream = decided.upstream;
+      state.declared = decided.declared;
+      state.revision = decided.revision;
+      state.phase = 'ready';
       ready$.next(decided.upstream);
     },
     markInitialized: () => {
-      if (phase !== 'ready' || initialized) return false;
-      initialized = true;
+      const state = fields();
+      if (state.phase !== 'ready' || state.initialized) return false;
+      state.initialized = true;
       initialized$.next();
       return true;
     },
     setLogLevel: (level) => {
-      logLevel = level;
+      fields().logLevel = level;
     },
     listFetched: (lists) => {
-      listsFetched |= lists;
+      fields().listsFetched |= lists;
     },
     acknowledgeListen: () => listenAcknowledged$.next(),
     beginClosing: () => {
-      phase = 'closing';
+      fields().phase = 'closing';
     },
   };
 }

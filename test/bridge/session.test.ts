@@ -3,6 +3,7 @@
  * through its named operations, its events are read-only observables, and its functions work
  * unbound. The stops by id are in laneScheduler.test.ts.
  */
+import { setFlagsFromString } from 'node:v8';
 import { isObservable } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +29,13 @@ function collect<T>(observable: Observable<T>) {
 }
 
 const LOST: Abort = { reason: 'the upstream server stopped' };
+
+// V8's own test of an object's mode, allowed in this process from here on.
+setFlagsFromString('--allow-natives-syntax');
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's %-syntax exists only in code compiled after the flag
+const hasFastProperties = new Function('value', 'return %HasFastProperties(value)') as (
+  value: object,
+) => boolean;
 
 describe('the session', () => {
   it('exposes no Subject: its events cannot be emitted from outside', () => {
@@ -131,6 +139,21 @@ describe('the session', () => {
     expect(markInitialized()).toBe(false);
     expect([nextBridgeId(), nextBridgeId()]).toEqual(['b-1', 'b-2']);
     expect(stopped).toEqual(['the client canceled the request']);
+  });
+
+  it('is an object in fast mode, with its fields as data, before and after it became ready', () => {
+    // A getter would make it a dictionary on Node 20: every read of a field a lookup
+    // (bench/README.md "The view of the upstream as options").
+    const session = createSession();
+    expect(hasFastProperties(session)).toBe(true);
+    session.beginInitialize();
+    session.becomeReady(decided('2025-11-25'));
+    session.setLogLevel('info');
+    expect(Object.getOwnPropertyDescriptor(session, 'phase')).toMatchObject({
+      value: 'ready',
+      writable: true,
+    });
+    expect(hasFastProperties(session)).toBe(true);
   });
 
   it('keeps the log level and the fetched lists it was told of', () => {
