@@ -3,7 +3,7 @@ import type { SchedulerLike } from 'rxjs';
 import * as input from '../src/codec/input/index.js';
 import type { ClientAnswer, RetryExtras, RoundOutput } from '../src/codec/input/index.js';
 import type { ExchangeEvent } from '../src/ports/upstream.js';
-import type { ErrorObject } from '../src/protocol/jsonrpc.js';
+import type { RequestStop } from '../src/protocol/cancelReasons.js';
 import { runInputRounds } from './internal/inputRoundsRun.js';
 
 export type {
@@ -51,7 +51,7 @@ export interface InputRoundsDeps extends input.RoundsConnection {
   /** All answers of the client to bridge requests (hot). */
   readonly answers$: Observable<ClientAnswer>;
   /** Emits once to stop the request: client cancel, end of input, upstream exit. */
-  readonly abort$: Observable<{ readonly reason: string; readonly error?: ErrorObject }>;
+  readonly abort$: Observable<RequestStop>;
   /** Log lines, without the `request <id> (<method>): ` prefix that the caller adds. */
   readonly log?: (level: input.InputLogEntry['level'], text: string) => void;
   /**

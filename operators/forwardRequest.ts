@@ -3,7 +3,8 @@ import type { SchedulerLike } from 'rxjs';
 import type { InputSchemaChecks, RoundOutput, RoundsConnection } from '../src/codec/input/index.js';
 import type { ClientAnswer } from '../src/codec/input/index.js';
 import type { UpstreamConnection } from '../src/ports/upstream.js';
-import type { ErrorObject, JsonObject, RequestFrame, RequestId } from '../src/protocol/jsonrpc.js';
+import type { JsonObject, RequestFrame, RequestId } from '../src/protocol/jsonrpc.js';
+import type { RequestStop } from '../src/protocol/cancelReasons.js';
 import { runForward } from './internal/forwardRun.js';
 
 /** Settings of forwardRequest: the time limits and caps of one connection's requests. */
@@ -39,12 +40,7 @@ export const DEFAULT_FORWARD_REQUEST_CONFIG = Object.freeze({
 });
 
 /** Why a running request stops: a client cancel, the end of input, the loss of the upstream. */
-export interface ForwardAbort {
-  /** Sent upstream with `notifications/cancelled`. */
-  readonly reason: string;
-  /** The client's error response, if any (none for a client cancel). */
-  readonly error?: ErrorObject;
-}
+export type ForwardAbort = RequestStop;
 
 /** What the requests of one connection share; each function is guarded (rule 12). */
 export interface ForwardRequestDeps<T> {

@@ -32,6 +32,8 @@ export { DEFAULT_REOPEN_LISTEN_CONFIG, reopenListen } from './reopenListen.js';
 export type { ListenEnd, ListenNext, ReopenListenConfig } from './reopenListen.js';
 // The events of an upstream exchange, which driveInputRounds, forwardRequest, reopenListen and retryRefusedVersion read.
 export type { ExchangeEvent } from '../src/ports/upstream.js';
+// Why a running request stops: driveInputRounds' abort$ and forwardRequest's ForwardAbort.
+export type { RequestStop } from '../src/protocol/cancelReasons.js';
 export { retryRefusedVersion } from './retryRefusedVersion.js';
 export type { RetryRefusedVersionConfig } from './retryRefusedVersion.js';
 export { withDeadline } from './withDeadline.js';

@@ -8,18 +8,10 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import * as input from '../../src/codec/input/index.js';
-import type { ErrorObject } from '../../src/protocol/jsonrpc.js';
+import type { RequestStop } from '../../src/protocol/cancelReasons.js';
 import { startRound } from './inputRound.js';
 import { applyTransition, closeRounds, roundsContext } from './roundsContext.js';
 import type { Live, RoundDeps, RoundsContext, RoundsSink } from './roundsContext.js';
-
-/** Why the rounds stop: a client cancel, the end of input, the loss of the upstream. */
-export interface RoundsStop {
-  /** Sent with `notifications/cancelled` for each bridge request still waiting for its answer. */
-  readonly reason: string;
-  /** The client's error response, if any (none for a client cancel). */
-  readonly error?: ErrorObject;
-}
 
 /** The rounds of one request; `closeRounds` is the teardown of all of them. */
 export type Rounds = RoundsContext;
@@ -45,8 +37,12 @@ export function startRounds(rounds: Rounds): void {
   startRound(rounds, 1, NO_EXTRAS, 0);
 }
 
-/** Cuts the work, then ends the request with the outputs of the stop; nothing once ended. */
-export function stopRounds(rounds: Rounds, { reason, error }: RoundsStop): void {
+/**
+ * Cuts the work, then ends the request with the outputs of the stop (its reason goes with
+ * `notifications/cancelled` for each bridge request still waiting for its answer); nothing once
+ * ended.
+ */
+export function stopRounds(rounds: Rounds, { reason, error }: RequestStop): void {
   if (rounds.closed) return;
   // The exchange first: its cancellation upstream goes before what the client gets.
   closeRounds(rounds);

@@ -5,16 +5,14 @@
  */
 import { ReplaySubject, Subject, defer, filter, of, take } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { ErrorObject, RequestId } from '../protocol/jsonrpc.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
 import { append, unlink } from '../ports/linkedList.js';
 import type { LinkedList, ListNode } from '../ports/linkedList.js';
 import { CLIENT_CANCEL_REASON } from '../protocol/cancelReasons.js';
+import type { RequestStop } from '../protocol/cancelReasons.js';
 
-export interface Abort {
-  readonly reason: string;
-  /** The response of requests stopped this way; none for a client cancel or the end of input. */
-  readonly error?: ErrorObject;
-}
+/** How a running request stops (src/protocol/cancelReasons.ts). */
+export type Abort = RequestStop;
 
 /** How a running request stops: a client cancel (no error) or an abort of all. */
 export type Stop = (abort: Abort) => void;

@@ -1,8 +1,18 @@
 /**
  * The reasons the bridge writes into the `notifications/cancelled` it sends (upstream for a
  * stopped request or listen stream, to the client for a stopped input request), in one place, so
- * that each stop has one wording (docs/requests.md#requests-cancellation, docs/notifications.md#notifications-reconnect).
+ * that each stop has one wording (docs/requests.md#requests-cancellation, docs/notifications.md#notifications-reconnect),
+ * and the shape of a stop that carries one of them.
  */
+import type { ErrorObject } from './jsonrpc.js';
+
+/** Why a running request stops: a client cancel, the end of input, the loss of the upstream. */
+export interface RequestStop {
+  /** Sent upstream with `notifications/cancelled`. */
+  readonly reason: string;
+  /** The client's error response, if any (none for a client cancel or the end of input). */
+  readonly error?: ErrorObject;
+}
 
 /** The client cancelled the request (its own `notifications/cancelled`, or the abort of its signal). */
 export const CLIENT_CANCEL_REASON = 'the client canceled the request';
