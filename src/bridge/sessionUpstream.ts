@@ -35,12 +35,15 @@ function viewOptions(
   consent: ConsentPort | undefined,
   logs: (frame: NotificationFrame) => void,
 ): ExchangeOptions {
-  return {
+  // Every member named (Required): a member added to ExchangeOptions fails to compile here
+  // until the view passes it on.
+  const out: Required<ExchangeOptions> = {
     cancelReason: options?.cancelReason,
     trace: options?.trace,
     consent: consent ?? options?.consent,
     logs,
   };
+  return out;
 }
 
 /**
