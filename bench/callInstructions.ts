@@ -1,0 +1,134 @@
+/**
+ * The instructions the bridge process executes per forwarded call, and the fixed part of a process
+ * (its start and the JIT work of the call path): each build runs under `valgrind --tool=callgrind`
+ * with `node --predictable` (compiles on the main thread, so the JIT is counted), gets `initialize`
+ * and then `tools/call` echo requests, and ends with its input. Two processes per build, one with
+ * `--calls` requests and one with three times as many; per call is the difference divided by the
+ * difference of the counts, the fixed part what the smaller one has beyond its calls.
+ *
+ *   node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls 2000] [--window 1] [--runs 3] <main.js> [<main.js> ...]
+ *
+ * Needs valgrind. Prints, per build, the median of `--runs` runs and their range. With `--window 1`
+ * (the default) one request is in flight at a time; the count still moves by a few percent from
+ * run to run (how the upstream's answer meets the event loop depends on timing), less than a CPU
+ * time, whose spread in `node dist/bench/ab.js` is wider than the change of a few percent that
+ * this is for (bench/README.md "Deliverable 10: the spread of ab.js"). With a larger window the
+ * lines come in chunks whose sizes depend on timing, and the count moves more.
+ */
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { echoLine, initializeLine, INITIALIZED_LINE } from './frames.js';
+import { median } from './stats.js';
+import { PATHS } from './targets.js';
+
+const USAGE =
+  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--window N] <main.js> [<main.js> ...]\n';
+const { values, positionals } = parseArgs({
+  options: {
+    upstream: { type: 'string' },
+    calls: { type: 'string' },
+    window: { type: 'string' },
+    runs: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+const calls = Number(values.calls ?? '2000');
+const window = Number(values.window ?? '1');
+const runs = Number(values.runs ?? '3');
+const upstreamName = values.upstream ?? 'echo';
+if (
+  positionals.length === 0 ||
+  !Number.isInteger(calls) ||
+  calls < 1 ||
+  !Number.isInteger(window) ||
+  window < 1 ||
+  !Number.isInteger(runs) ||
+  runs < 1 ||
+  (upstreamName !== 'echo' && upstreamName !== 'fixture')
+) {
+  process.stderr.write(USAGE);
+  process.exit(2);
+}
+const upstream = upstreamName === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+
+/** The instructions of one process of `main` that answers `count` calls. */
+const oneProcess = (main: string, count: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const bridge = spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--callgrind-out-file=/dev/null',
+        process.execPath,
+        '--predictable',
+        main,
+        '--',
+        process.execPath,
+        ...upstream,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    let buffer = '';
+    let sent = 0;
+    let answered = 0;
+    const pump = (): void => {
+      let text = '';
+      while (sent - answered < window && sent < count) {
+        sent += 1;
+        text += `${echoLine('legacy', sent)}\n`;
+      }
+      if (text.length > 0) bridge.stdin.write(text);
+    };
+    const onLine = (line: string): void => {
+      const frame = JSON.parse(line) as { id?: unknown; error?: unknown };
+      if (frame.id === 'init') {
+        bridge.stdin.write(`${INITIALIZED_LINE}\n`);
+        return pump();
+      }
+      if (typeof frame.id !== 'number') return;
+      if (frame.error !== undefined) reject(new Error(`call ${frame.id} failed: ${line}`));
+      answered += 1;
+      if (answered === count) bridge.stdin.end();
+      else pump();
+    };
+    bridge.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    bridge.stdout.setEncoding('utf8').on('data', (text: string) => {
+      buffer += text;
+      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        onLine(line);
+      }
+    });
+    bridge.once('error', reject);
+    bridge.once('exit', () => {
+      const collected = /Collected : (\d+)/.exec(stderr)?.[1];
+      if (collected === undefined || answered !== count) {
+        reject(
+          new Error(`${answered} of ${count} calls answered, no count; stderr:\n${stderr.slice(-2000)}`),
+        );
+      } else resolve(Number(collected));
+    });
+    bridge.stdin.write(`${initializeLine('init')}\n`);
+  });
+
+/** One run of `main`: instructions per call and the fixed part, from two processes. */
+async function oneRun(main: string): Promise<{ perCall: number; fixed: number }> {
+  // Both processes at once: a count does not depend on the load of the machine.
+  const [few, many] = await Promise.all([oneProcess(main, calls), oneProcess(main, 3 * calls)]);
+  const perCall = (many - few) / (2 * calls);
+  return { perCall, fixed: few - calls * perCall };
+}
+
+for (const main of positionals) {
+  const results: { perCall: number; fixed: number }[] = [];
+  for (let run = 0; run < runs; run += 1) results.push(await oneRun(main));
+  const perCall = results.map((result) => result.perCall);
+  const fixed = results.map((result) => result.fixed / 1e6);
+  process.stdout.write(
+    `${main} (${upstreamName}, window ${window}, ${runs} runs): ` +
+      `${median(perCall).toFixed(0)} per call (${Math.min(...perCall).toFixed(0)}–${Math.max(...perCall).toFixed(0)}), ` +
+      `fixed part ${median(fixed).toFixed(0)} M (${Math.min(...fixed).toFixed(0)}–${Math.max(...fixed).toFixed(0)})\n`,
+  );
+}
