@@ -22,7 +22,7 @@ import { median } from './stats.js';
 import { PATHS } from './targets.js';
 
 const USAGE =
-  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--window N] <main.js> [<main.js> ...]\n';
+  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--window N] [--runs N] <main.js> [<main.js> ...]\n';
 const { values, positionals } = parseArgs({
   options: {
     upstream: { type: 'string' },
@@ -127,7 +127,7 @@ for (const main of positionals) {
   const perCall = results.map((result) => result.perCall);
   const fixed = results.map((result) => result.fixed / 1e6);
   process.stdout.write(
-    `${main} (${upstreamName}, window ${window}, ${runs} runs): ` +
+    `${main} (${upstreamName}, window ${window}, ${runs} run${runs === 1 ? '' : 's'}): ` +
       `${median(perCall).toFixed(0)} per call (${Math.min(...perCall).toFixed(0)}–${Math.max(...perCall).toFixed(0)}), ` +
       `fixed part ${median(fixed).toFixed(0)} M (${Math.min(...fixed).toFixed(0)}–${Math.max(...fixed).toFixed(0)})\n`,
   );
