@@ -18,7 +18,7 @@ import type { MetricSpec } from './report.js';
 import { cpuMs } from './proc.js';
 import { interleave, measureCalls } from './scenarios/common.js';
 import type { Context } from './scenarios/common.js';
-import { PATHS, startHttpServer } from './targets.js';
+import { PATHS, startHttpServer, stdioUpstream } from './targets.js';
 
 const USAGE =
   'usage: node dist/bench/ab.js --before <main.js> [--after <main.js>] [--rounds N] ' +
@@ -45,13 +45,7 @@ const START_CPU: MetricSpec = { name: 'bridge CPU until the initialize result', 
 const rounds = Number(values.rounds ?? '5');
 const server = values.upstream === 'http' ? await startHttpServer('cheap') : undefined;
 const upstream =
-  server !== undefined
-    ? [server.url]
-    : [
-        '--',
-        process.execPath,
-        ...(values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo']),
-      ];
+  server !== undefined ? [server.url] : ['--', process.execPath, ...stdioUpstream(values.upstream)];
 const bridge = (name: string, main: string): Target => ({
   name,
   era: 'legacy',

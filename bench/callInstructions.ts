@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { echoLine, initializeLine, INITIALIZED_LINE } from './frames.js';
 import { median } from './stats.js';
-import { PATHS } from './targets.js';
+import { stdioUpstream } from './targets.js';
 
 const USAGE =
   'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--window N] [--runs N] <main.js> [<main.js> ...]\n';
@@ -49,7 +49,7 @@ if (
   process.stderr.write(USAGE);
   process.exit(2);
 }
-const upstream = upstreamName === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+const upstream = stdioUpstream(upstreamName);
 
 /** The instructions of one process of `main` that answers `count` calls. */
 const oneProcess = (main: string, count: number): Promise<number> =>
@@ -87,7 +87,11 @@ const oneProcess = (main: string, count: number): Promise<number> =>
         return pump();
       }
       if (typeof frame.id !== 'number') return;
-      if (frame.error !== undefined) reject(new Error(`call ${frame.id} failed: ${line}`));
+      if (frame.error !== undefined) {
+        reject(new Error(`call ${frame.id} failed: ${line}`));
+        bridge.kill();
+        return;
+      }
       answered += 1;
       if (answered === count) bridge.stdin.end();
       else pump();
@@ -115,7 +119,8 @@ const oneProcess = (main: string, count: number): Promise<number> =>
 
 /** One run of `main`: instructions per call and the fixed part, from two processes. */
 async function oneRun(main: string): Promise<{ perCall: number; fixed: number }> {
-  // Both processes at once: a count does not depend on the load of the machine.
+  // Both processes at once, to halve the wait: a count moves with the load far less than a CPU
+  // time does (the spread is in the header comment).
   const [few, many] = await Promise.all([oneProcess(main, calls), oneProcess(main, 3 * calls)]);
   const perCall = (many - few) / (2 * calls);
   return { perCall, fixed: few - calls * perCall };

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { echoCheck, echoLine } from './frames.js';
 import { openTarget, throughput } from './measure.js';
 import { clockTicks } from './proc.js';
-import { PATHS } from './targets.js';
+import { PATHS, stdioUpstream } from './targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +26,7 @@ const { values } = parseArgs({
   },
 });
 const bridges = values.bridge ?? [PATHS.bridge];
-const upstream = values.upstream === 'fixture' ? [PATHS.fixture] : [PATHS.scripted, '--mode', 'echo'];
+const upstream = stdioUpstream(values.upstream);
 const rounds = Number(values.rounds ?? '4');
 const calls = Number(values.calls ?? '40000');
 

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { initializeLine } from './frames.js';
-import { PATHS } from './targets.js';
+import { stdioUpstream } from './targets.js';
 
 const { values, positionals } = parseArgs({
   options: { runs: { type: 'string' } },
@@ -27,7 +27,7 @@ if (positionals.length === 0 || !Number.isInteger(runs) || runs < 1) {
 /** The instructions of one start of `main`, in millions. */
 const oneStart = (main: string): Promise<number> =>
   new Promise((resolve, reject) => {
-    const upstream = [process.execPath, PATHS.scripted, '--mode', 'echo'];
+    const upstream = [process.execPath, ...stdioUpstream('echo')];
     const bridge = spawn(
       'valgrind',
       ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, main, '--', ...upstream],

@@ -31,6 +31,13 @@ const node = (...args: string[]) => ({ cmd: NODE, args });
 const many = (tools: number): string[] => (tools > 0 ? ['--many-tools', String(tools)] : []);
 const ECHO = [PATHS.scripted, '--mode', 'echo'];
 
+/**
+ * The script and arguments of a stdio upstream the before/after tools name with `--upstream`:
+ * the SDK fixture for `fixture`, else the cheap echo upstream.
+ */
+export const stdioUpstream = (name: string | undefined): readonly string[] =>
+  name === 'fixture' ? [PATHS.fixture] : ECHO;
+
 /** The raw 2026-07-28 echo upstream, spoken to directly: the floor. */
 export const echoDirect = (): Target => ({ name: 'direct (floor)', era: 'modern', spawn: node(...ECHO) });
 
