@@ -3,10 +3,15 @@
  * (its start and the JIT work of the call path): each build runs under `valgrind --tool=callgrind`
  * with `node --predictable` (compiles on the main thread, so the JIT is counted), gets `initialize`
  * and then `tools/call` echo requests, and ends with its input. Two processes per build, one with
- * `--calls` requests and one with three times as many; per call is the difference divided by the
- * difference of the counts, the fixed part what the smaller one has beyond its calls.
+ * `--calls` requests and one with `--measured` more (by default twice `--calls`: three times as
+ * many in all); per call is the difference divided by `--measured`, the fixed part what the
+ * smaller one has beyond its calls.
  *
- *   node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls 2000] [--window 1] [--runs 3] <main.js> [<main.js> ...]
+ *   node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls 2000] [--measured 4000] [--window 1] [--runs 3] <main.js> [<main.js> ...]
+ *
+ * `--calls 2000 --measured 10000 --window 128` counts what `node dist/bench/ab.js` measures with
+ * CPU time: the 10,000 calls after a warm-up of 2,000, 128 in flight, with the JIT work that falls
+ * among them.
  *
  * Needs valgrind. Prints, per build, the median of `--runs` runs and their range. With `--window 1`
  * (the default) one request is in flight at a time; the count still moves by a few percent from
@@ -22,17 +27,19 @@ import { median } from './stats.js';
 import { stdioUpstream } from './targets.js';
 
 const USAGE =
-  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--window N] [--runs N] <main.js> [<main.js> ...]\n';
+  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--measured N] [--window N] [--runs N] <main.js> [<main.js> ...]\n';
 const { values, positionals } = parseArgs({
   options: {
     upstream: { type: 'string' },
     calls: { type: 'string' },
+    measured: { type: 'string' },
     window: { type: 'string' },
     runs: { type: 'string' },
   },
   allowPositionals: true,
 });
 const calls = Number(values.calls ?? '2000');
+const measured = values.measured === undefined ? 2 * calls : Number(values.measured);
 const window = Number(values.window ?? '1');
 const runs = Number(values.runs ?? '3');
 const upstreamName = values.upstream ?? 'echo';
@@ -40,6 +47,8 @@ if (
   positionals.length === 0 ||
   !Number.isInteger(calls) ||
   calls < 1 ||
+  !Number.isInteger(measured) ||
+  measured < 1 ||
   !Number.isInteger(window) ||
   window < 1 ||
   !Number.isInteger(runs) ||
@@ -121,8 +130,8 @@ const oneProcess = (main: string, count: number): Promise<number> =>
 async function oneRun(main: string): Promise<{ perCall: number; fixed: number }> {
   // Both processes at once, to halve the wait: a count moves with the load far less than a CPU
   // time does (the spread is in the header comment).
-  const [few, many] = await Promise.all([oneProcess(main, calls), oneProcess(main, 3 * calls)]);
-  const perCall = (many - few) / (2 * calls);
+  const [few, many] = await Promise.all([oneProcess(main, calls), oneProcess(main, calls + measured)]);
+  const perCall = (many - few) / measured;
   return { perCall, fixed: few - calls * perCall };
 }
 
@@ -132,7 +141,7 @@ for (const main of positionals) {
   const perCall = results.map((result) => result.perCall);
   const fixed = results.map((result) => result.fixed / 1e6);
   process.stdout.write(
-    `${main} (${upstreamName}, window ${window}, ${runs} run${runs === 1 ? '' : 's'}): ` +
+    `${main} (${upstreamName}, window ${window}, calls ${calls} + ${measured}, ${runs} run${runs === 1 ? '' : 's'}): ` +
       `${median(perCall).toFixed(0)} per call (${Math.min(...perCall).toFixed(0)}–${Math.max(...perCall).toFixed(0)}), ` +
       `fixed part ${median(fixed).toFixed(0)} M (${Math.min(...fixed).toFixed(0)}–${Math.max(...fixed).toFixed(0)})\n`,
   );
