@@ -16,7 +16,7 @@ import type { Target } from './measure.js';
 import { START, createRecorder, markdownTable } from './report.js';
 import type { MetricSpec } from './report.js';
 import { cpuMs } from './proc.js';
-import { interleave, measureCalls } from './scenarios/common.js';
+import { STDIO_CALL_SIZES, interleave, measureCalls } from './scenarios/common.js';
 import type { Context } from './scenarios/common.js';
 import { PATHS, startHttpServer, stdioUpstream } from './targets.js';
 
@@ -68,7 +68,7 @@ const load = { line: (id: number) => echoLine('legacy', id), check: echoCheck };
 const sizes =
   server !== undefined
     ? { warmup: 300, count: 4_000, window: 32, sequential: 1_000, timeoutMs: 120_000 }
-    : { warmup: 2_000, count: 10_000, window: 128, sequential: 2_000, timeoutMs: 120_000 };
+    : STDIO_CALL_SIZES;
 await interleave(ctx, SCENARIO, targets, async (opened, target, record) => {
   if (record) {
     rec.add(`${SCENARIO} start`, START, target.name, opened.startMs);

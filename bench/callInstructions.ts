@@ -8,10 +8,11 @@
  * smaller one has beyond its calls.
  *
  *   node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls 2000] [--measured 4000] [--window 1] [--runs 3] <main.js> [<main.js> ...]
+ *   node dist/bench/callInstructions.js --ab [--upstream echo|fixture] [--runs 3] <main.js> [<main.js> ...]
  *
- * `--calls 2000 --measured 10000 --window 128` counts what `node dist/bench/ab.js` measures with
- * CPU time: the 10,000 calls after a warm-up of 2,000, 128 in flight, with the JIT work that falls
- * among them.
+ * `--ab` counts what `node dist/bench/ab.js` measures with CPU time: its measured calls after its
+ * warm-up, as many in flight (STDIO_CALL_SIZES: 10,000 after 2,000, 128 in flight), with the JIT
+ * work that falls among them.
  *
  * Needs valgrind. Prints, per build, the median of `--runs` runs and their range. With `--window 1`
  * (the default) one request is in flight at a time; the count still moves by a few percent from
@@ -23,14 +24,16 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { echoLine, initializeLine, INITIALIZED_LINE } from './frames.js';
+import { STDIO_CALL_SIZES } from './scenarios/common.js';
 import { median } from './stats.js';
 import { stdioUpstream } from './targets.js';
 
 const USAGE =
-  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--calls N] [--measured N] [--window N] [--runs N] <main.js> [<main.js> ...]\n';
+  'usage: node dist/bench/callInstructions.js [--upstream echo|fixture] [--ab | [--calls N] [--measured N] [--window N]] [--runs N] <main.js> [<main.js> ...]\n';
 const { values, positionals } = parseArgs({
   options: {
     upstream: { type: 'string' },
+    ab: { type: 'boolean' },
     calls: { type: 'string' },
     measured: { type: 'string' },
     window: { type: 'string' },
@@ -38,13 +41,19 @@ const { values, positionals } = parseArgs({
   },
   allowPositionals: true,
 });
-const calls = Number(values.calls ?? '2000');
-const measured = values.measured === undefined ? 2 * calls : Number(values.measured);
-const window = Number(values.window ?? '1');
+const ab = values.ab === true;
+const calls = ab ? STDIO_CALL_SIZES.warmup : Number(values.calls ?? '2000');
+const measured = ab
+  ? STDIO_CALL_SIZES.count
+  : values.measured === undefined
+    ? 2 * calls
+    : Number(values.measured);
+const window = ab ? STDIO_CALL_SIZES.window : Number(values.window ?? '1');
 const runs = Number(values.runs ?? '3');
 const upstreamName = values.upstream ?? 'echo';
 if (
   positionals.length === 0 ||
+  (ab && (values.calls !== undefined || values.measured !== undefined || values.window !== undefined)) ||
   !Number.isInteger(calls) ||
   calls < 1 ||
   !Number.isInteger(measured) ||

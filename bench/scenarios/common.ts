@@ -79,6 +79,26 @@ export interface CallSizes {
 }
 
 /**
+ * The sizes of a stdio bridge's calls in the bench and in `ab.js` (before `--scale`): a warm-up of
+ * 2,000 calls, then 10,000 measured with 128 in flight, then 2,000 one at a time.
+ * `callInstructions.js --ab` counts the same warm-up and measured calls.
+ */
+export const STDIO_CALL_SIZES: CallSizes = Object.freeze({
+  warmup: 2_000,
+  count: 10_000,
+  window: 128,
+  sequential: 2_000,
+  timeoutMs: 120_000,
+});
+
+/** STDIO_CALL_SIZES with `--scale` applied to the measured and sequential calls. */
+export const scaledStdioSizes = (ctx: Context): CallSizes => ({
+  ...STDIO_CALL_SIZES,
+  count: scaled(ctx, STDIO_CALL_SIZES.count),
+  sequential: scaled(ctx, STDIO_CALL_SIZES.sequential),
+});
+
+/**
  * Warm-up, then pipelined throughput (with the CPU time and write system calls of the target's own
  * process around it), then sequential latency. Records throughput, CPU and writes per call, p50,
  * p90, p99 and the errors.

@@ -20,7 +20,7 @@ import { treeRssMiB } from '../proc.js';
 import { START } from '../report.js';
 import type { MetricSpec } from '../report.js';
 import { PATHS, bridgeEcho, bridgeFixture, dualEra } from '../targets.js';
-import { interleave, measureCalls, scaled } from './common.js';
+import { interleave, measureCalls, scaledStdioSizes } from './common.js';
 import type { Context } from './common.js';
 
 export const SHARED_START = '9 shared: start-up, shim joining a warm upstream (SDK fixture)';
@@ -138,13 +138,7 @@ async function memoryOfClients(ctx: Context): Promise<void> {
 async function callsThroughShim(ctx: Context): Promise<void> {
   const place = sharedPlace();
   const load = { line: (id: number) => echoLine('legacy', id), check: echoCheck };
-  const sizes = {
-    warmup: 2_000,
-    count: scaled(ctx, 10_000),
-    window: 128,
-    sequential: scaled(ctx, 2_000),
-    timeoutMs: 120_000,
-  };
+  const sizes = scaledStdioSizes(ctx);
   try {
     await interleave(
       ctx,

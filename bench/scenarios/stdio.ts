@@ -10,18 +10,10 @@ import type { Load, Target } from '../measure.js';
 import { memoryMiB } from '../proc.js';
 import { PEAK_RSS } from '../report.js';
 import { bridgeEcho, bridgeFixture, dualEra, echoDirect, fixtureDirect } from '../targets.js';
-import { interleave, measureCalls, scaled } from './common.js';
+import { interleave, measureCalls, scaled, scaledStdioSizes } from './common.js';
 import type { CallSizes, Context } from './common.js';
 
 const echoLoad = (era: Era): Load => ({ line: (id) => echoLine(era, id), check: echoCheck });
-
-const stdioSizes = (ctx: Context): CallSizes => ({
-  warmup: 2_000,
-  count: scaled(ctx, 10_000),
-  window: 128,
-  sequential: scaled(ctx, 2_000),
-  timeoutMs: 120_000,
-});
 
 export const OVERHEAD = '1 overhead stdio (cheap echo upstream)';
 const FLOOD = 10_000;
@@ -31,7 +23,7 @@ export async function overhead(ctx: Context): Promise<void> {
   const targets = [echoDirect(), bridgeEcho(), fixtureDirect(0, 'SDK fixture direct (CPU reference)')];
   let refused = 0;
   await interleave(ctx, OVERHEAD, targets, async (opened, target, record) => {
-    await measureCalls(ctx, OVERHEAD, opened, target, echoLoad(target.era), stdioSizes(ctx), record);
+    await measureCalls(ctx, OVERHEAD, opened, target, echoLoad(target.era), scaledStdioSizes(ctx), record);
     if (target.name !== 'bridge') return;
     // The flood: 10,000 requests written at once; the in-flight limit must keep memory bounded.
     let count = 0;
@@ -60,7 +52,7 @@ export const REALISTIC = '2 realistic stdio (SDK 2.x fixture)';
 export async function realistic(ctx: Context): Promise<void> {
   const targets: Target[] = [fixtureDirect(), bridgeFixture(), dualEra()];
   await interleave(ctx, REALISTIC, targets, (opened, target, record) =>
-    measureCalls(ctx, REALISTIC, opened, target, echoLoad(target.era), stdioSizes(ctx), record),
+    measureCalls(ctx, REALISTIC, opened, target, echoLoad(target.era), scaledStdioSizes(ctx), record),
   );
 }
 
